@@ -1,0 +1,5 @@
+import sys
+
+from mipview.cli import main
+
+sys.exit(main())

@@ -1,0 +1,73 @@
+"""Compile ``shaders/*.comp`` into the SPIR-V that ships in ``mipview/spirv/``.
+
+    python -m mipview.build_shaders          # rebuild
+    python -m mipview.build_shaders --check  # exit 1 if any shipped SPIR-V is stale
+
+Users never need glslc: only developers who change a shader run this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHADER_DIR = ROOT / "shaders"
+SPIRV_DIR = Path(__file__).resolve().parent / "spirv"
+# Vulkan 1.2 SPIR-V: subgroup operations, float16 and the Vulkan memory model are all core there.
+GLSLC_FLAGS = ["--target-env=vulkan1.2", "-O"]
+
+
+def sources() -> list[Path]:
+    return sorted(SHADER_DIR.glob("*.comp"))
+
+
+def compile_shader(src: Path, out: Path) -> None:
+    glslc = shutil.which("glslc")
+    if glslc is None:
+        raise SystemExit("glslc not found (Debian: apt install glslc)")
+    cmd = [glslc, *GLSLC_FLAGS, "-I", str(SHADER_DIR / "include"), str(src), "-o", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"glslc failed on {src.name}:\n{res.stderr}")
+
+
+def stale_shaders() -> list[str]:
+    """Names whose shipped SPIR-V differs from a fresh compile (or is missing / orphaned)."""
+    stale = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for src in sources():
+            fresh = Path(tmp) / (src.stem + ".spv")
+            compile_shader(src, fresh)
+            shipped = SPIRV_DIR / fresh.name
+            if not shipped.exists() or shipped.read_bytes() != fresh.read_bytes():
+                stale.append(src.stem)
+    names = {s.stem for s in sources()}
+    stale += [p.stem + " (no source)" for p in SPIRV_DIR.glob("*.spv") if p.stem not in names]
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report stale SPIR-V")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_shaders()
+        if stale:
+            print("stale SPIR-V: " + ", ".join(stale) + " (run: python -m mipview.build_shaders)")
+            return 1
+        print(f"{len(sources())} shaders up to date")
+        return 0
+    SPIRV_DIR.mkdir(exist_ok=True)
+    for src in sources():
+        compile_shader(src, SPIRV_DIR / (src.stem + ".spv"))
+        print(f"compiled {src.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""Command line: ``mipview [gui] | devices | run | bench``.
+
+Bad input ends with one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mipview import MipviewError
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(MipviewError):
+    pass
+
+
+# --- argument helpers ----------------------------------------------------------------------------
+def parse_size(text: str) -> tuple[int, int]:
+    """``4096`` -> (4096, 4096); ``1920x1080`` -> (1920, 1080)."""
+    try:
+        if "x" in text.lower():
+            w, h = (int(v) for v in text.lower().split("x"))
+        else:
+            w = h = int(text)
+    except ValueError:
+        raise UsageError(f"bad size {text!r} (want N or WxH, e.g. 4096 or 1920x1080)") from None
+    if w < 1 or h < 1:
+        raise UsageError(f"bad size {text!r}: sides must be at least 1")
+    return w, h
+
+
+def expand_specs(text: str) -> list[Any]:
+    """Strategy specs from ``--strategies``: ``all`` is every registered strategy with default
+    options; an option value ``all`` expands to every choice of that option."""
+    from mipview.gpu import strategies
+    from mipview.results import StrategySpec, parse_spec_list
+
+    if text.strip() == "all":
+        return strategies.default_specs()
+    try:
+        specs = parse_spec_list(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    out: list[StrategySpec] = []
+    for spec in specs:
+        cls = strategies.strategy_class(spec.name)
+        variants: list[dict[str, str]] = [{}]
+        for key, value in spec.options:
+            choices = [value]
+            if value == "all":
+                opt = next((o for o in cls.options if o.name == key), None)
+                if opt is None:
+                    raise UsageError(f"strategy {spec.name!r} has no option {key!r}")
+                choices = list(opt.choices)
+            variants = [{**v, key: c} for v in variants for c in choices]
+        for v in variants:
+            s = StrategySpec(spec.name, tuple(sorted(v.items())))
+            strategies.resolve(s)  # validates names and values with a one-line message
+            out.append(s)
+    return out
+
+
+def _open_context(args: argparse.Namespace) -> Any:
+    from mipview.gpu.context import GpuContext
+
+    return GpuContext(device=args.device, validate=True if args.validate else None)
+
+
+def _load_source(args: argparse.Namespace) -> Any:
+    from mipview import imageio
+
+    if getattr(args, "size", None):
+        w, h = parse_size(args.size)
+        return imageio.synthetic(w, h, seed=args.seed)
+    if not args.image:
+        raise UsageError("give an IMAGE or --size WxH")
+    return imageio.load(args.image)
+
+
+def _format(args: argparse.Namespace, source: Any) -> Any:
+    from mipview.formats import Format
+
+    if args.format:
+        try:
+            return Format.parse(args.format)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return source.suggested_format()
+
+
+def _level0(source: Any, fmt: Any, layers: int = 1) -> np.ndarray:
+    from mipview.formats import to_storage
+
+    level0 = to_storage(source.pixels, fmt)
+    if layers > 1:  # --layers N: N different layers made from the image
+        from mipview.layers import make_layers
+
+        level0 = make_layers(level0, layers)
+    return level0
+
+
+# --- commands --------------------------------------------------------------------------------------
+def cmd_devices(args: argparse.Namespace) -> int:
+    from mipview.gpu.context import choose_device, list_devices
+
+    devices = list_devices()
+    if args.json:
+        print(json.dumps([d.as_dict() for d in devices], indent=2))
+        return 0
+    default = choose_device(devices, None) if devices else None
+    for d in devices:
+        star = "*" if default is not None and d.index == default.index else " "
+        print(f"{star}{d.index}: {d.name} [{d.device_type}]")
+        print(f"    driver {d.driver}, Vulkan {d.api_version}")
+        rng = f" (controllable {d.subgroup_size_range[0]}..{d.subgroup_size_range[1]})" \
+            if d.subgroup_size_range else ""
+        print(f"    subgroup size {d.subgroup_size}{rng}; ops: {', '.join(d.subgroup_ops)}")
+        print(f"    timestamps {d.timestamp_bits} bits @ {d.timestamp_period_ns:g} ns; "
+              f"graphics queue: {'yes' if d.has_graphics else 'no'}")
+        print(f"    max image {d.max_image_dimension_2d}, shared memory {d.max_shared_memory} B, "
+              f"workgroup {d.max_workgroup_invocations}, fp16 {'yes' if d.shader_float16 else 'no'}")
+    if not devices:
+        print("no Vulkan devices found")
+        return 1
+    print("(* = default choice: discrete > integrated > CPU; pick with --device or MIPVIEW_DEVICE)")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from mipview import imageio, report
+    from mipview.gpu.runner import Session
+
+    specs = expand_specs(args.strategies)
+    source = _load_source(args)
+    fmt = _format(args, source)
+    level0 = _level0(source, fmt, args.layers)
+    out = Path(args.out)
+    with _open_context(args) as ctx:
+        with Session(ctx, level0, fmt, specs) as session:
+            session.generate()
+            mip = session.result()
+    checks = report.check_results(mip, level0)
+    out.mkdir(parents=True, exist_ok=True)
+    for res in mip.results:
+        folder = out / str(res.spec).replace(":", "_").replace(",", "_").replace("=", "-")
+        folder.mkdir(exist_ok=True)
+        for i, level in enumerate(res.levels):
+            imageio.save_level(folder / f"level_{i:02d}.png", level, fmt)
+    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}")})
+    (out / "report.json").write_text(json.dumps(data, indent=2))
+    for res in mip.results:
+        c = checks[str(res.spec)]
+        verdict = "ok" if c.within_tolerance else "OUT OF TOLERANCE"
+        print(f"{str(res.spec):<30} step {c.exact.max_step:.3g} chain {c.exact.max_chain:.3g} "
+              f"{fmt.error_unit}  {verdict}")
+    for spec, why in mip.skipped:
+        print(f"{str(spec):<30} skipped: {why}")
+    print(f"wrote {out}/")
+    return 0 if not mip.validation_messages else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.batch or args.batch_synthetic:
+        from mipview import cli_batch
+
+        return cli_batch.bench(args)
+    from mipview import report
+    from mipview.gpu.bandwidth import copy_bandwidth
+    from mipview.gpu.runner import Session
+
+    specs = expand_specs(args.strategies)
+    source = _load_source(args)
+    fmt = _format(args, source)
+    level0 = _level0(source, fmt, args.layers)
+    with _open_context(args) as ctx:
+        floor, _ = copy_bandwidth(ctx)
+        with Session(ctx, level0, fmt, specs, cold=args.cold) as session:
+            session.generate()
+            levels_result = session.result()
+            session.time(args.repeat, warmup_ms=args.warmup_ms)
+            timed = session.result(copy_bandwidth_gbps=floor)
+        dirty_rows = None
+        if args.dirty:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
+            from mipview.gpu import dirty
+
+            dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, dirty.parse_rect(args.dirty),
+                                           args.repeat)
+    checks = report.check_results(levels_result, level0)
+    # the timed result carries no levels of its own runs; errors come from the generate() run
+    from dataclasses import replace
+    mip = replace(timed, results=tuple(replace(t, levels=g.levels) for t, g in
+                                       zip(timed.results, levels_result.results, strict=True)),
+                  validation_messages=levels_result.validation_messages
+                  + timed.validation_messages)
+    cache = "cold (L2 evicted before each run)" if args.cold else "warm"
+    print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
+    print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
+          f"{args.warmup_ms:g} ms warm-up, caches {cache}; copy floor {floor:.1f} GB/s")
+    print(report.bench_table(mip, checks))
+    if dirty_rows is not None:
+        print(dirty.format_rows(dirty_rows))
+    if args.json:
+        data = report.result_dict(mip, checks, {
+            "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
+            "warmup_ms": args.warmup_ms, "cache": "cold" if args.cold else "warm"})
+        for entry in data["strategies"]:
+            entry.pop("errors", None)  # per-level detail belongs to `mipview run`
+        if dirty_rows is not None:
+            data["dirty"] = dirty_rows
+        Path(args.json).write_text(json.dumps(data, indent=2))
+        print(f"wrote {args.json}")
+    return 0 if not mip.validation_messages else 1
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from mipview.ui.app import run_gui
+    except ImportError as exc:
+        raise MipviewError(f"the GUI needs PySide6 and pyqtgraph ({exc})") from None
+    return run_gui(args)
+
+
+# --- parser -------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mipview", description=(
+        "Visualise, check and profile GPU mipmap generation (Vulkan)."))
+    sub = parser.add_subparsers(dest="command")
+
+    def device_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--device", help="device index or name substring (env MIPVIEW_DEVICE)")
+        p.add_argument("--validate", action="store_true",
+                       help="Khronos validation + synchronization checks (env MIPVIEW_VALIDATE=1)")
+
+    def image_opts(p: argparse.ArgumentParser, size: bool) -> None:
+        p.add_argument("image", nargs="?", help="image file")
+        if size:
+            p.add_argument("--size", help="synthetic zone-plate image of N or WxH texels")
+            p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+        p.add_argument("--strategies", default="all",
+                       help="comma-separated specs name[:key=value,...], 'all', or key=all")
+        p.add_argument("--format", help="unorm | srgb | f16 | f32 (default: from the image)")
+        p.add_argument("--layers", type=int, default=1,
+                       help="array layers made from the image (mirrors, flips, channel swaps)")
+
+    p = sub.add_parser("devices", help="list Vulkan devices and capabilities")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_devices)
+
+    p = sub.add_parser("run", help="generate pyramids, write PNG levels and report.json")
+    image_opts(p, size=True)
+    p.add_argument("--out", default="mipview-out", help="output folder (default mipview-out)")
+    device_opts(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("bench", help="time strategies with GPU timestamps")
+    image_opts(p, size=True)
+    p.add_argument("--warmup-ms", type=float, default=1000.0,
+                   help="keep the GPU busy this long before timing (default 1000)")
+    p.add_argument("--repeat", type=int, default=50, help="timed runs per strategy (default 50)")
+    p.add_argument("--cold", action="store_true",
+                   help="evict caches (untimed large buffer fill) before every timed run")
+    p.add_argument("--json", help="write results as JSON here")
+    p.add_argument("--dirty", metavar="X,Y,W,H",
+                   help="also time a sub-rectangle update against a full run")
+    from mipview import cli_batch
+
+    cli_batch.add_arguments(p)  # --batch DIR, --batch-synthetic N, --ways, --batch-sweep
+    device_opts(p)
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("gui", help="open the desktop app (default command)")
+    p.add_argument("image", nargs="?", help="image to open (default: bundled sample)")
+    p.add_argument("--run", help="strategies to run right after opening")
+    p.add_argument("--screenshot", help="save a PNG of the window after the run")
+    p.add_argument("--quit", action="store_true", help="exit after --run/--screenshot")
+    p.add_argument("--format", help=argparse.SUPPRESS)
+    device_opts(p)
+    p.set_defaults(func=cmd_gui)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    if not argv or (argv[0] not in parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+                    and not argv[0].startswith("-")):
+        argv = ["gui", *argv]
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except MipviewError as exc:
+        print(f"mipview: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

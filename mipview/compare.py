@@ -1,0 +1,276 @@
+"""Per-level errors of a GPU pyramid against the references of :mod:`mipview.reference`.
+
+Units: 8-bit formats in LSB (storage units, 1/255); float formats in relative error. Two figures
+per level (DESIGN.md): *step* error, against the exact reduction of the level below as the GPU
+stored it, and *chain* error, against the float64 chain from level 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from mipview.formats import Format
+from mipview.reference import Reduction, reference_pyramid, step_level
+
+#: Format -> (step tolerance, chain tolerance), in the format's error unit.
+TOLERANCE: dict[Format, tuple[float, float]] = {
+    Format.UNORM: (1.0, 2.0),
+    Format.SRGB: (1.0, 2.0),
+    # half a float16 ulp is 2^-11 ~ 4.9e-4 relative, so 1e-3 allows one rounding plus slack
+    Format.F16: (1e-3, 2e-3),
+    Format.F32: (1e-5, 1e-5),
+}
+
+# A float format may store each level rounded toward zero (Vulkan allows it for float16, and
+# lavapipe does it): one ulp of relative error per stored level, and the chain carries every
+# earlier level's rounding up. So the chain bound of a float level k is max(base, k ulp).
+# 8-bit formats keep a flat 2 LSB (nvpro's figure): the error of averaged 2D levels does not
+# grow like that, and the bound is the point of the check.
+_ULP_RELATIVE = {Format.F16: 2.0**-10, Format.F32: 2.0**-23}
+
+
+def chain_tolerance(fmt: Format, level: int) -> float:
+    """Allowed chain error of ``level`` (storage units: LSB or relative)."""
+    base = TOLERANCE[fmt][1]
+    return max(base, level * _ULP_RELATIVE[fmt]) if fmt.is_float else base
+
+# Relative error divides by max(|ref|, floor): without a floor, a texel whose reference is ~0
+# (black, transparent) turns any tiny absolute difference into an enormous "relative" error.
+# 1e-3 is about the smallest value a display distinguishes and one float16 ulp near 1.
+RELATIVE_FLOOR = 1e-3
+
+
+def _as_4d(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    if a.ndim == 3:
+        return a[None]
+    if a.ndim == 4:
+        return a
+    raise ValueError(f"expected (H, W, 4) or (L, H, W, 4) texels, got shape {a.shape}")
+
+
+def _abs_diff(a: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``|a - ref|`` as a float64 array of our own, and ``ref`` as float64.
+
+    Matching non-finite values (inf against inf, NaN against NaN) count 0; any other non-finite
+    difference counts ``inf``, so a NaN never hides from a maximum.
+    """
+    a = np.asarray(a)
+    r64 = np.asarray(ref, dtype=np.float64)
+    if a.shape != r64.shape:
+        raise ValueError(f"shape mismatch: {a.shape} vs reference {r64.shape}")
+    diff = a.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        np.subtract(diff, r64, out=diff)
+    np.abs(diff, out=diff)
+    if not np.isfinite(diff).all():  # rare: only then pay for the masks
+        a64 = a.astype(np.float64)
+        diff[(a64 == r64) | (np.isnan(a64) & np.isnan(r64))] = 0.0
+        diff[np.isnan(diff)] = np.inf
+    return diff, r64
+
+
+def _to_error(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> np.ndarray:
+    if not fmt.is_float:
+        return abs_diff
+    with np.errstate(invalid="ignore"):
+        # fmax: a NaN reference divides by the floor (its NaN match is already 0)
+        err = abs_diff / np.fmax(np.abs(r64), RELATIVE_FLOOR)
+    err[np.isnan(err)] = np.inf  # inf / inf
+    return err
+
+
+def texel_errors(a: np.ndarray, ref: np.ndarray, fmt: Format) -> np.ndarray:
+    """Per-channel error of ``a`` against ``ref`` (same shape), float64.
+
+    8-bit: ``|a - r|`` in LSB; floats: ``|a - r| / max(|r|, 1e-3)``. Equal values (infinities
+    included, and NaN against NaN) count 0; any other non-finite difference counts ``inf``.
+    """
+    return _to_error(*_abs_diff(a, ref), fmt)
+
+
+def error_map(a: np.ndarray, ref: np.ndarray, fmt: Format) -> np.ndarray:
+    """Max over channels of :func:`texel_errors`: ``(H, W)`` or ``(L, H, W)`` float32 (the heatmap)."""
+    return texel_errors(a, ref, fmt).max(axis=-1).astype(np.float32)
+
+
+def difference_map(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
+    """Heatmap of ``a`` against a baseline ``b`` (e.g. strategy A vs strategy B); ``b`` plays the
+    reference's role for relative errors."""
+    return error_map(a, b, fmt)
+
+
+def error_maps(levels: Sequence[np.ndarray], ref_levels: Sequence[np.ndarray],
+               fmt: Format) -> list[np.ndarray]:
+    """:func:`error_map` per level."""
+    _check_lengths(levels, ref_levels)
+    return [error_map(a, r, fmt) for a, r in zip(levels, ref_levels, strict=True)]
+
+
+@dataclass(frozen=True)
+class LevelError:
+    """Error figures of one level. ``worst`` is (layer, y, x, channel) of ``max_error``."""
+
+    level: int
+    width: int
+    height: int
+    max_error: float
+    mean_error: float
+    psnr: float
+    worst: tuple[int, int, int, int]
+    unit: str = "LSB"
+    layers: int = 1
+
+    def as_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        for key in ("max_error", "mean_error", "psnr"):
+            d[key] = json_float(d[key])
+        d["worst"] = dict(zip(("layer", "y", "x", "channel"), self.worst, strict=True))
+        return d
+
+
+def json_float(v: float) -> float | str:
+    """Strict JSON has no inf/NaN: those become the strings "inf", "-inf", "nan" (``float()``
+    reads them back)."""
+    return float(v) if math.isfinite(v) else str(float(v))
+
+
+def _psnr(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> float:
+    flat = abs_diff.ravel()
+    mse = float(np.dot(flat, flat)) / max(1, flat.size)
+    if not math.isfinite(mse):
+        return -math.inf
+    if mse == 0.0:
+        return math.inf
+    if fmt.is_float:
+        finite = np.abs(r64[np.isfinite(r64)])
+        peak = max(1.0, float(finite.max()) if finite.size else 1.0)
+    else:
+        peak = 255.0
+    return 10.0 * math.log10(peak * peak / mse)
+
+
+def _exact(a: np.ndarray, fmt: Format, level: int) -> LevelError:
+    """A level compared with itself: no need to touch its texels."""
+    a4 = _as_4d(a)
+    return LevelError(level, a4.shape[2], a4.shape[1], 0.0, 0.0, math.inf, (0, 0, 0, 0),
+                      fmt.error_unit, a4.shape[0])
+
+
+def level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int) -> LevelError:
+    """Figures of one level of ``a`` against ``ref``."""
+    abs_diff, r64 = _abs_diff(_as_4d(a), _as_4d(ref))
+    err = _to_error(abs_diff, r64, fmt)
+    flat = int(np.argmax(err))
+    layer, y, x, ch = (int(i) for i in np.unravel_index(flat, err.shape))
+    return LevelError(
+        level=level, width=err.shape[2], height=err.shape[1],
+        max_error=float(err.flat[flat]), mean_error=float(err.mean()),
+        psnr=_psnr(abs_diff, r64, fmt), worst=(layer, y, x, ch),
+        unit=fmt.error_unit, layers=err.shape[0])
+
+
+def _check_lengths(levels: Sequence[np.ndarray], ref_levels: Sequence[np.ndarray]) -> None:
+    if len(levels) != len(ref_levels):
+        raise ValueError(f"{len(levels)} levels but the reference has {len(ref_levels)}")
+
+
+def level_errors(gpu_levels: Sequence[np.ndarray], ref_levels: Sequence[np.ndarray],
+                 fmt: Format) -> list[LevelError]:
+    """:class:`LevelError` per level; both sequences hold level 0 .. n-1."""
+    _check_lengths(gpu_levels, ref_levels)
+    return [level_error(a, r, fmt, i)
+            for i, (a, r) in enumerate(zip(gpu_levels, ref_levels, strict=True))]
+
+
+def step_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
+                reduction: Reduction = "mean") -> list[LevelError]:
+    """Each level against the exact reduction of the level below as the GPU stored it (level 0
+    is its own reference: 0)."""
+    if not gpu_levels:
+        return []
+    # one reference level alive at a time: at 4096^2 the float64 copies are what costs
+    return [_exact(gpu_levels[0], fmt, 0)] + [
+        level_error(gpu_levels[i], step_level(gpu_levels[i - 1], fmt, reduction), fmt, i)
+        for i in range(1, len(gpu_levels))]
+
+
+def chain_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
+                 reduction: Reduction = "mean") -> list[LevelError]:
+    """Each level against the float64 chain from the GPU's level 0 (level 0 itself: 0)."""
+    if not gpu_levels:
+        return []
+    ref = reference_pyramid(gpu_levels[0], fmt, reduction)
+    _check_lengths(gpu_levels, ref)
+    return [_exact(gpu_levels[0], fmt, 0)] + [
+        level_error(gpu_levels[i], ref[i], fmt, i) for i in range(1, len(gpu_levels))]
+
+
+@dataclass(frozen=True)
+class ErrorReport:
+    """Step and chain errors of one pyramid (level 0 included: it catches a bad upload)."""
+
+    step: tuple[LevelError, ...]
+    chain: tuple[LevelError, ...]
+
+    @property
+    def max_step(self) -> float:
+        return max((e.max_error for e in self.step), default=0.0)
+
+    @property
+    def max_chain(self) -> float:
+        return max((e.max_error for e in self.chain), default=0.0)
+
+    def within_tolerance(self, fmt: Format) -> bool:
+        step_tol = TOLERANCE[fmt][0]
+        return self.max_step <= step_tol and all(
+            e.max_error <= chain_tolerance(fmt, e.level) for e in self.chain)
+
+    def as_dict(self, fmt: Format | None = None) -> dict[str, object]:
+        """JSON-ready; with ``fmt``, also the tolerances and the verdict."""
+        d: dict[str, object] = {
+            "max_step": json_float(self.max_step),
+            "max_chain": json_float(self.max_chain),
+            "step": [e.as_dict() for e in self.step],
+            "chain": [e.as_dict() for e in self.chain],
+        }
+        if fmt is not None:
+            levels = [e.level for e in self.chain] or [0]
+            d.update(unit=fmt.error_unit, step_tolerance=TOLERANCE[fmt][0],
+                     chain_tolerance=[chain_tolerance(fmt, k) for k in levels],
+                     within_tolerance=self.within_tolerance(fmt))
+        return d
+
+
+def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
+                 chain_reference: Sequence[np.ndarray] | None = None,
+                 reduction: Reduction = "mean") -> ErrorReport:
+    """Step and chain errors of ``gpu_levels``.
+
+    ``chain_reference`` (e.g. ``reference_pyramid(source, fmt)``, computed once and shared by
+    every strategy) defaults to the chain from the GPU's own level 0.
+    """
+    if chain_reference is None:
+        chain = chain_errors(gpu_levels, fmt, reduction)
+    else:
+        chain = level_errors(gpu_levels, chain_reference, fmt)
+    return ErrorReport(step=tuple(step_errors(gpu_levels, fmt, reduction)), chain=tuple(chain))
+
+
+def format_error(value: float, unit: str) -> str:
+    """``1.8 LSB`` / ``2.4e-04 relative``."""
+    if unit == "LSB":
+        return f"{value:.3g} LSB"
+    return f"{value:.2e} {unit}"
+
+
+def format_worst(err: LevelError) -> str:
+    """Where and how large the worst error of a level is, e.g.
+    ``level 3 (x=5, y=2, ch 1): 1.8 LSB``."""
+    layer, y, x, ch = err.worst
+    where = f"layer {layer}, " if err.layers > 1 else ""
+    return f"level {err.level} ({where}x={x}, y={y}, ch {ch}): {format_error(err.max_error, err.unit)}"

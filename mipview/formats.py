@@ -1,0 +1,133 @@
+"""Pixel formats mipview generates pyramids in, and conversions to their storage values.
+
+A *storage value* is what the GPU image holds per channel: uint8 for ``unorm``/``srgb`` (sRGB
+bytes are gamma-encoded colour, linear alpha), float16 for ``f16``, float32 for ``f32``.
+Errors are measured in storage units: LSB (1/255) for 8-bit formats, relative error for floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+# Vulkan enum values, kept here as numbers so this module needs no Vulkan loader.
+_VK_R8G8B8A8_UNORM = 37
+_VK_R8G8B8A8_SRGB = 43
+_VK_R16G16B16A16_SFLOAT = 97
+_VK_R32G32B32A32_SFLOAT = 109
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    name: str
+    vk_format: int
+    #: format of the storage (writable) views; sRGB images are written through a UNORM alias
+    vk_storage_format: int
+    dtype: np.dtype
+    bytes_per_texel: int
+    is_float: bool
+    is_srgb: bool
+    #: GLSL image format qualifier of the storage views
+    glsl_qualifier: str
+
+
+class Format(Enum):
+    UNORM = FormatInfo("unorm", _VK_R8G8B8A8_UNORM, _VK_R8G8B8A8_UNORM, np.dtype(np.uint8), 4,
+                       False, False, "rgba8")
+    SRGB = FormatInfo("srgb", _VK_R8G8B8A8_SRGB, _VK_R8G8B8A8_UNORM, np.dtype(np.uint8), 4,
+                      False, True, "rgba8")
+    F16 = FormatInfo("f16", _VK_R16G16B16A16_SFLOAT, _VK_R16G16B16A16_SFLOAT,
+                     np.dtype(np.float16), 8, True, False, "rgba16f")
+    F32 = FormatInfo("f32", _VK_R32G32B32A32_SFLOAT, _VK_R32G32B32A32_SFLOAT,
+                     np.dtype(np.float32), 16, True, False, "rgba32f")
+
+    @property
+    def info(self) -> FormatInfo:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        return self.value.name
+
+    @property
+    def is_float(self) -> bool:
+        return self.value.is_float
+
+    @property
+    def is_srgb(self) -> bool:
+        return self.value.is_srgb
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def bytes_per_texel(self) -> int:
+        return self.value.bytes_per_texel
+
+    @property
+    def error_unit(self) -> str:
+        return "relative" if self.is_float else "LSB"
+
+    @classmethod
+    def parse(cls, text: str) -> Format:
+        for f in cls:
+            if f.label == text.lower():
+                return f
+        names = ", ".join(f.label for f in cls)
+        raise ValueError(f"unknown format {text!r}; choose one of {names}")
+
+
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    """sRGB-encoded values in [0, 1] to linear light (IEC 61966-2-1), float64."""
+    v = np.asarray(v, dtype=np.float64)
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def linear_to_srgb(v: np.ndarray) -> np.ndarray:
+    """Linear values in [0, 1] to sRGB encoding, float64."""
+    v = np.clip(np.asarray(v, dtype=np.float64), 0.0, 1.0)
+    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1.0 / 2.4) - 0.055)
+
+
+def to_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
+    """Convert float RGBA pixels (colour in [0, 1] as displayed, i.e. sRGB-encoded for 8-bit
+    sources) to the storage values of ``fmt`` (HxWx4, C-contiguous)."""
+    p = np.asarray(pixels, dtype=np.float64)
+    if fmt.is_float:
+        return np.ascontiguousarray(p.astype(fmt.dtype))
+    return np.ascontiguousarray(np.clip(np.rint(p * 255.0), 0, 255).astype(np.uint8))
+
+
+def decode(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Storage values -> float64 values in which averaging is correct (linear light for sRGB)."""
+    v = np.asarray(values, dtype=np.float64)
+    if fmt.is_float:
+        return v
+    v = v / 255.0
+    if fmt.is_srgb:
+        v = v.copy()
+        v[..., :3] = srgb_to_linear(v[..., :3])
+    return v
+
+
+def encode(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Inverse of :func:`decode`, without quantisation: float64 storage units (0..255 for 8-bit)."""
+    v = np.asarray(values, dtype=np.float64)
+    if fmt.is_float:
+        return v
+    if fmt.is_srgb:
+        v = v.copy()
+        v[..., :3] = linear_to_srgb(v[..., :3])
+    return v * 255.0
+
+
+def mip_count(width: int, height: int) -> int:
+    """floor(log2(max(w, h))) + 1."""
+    return max(width, height).bit_length()
+
+
+def level_size(width: int, height: int, level: int) -> tuple[int, int]:
+    return max(1, width >> level), max(1, height >> level)

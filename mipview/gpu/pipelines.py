@@ -1,0 +1,204 @@
+"""SPIR-V from package data, compute pipelines with specialization constants, descriptors.
+
+Pipelines are cached per context, keyed by (shader, bindings, push size, constants, subgroup
+size), so a profiling session that re-runs a strategy does not rebuild them.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from mipview.gpu.context import GpuContext
+from mipview.gpu.vkapi import ffi, flag, vk
+
+REQUIRE_FULL_SUBGROUPS_BIT = 0x2  # VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+
+#: binding kind -> VkDescriptorType name
+DESCRIPTOR_KINDS = {
+    "sampled": "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER",
+    "storage_image": "VK_DESCRIPTOR_TYPE_STORAGE_IMAGE",
+    "storage_buffer": "VK_DESCRIPTOR_TYPE_STORAGE_BUFFER",
+    "uniform_buffer": "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER",
+}
+
+
+def load_spirv(name: str) -> bytes:
+    """The shipped SPIR-V of ``shaders/<name>.comp``."""
+    path = resources.files("mipview") / "spirv" / f"{name}.spv"
+    return path.read_bytes()
+
+
+def _spec_bytes(constants: dict[int, int | float | bool]) -> tuple[list[Any], bytes]:
+    entries, data = [], b""
+    for i, (cid, value) in enumerate(sorted(constants.items())):
+        entries.append(vk.VkSpecializationMapEntry(constantID=cid, offset=4 * i, size=4))
+        if isinstance(value, bool):
+            data += struct.pack("<I", int(value))
+        elif isinstance(value, float):
+            data += struct.pack("<f", value)
+        else:
+            data += struct.pack("<i" if value < 0 else "<I", value)
+    return entries, data
+
+
+@dataclass(frozen=True)
+class PipelineKey:
+    shader: str
+    bindings: tuple[str, ...]
+    push_size: int
+    constants: tuple[tuple[int, int | float | bool], ...]
+    subgroup_size: int | None
+
+
+class ComputePipeline:
+    """One compute pipeline with a single descriptor set layout (set 0) and push constants."""
+
+    def __init__(self, ctx: GpuContext, key: PipelineKey) -> None:
+        self.ctx = ctx
+        self.key = key
+        dev = ctx.device
+        compute = flag("VK_SHADER_STAGE_COMPUTE_BIT")
+        layout_bindings = [
+            vk.VkDescriptorSetLayoutBinding(binding=i, descriptorType=flag(DESCRIPTOR_KINDS[k]),
+                                            descriptorCount=1, stageFlags=compute)
+            for i, k in enumerate(key.bindings)]
+        self.set_layout = vk.vkCreateDescriptorSetLayout(dev, vk.VkDescriptorSetLayoutCreateInfo(
+            bindingCount=len(layout_bindings), pBindings=layout_bindings), None)
+        ranges = [vk.VkPushConstantRange(stageFlags=compute, offset=0, size=key.push_size)]
+        self.layout = vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
+            setLayoutCount=1, pSetLayouts=[self.set_layout],
+            pushConstantRangeCount=1 if key.push_size else 0,
+            pPushConstantRanges=ranges if key.push_size else None), None)
+        spv = load_spirv(key.shader)
+        module = vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
+            codeSize=len(spv), pCode=spv), None)
+        try:
+            # Inner structs are bound to names that outlive the create call: nested by-value
+            # structs built inline lose their pointers in the binding.
+            entries, data = _spec_bytes(dict(key.constants))
+            data_c = ffi.new("uint8_t[]", data) if data else None
+            spec = vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries,
+                                           dataSize=len(data), pData=data_c) if entries else None
+            size_info = None
+            stage_flags = 0
+            if key.subgroup_size:
+                size_info = vk.VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(
+                    requiredSubgroupSize=key.subgroup_size)
+                stage_flags = REQUIRE_FULL_SUBGROUPS_BIT
+            stage = vk.VkPipelineShaderStageCreateInfo(
+                stage=compute, module=module, pName="main", pSpecializationInfo=spec,
+                flags=stage_flags, pNext=size_info)
+            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
+            self.pipeline = vk.vkCreateComputePipelines(dev, None, 1, [info], None)[0]
+        finally:
+            vk.vkDestroyShaderModule(dev, module, None)
+
+    def bind(self, cmd: Any, descriptor_set: Any) -> None:
+        point = flag("VK_PIPELINE_BIND_POINT_COMPUTE")
+        vk.vkCmdBindPipeline(cmd, point, self.pipeline)
+        vk.vkCmdBindDescriptorSets(cmd, point, self.layout, 0, 1, [descriptor_set], 0, None)
+
+    def push(self, cmd: Any, data: bytes) -> None:
+        """Push constants (std430 layout, values copied at record time)."""
+        buf = ffi.new("uint8_t[]", data)
+        vk.vkCmdPushConstants(cmd, self.layout, flag("VK_SHADER_STAGE_COMPUTE_BIT"), 0,
+                              len(data), buf)
+
+    def destroy(self) -> None:
+        dev = self.ctx.device
+        vk.vkDestroyPipeline(dev, self.pipeline, None)
+        vk.vkDestroyPipelineLayout(dev, self.layout, None)
+        vk.vkDestroyDescriptorSetLayout(dev, self.set_layout, None)
+
+
+def get_pipeline(ctx: GpuContext, shader: str, bindings: tuple[str, ...], push_size: int = 0,
+                 constants: dict[int, int | float | bool] | None = None,
+                 subgroup_size: int | None = None) -> ComputePipeline:
+    """A cached pipeline; destroyed when the context closes."""
+    cache: dict[PipelineKey, ComputePipeline] = ctx.caches.setdefault("pipelines", {})
+    if not cache:
+        def destroy_all() -> None:
+            for pipeline in cache.values():
+                pipeline.destroy()
+            cache.clear()
+        ctx.on_close(destroy_all)
+    key = PipelineKey(shader, tuple(bindings), push_size,
+                      tuple(sorted((constants or {}).items())), subgroup_size)
+    if key not in cache:
+        cache[key] = ComputePipeline(ctx, key)
+    return cache[key]
+
+
+def get_sampler(ctx: GpuContext, linear: bool = False) -> Any:
+    """Clamp-to-edge sampler (nearest for texelFetch paths, linear for bilinear loads)."""
+    cache: dict[bool, Any] = ctx.caches.setdefault("samplers", {})
+    if not cache:
+        def destroy_all() -> None:
+            for sampler in cache.values():
+                vk.vkDestroySampler(ctx.device, sampler, None)
+            cache.clear()
+        ctx.on_close(destroy_all)
+    if linear not in cache:
+        filt = flag("VK_FILTER_LINEAR" if linear else "VK_FILTER_NEAREST")
+        clamp = flag("VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE")
+        cache[linear] = vk.vkCreateSampler(ctx.device, vk.VkSamplerCreateInfo(
+            magFilter=filt, minFilter=filt, mipmapMode=flag("VK_SAMPLER_MIPMAP_MODE_NEAREST"),
+            addressModeU=clamp, addressModeV=clamp, addressModeW=clamp, maxLod=0.0), None)
+    return cache[linear]
+
+
+class DescriptorSets:
+    """A pool holding ``count`` sets of one pipeline's layout; freed as a whole."""
+
+    def __init__(self, pipeline: ComputePipeline, count: int) -> None:
+        self.ctx = pipeline.ctx
+        self.pipeline = pipeline
+        kinds = pipeline.key.bindings
+        sizes = [vk.VkDescriptorPoolSize(type=flag(DESCRIPTOR_KINDS[k]),
+                                         descriptorCount=count * kinds.count(k))
+                 for k in sorted(set(kinds))]
+        self.pool = vk.vkCreateDescriptorPool(self.ctx.device, vk.VkDescriptorPoolCreateInfo(
+            maxSets=count, poolSizeCount=len(sizes), pPoolSizes=sizes), None)
+        layouts = [pipeline.set_layout] * count
+        self.sets = list(vk.vkAllocateDescriptorSets(self.ctx.device, vk.VkDescriptorSetAllocateInfo(
+            descriptorPool=self.pool, descriptorSetCount=count, pSetLayouts=layouts)))
+
+    def write(self, index: int, resources_by_binding: list[Any]) -> None:
+        """Fill set ``index``: one entry per binding, in binding order. An entry is an image
+        view (storage image), ``(view, sampler)`` (combined sampler), or ``(buffer, offset,
+        size)`` (storage/uniform buffer)."""
+        general = flag("VK_IMAGE_LAYOUT_GENERAL")
+        writes, keep = [], []
+        for binding, (kind, res) in enumerate(zip(self.pipeline.key.bindings,
+                                                  resources_by_binding, strict=True)):
+            dtype = flag(DESCRIPTOR_KINDS[kind])
+            if kind == "sampled":
+                view, sampler = res
+                info = vk.VkDescriptorImageInfo(sampler=sampler, imageView=view,
+                                                imageLayout=general)
+                keep.append(info)
+                writes.append(vk.VkWriteDescriptorSet(
+                    dstSet=self.sets[index], dstBinding=binding, descriptorCount=1,
+                    descriptorType=dtype, pImageInfo=[info]))
+            elif kind == "storage_image":
+                info = vk.VkDescriptorImageInfo(imageView=res, imageLayout=general)
+                keep.append(info)
+                writes.append(vk.VkWriteDescriptorSet(
+                    dstSet=self.sets[index], dstBinding=binding, descriptorCount=1,
+                    descriptorType=dtype, pImageInfo=[info]))
+            else:
+                buffer, offset, size = res
+                info = vk.VkDescriptorBufferInfo(buffer=buffer, offset=offset, range=size)
+                keep.append(info)
+                writes.append(vk.VkWriteDescriptorSet(
+                    dstSet=self.sets[index], dstBinding=binding, descriptorCount=1,
+                    descriptorType=dtype, pBufferInfo=[info]))
+        vk.vkUpdateDescriptorSets(self.ctx.device, len(writes), writes, 0, None)
+
+    def destroy(self) -> None:
+        if self.pool is not None:
+            vk.vkDestroyDescriptorPool(self.ctx.device, self.pool, None)
+            self.pool = None

@@ -1,0 +1,222 @@
+"""Run strategies on one image: upload, generate, time, read back.
+
+A :class:`Session` belongs to the thread that owns the context. Each strategy gets its own image
+(uploaded once, levels 1.. filled with a sentinel), so results never leak between strategies.
+Timed runs are recorded many to a command buffer, with timestamps around each, so the GPU stays
+fed and no CPU gap drops its clock between samples (../shared/gpu/README.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mipview import MipviewError
+from mipview.formats import Format
+from mipview.gpu import strategies
+from mipview.gpu.context import GpuContext
+from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.strategies.base import Strategy
+from mipview.gpu.sync import memory_barrier
+from mipview.gpu.timing import Marks, TimestampPool, timing_from_runs
+from mipview.gpu.vkapi import flag, vk
+from mipview.results import MipResult, StrategyResult, StrategySpec
+
+MAX_STAMPS_PER_RUN = 64
+EVICT_BYTES_GPU = 256 << 20  # bigger than any L2 we know of (H100: 50 MB)
+EVICT_BYTES_CPU = 32 << 20
+
+
+@dataclass
+class _Prepared:
+    spec: StrategySpec
+    strategy: Strategy
+    image: MipImage
+    runs: list[tuple[float, list[float]]] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    levels: list[np.ndarray] | None = None
+    batches: dict[int, tuple[Any, TimestampPool, list[Marks]]] = field(default_factory=dict)
+
+
+class Session:
+    """Strategies prepared on one source image; ``generate`` then optionally ``time``."""
+
+    def __init__(self, ctx: GpuContext, level0: np.ndarray, fmt: Format,
+                 specs: list[StrategySpec], cold: bool = False) -> None:
+        self.ctx = ctx
+        self.fmt = fmt
+        self.cold = cold
+        data = np.asarray(level0)
+        if data.ndim == 3:
+            data = data[None]
+        if data.ndim != 4 or data.shape[-1] != 4:
+            raise ValueError(f"level 0 must be (H, W, 4) or (L, H, W, 4), got {level0.shape}")
+        self.layers, self.height, self.width = data.shape[:3]
+        self.level0 = np.ascontiguousarray(data.astype(fmt.dtype, copy=False))
+        self.prepared: list[_Prepared] = []
+        self.skipped: list[tuple[StrategySpec, str]] = []
+        self._evict: Buffer | None = None
+        try:
+            for spec in specs:
+                self._prepare(spec)
+            if cold:
+                size = EVICT_BYTES_CPU if ctx.caps.device_type == "cpu" else EVICT_BYTES_GPU
+                self._evict = Buffer(ctx, size, flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"))
+        except Exception:
+            self.close()
+            raise
+
+    def _prepare(self, spec: StrategySpec) -> None:
+        cls, options = strategies.resolve(spec)
+        reason = cls.unsupported_reason(self.ctx.caps, self.fmt, self.width, self.height,
+                                        self.layers, options)
+        if reason:
+            self.skipped.append((spec, reason))
+            return
+        image = MipImage(self.ctx, self.fmt, self.width, self.height, self.layers)
+        try:
+            image.upload(self.level0)
+            strategy = cls(self.ctx, options)
+            strategy.prepare(image)
+        except Exception:
+            image.destroy()
+            raise
+        self.prepared.append(_Prepared(spec, strategy, image))
+
+    @property
+    def specs(self) -> list[StrategySpec]:
+        return [p.spec for p in self.prepared]
+
+    # --- command buffers ------------------------------------------------------------------
+    def _batch(self, p: _Prepared, runs: int) -> tuple[Any, TimestampPool, list[Marks]]:
+        """A command buffer of ``runs`` timed runs, recorded once and resubmitted."""
+        if runs in p.batches:
+            return p.batches[runs]
+        pool = TimestampPool(self.ctx, runs * MAX_STAMPS_PER_RUN)
+        cmd = self.ctx.allocate_command_buffer()
+        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo())
+        pool.reset(cmd)
+        all_marks: list[Marks] = []
+        for i in range(runs):
+            if self._evict is not None:
+                memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "TRANSFER",
+                               "TRANSFER_WRITE")
+                vk.vkCmdFillBuffer(cmd, self._evict.handle, 0, self._evict.size, i)
+            # Every run starts after all earlier work, so runs never overlap and the opening
+            # stamp excludes set-up.
+            memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
+                           "MEMORY_READ|MEMORY_WRITE")
+            # stamps are packed run after run: reading back must not touch unwritten queries
+            marks = Marks(pool, all_marks[-1].next if all_marks else 0)
+            marks.begin(cmd)
+            p.strategy.record(cmd, p.image, marks)
+            marks.end(cmd)
+            if marks.count > MAX_STAMPS_PER_RUN:
+                raise RuntimeError(f"{p.spec}: more than {MAX_STAMPS_PER_RUN} timestamps per run")
+            all_marks.append(marks)
+        memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_WRITE", "ALL_COMMANDS",
+                       "MEMORY_READ|MEMORY_WRITE")
+        vk.vkEndCommandBuffer(cmd)
+        p.batches[runs] = (cmd, pool, all_marks)
+        return p.batches[runs]
+
+    def _submit(self, p: _Prepared, runs: int, keep: bool) -> None:
+        cmd, pool, all_marks = self._batch(p, runs)
+        self.ctx.submit_and_wait(cmd)
+        if keep:
+            ticks = pool.read(all_marks[-1].next)
+            for marks in all_marks:
+                p.runs.append(marks.durations_us(ticks))
+            p.labels = list(all_marks[0].labels)
+
+    # --- public -----------------------------------------------------------------------------
+    def generate(self) -> None:
+        """One run of every strategy, then read back every level."""
+        for p in self.prepared:
+            self._submit(p, 1, keep=True)
+            p.levels = p.image.read_levels()
+
+    def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 10,
+             should_stop: Callable[[], bool] | None = None,
+             on_batch: Callable[[], None] | None = None) -> bool:
+        """Warm up for ``warmup_ms`` of wall time, then ``repeat`` timed runs per strategy,
+        interleaved batch by batch (A B C A B C ...) so clock drift hits all alike.
+        Returns False if stopped early."""
+        stop = should_stop or (lambda: False)
+        batch = max(1, min(runs_per_batch, repeat))
+        end = time.perf_counter() + warmup_ms / 1000.0
+        while time.perf_counter() < end and self.prepared:
+            for p in self.prepared:
+                self._submit(p, batch, keep=False)
+            if stop():
+                return False
+        for p in self.prepared:  # the generate() run is not a warm sample
+            p.runs.clear()
+        done = 0
+        while done < repeat:
+            n = min(batch, repeat - done)
+            for p in self.prepared:
+                self._submit(p, n, keep=True)
+            done += n
+            if on_batch is not None:
+                on_batch()
+            if stop():
+                return False
+        return True
+
+    def clear_timings(self) -> None:
+        for p in self.prepared:
+            p.runs.clear()
+
+    def result(self, copy_bandwidth_gbps: float | None = None) -> MipResult:
+        results = []
+        for p in self.prepared:
+            timing = timing_from_runs(p.runs, p.labels) if p.runs else None
+            results.append(StrategyResult(
+                spec=p.spec, levels=tuple(p.levels or ()),
+                plan=tuple(p.strategy.plan(self.width, self.height)), timing=timing,
+                notes=tuple(p.strategy.notes(self.width, self.height))))
+        return MipResult(
+            fmt=self.fmt, width=self.width, height=self.height, layers=self.layers,
+            device=self.ctx.caps.summary(), results=tuple(results), skipped=tuple(self.skipped),
+            validation_messages=tuple(self.ctx.take_messages()),
+            copy_bandwidth_gbps=copy_bandwidth_gbps)
+
+    def close(self) -> None:
+        self.ctx.wait_idle()
+        for p in self.prepared:
+            for cmd, pool, _ in p.batches.values():
+                self.ctx.free_command_buffer(cmd)
+                pool.destroy()
+            p.batches.clear()
+            p.strategy.release()
+            p.image.destroy()
+        self.prepared.clear()
+        if self._evict is not None:
+            self._evict.destroy()
+            self._evict = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def run_once(ctx: GpuContext, level0: np.ndarray, fmt: Format,
+             specs: list[StrategySpec]) -> MipResult:
+    """Generate once with each strategy and return the levels (one timed run each)."""
+    with Session(ctx, level0, fmt, specs) as session:
+        session.generate()
+        return session.result()
+
+
+def check_size(ctx: GpuContext, width: int, height: int) -> None:
+    limit = ctx.caps.max_image_dimension_2d
+    if width > limit or height > limit:
+        raise MipviewError(f"image is {width}x{height}, larger than the device limit of "
+                           f"{limit}x{limit} ({ctx.caps.name})")

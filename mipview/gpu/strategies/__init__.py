@@ -1,0 +1,60 @@
+"""The strategy registry: the UI and the CLI read names, options and reasons from here.
+
+A new strategy is one module with one :class:`Strategy` subclass, added to ``_MODULES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from mipview import MipviewError
+from mipview.gpu.strategies.base import OptionSpec, Strategy
+from mipview.results import StrategySpec
+
+# Registry order is display order.
+_MODULES = [
+    "blit",
+    "per_level",
+]
+
+REGISTRY: dict[str, type[Strategy]] = {}
+
+
+def _load() -> None:
+    for mod_name in _MODULES:
+        module = importlib.import_module(f"mipview.gpu.strategies.{mod_name}")
+        for obj in vars(module).values():
+            if (isinstance(obj, type) and issubclass(obj, Strategy) and obj is not Strategy
+                    and obj.__module__ == module.__name__ and hasattr(obj, "name")):
+                REGISTRY[obj.name] = obj
+
+
+class UnknownStrategy(MipviewError):
+    pass
+
+
+def strategy_class(name: str) -> type[Strategy]:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        known = ", ".join(REGISTRY)
+        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+
+
+def resolve(spec: StrategySpec) -> tuple[type[Strategy], dict[str, str]]:
+    """The class and its full option dict; raises UnknownStrategy with a one-line message."""
+    cls = strategy_class(spec.name)
+    try:
+        return cls, cls.check_options(spec.option_dict)
+    except ValueError as exc:
+        raise UnknownStrategy(str(exc)) from None
+
+
+def default_specs() -> list[StrategySpec]:
+    return [StrategySpec(name) for name in REGISTRY]
+
+
+_load()
+
+__all__ = ["REGISTRY", "OptionSpec", "Strategy", "UnknownStrategy", "default_specs", "resolve",
+           "strategy_class"]

@@ -1,0 +1,126 @@
+"""The small interface every mipmap strategy implements, and helpers they share.
+
+A strategy object is made per (spec, image): ``prepare`` creates what the image needs
+(descriptor sets), ``record`` writes levels 1..n-1 into a command buffer (called once per run, so
+it may be recorded many times), ``release`` frees the per-image state. Pipelines are cached by the
+context, not owned here. ``record`` starts and ends with the image in GENERAL layout and must not
+assume anything about earlier commands: the runner puts a full memory barrier before each run.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mipview.formats import Format, level_size, mip_count
+from mipview.gpu.context import DeviceCaps, GpuContext
+from mipview.gpu.resources import MipImage
+from mipview.gpu.timing import Marks
+from mipview.gpu.vkapi import flag
+from mipview.results import DispatchInfo
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One user-visible option: the CLI spec key, the GUI combo box, the bench sweep."""
+
+    name: str
+    choices: tuple[str, ...]
+    default: str
+    help: str = ""
+
+
+class Strategy:
+    name: ClassVar[str]
+    title: ClassVar[str]
+    description: ClassVar[str]
+    options: ClassVar[tuple[OptionSpec, ...]] = ()
+    #: True: meets the exact tolerance against the reference (compare.TOLERANCE).
+    #: False: checked against its own emulating reference (blit).
+    exact: ClassVar[bool] = True
+
+    def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
+        self.ctx = ctx
+        self.opts = self.check_options(options or {})
+
+    # --- class-level queries (UI, CLI and registry use these without a device) -----------
+    @classmethod
+    def check_options(cls, options: dict[str, str]) -> dict[str, str]:
+        """Fill defaults; raise ValueError naming the bad key or value."""
+        known = {o.name: o for o in cls.options}
+        for key, value in options.items():
+            if key not in known:
+                names = ", ".join(known) or "none"
+                raise ValueError(f"strategy {cls.name!r} has no option {key!r} (options: {names})")
+            if value not in known[key].choices:
+                raise ValueError(f"{cls.name}: {key} must be one of "
+                                 f"{', '.join(known[key].choices)} (got {value!r})")
+        return {o.name: options.get(o.name, o.default) for o in cls.options}
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
+                           layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        """Why this strategy cannot run here, or None. Shown greyed out in the UI."""
+        return None
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        """Which reference this configuration is checked against: mean, min or max."""
+        return "mean"
+
+    @classmethod
+    def own_reference(cls, level0: np.ndarray, fmt: Format,
+                      options: dict[str, str]) -> list[np.ndarray] | None:
+        """For strategies that are not exact by design: a reference that emulates them (the
+        result must match it), or None."""
+        return None
+
+    def plan(self, width: int, height: int) -> list[DispatchInfo]:
+        """Which levels each dispatch (or blit) makes, in order."""
+        return [DispatchInfo(f"level {i}", (i,)) for i in range(1, mip_count(width, height))]
+
+    def notes(self, width: int, height: int) -> list[str]:
+        """What a user should know about this result (e.g. levels that are not exact)."""
+        return []
+
+    # --- per image --------------------------------------------------------------------------
+    def prepare(self, image: MipImage) -> None:
+        pass
+
+    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        pass
+
+
+# --- helpers shared by compute strategies ------------------------------------------------------
+COMPUTE_FEATURES = ("VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT", "VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT")
+
+
+def compute_reason(caps: DeviceCaps, fmt: Format) -> str | None:
+    """Reason a compute strategy that samples level i-1 and stores level i cannot run."""
+    if not caps.storage_write_without_format:
+        return "device lacks shaderStorageImageWriteWithoutFormat"
+    storage_fmt = Format.UNORM if fmt.is_srgb else fmt
+    if not caps.supports(storage_fmt, flag("VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT")):
+        return f"{storage_fmt.label} images are not storage images on this device"
+    if not caps.supports(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT")):
+        return f"{fmt.label} images cannot be sampled on this device"
+    return None
+
+
+def group_count(size: int, group: int) -> int:
+    return (size + group - 1) // group
+
+
+def push_ivec(*values: int) -> bytes:
+    """std430 push-constant block of ints (ivec2 fields pack as two ints)."""
+    return struct.pack(f"<{len(values)}i", *values)
+
+
+def level_sizes(image: MipImage) -> list[tuple[int, int]]:
+    return [level_size(image.width, image.height, i) for i in range(image.levels)]

@@ -1,0 +1,464 @@
+"""Loading source images, making synthetic ones, and saving mip levels.
+
+Every loader path ends in one float32 RGBA array: colour as stored in the file (sRGB-encoded for
+8/16-bit integer sources) normalised to [0, 1], raw values for float sources; grey replicated to
+RGB, alpha 1 where the file has none. Any failure is an :class:`ImageLoadError` that names the
+file and says what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+from mipview import MipviewError
+from mipview.formats import Format, to_storage
+
+
+class ImageLoadError(MipviewError):
+    """A source image could not be read; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class SourceImage:
+    """A decoded source image.
+
+    Attributes
+    ----------
+    pixels : float32 (H, W, 4) or (L, H, W, 4), read-only; [0, 1] for integer sources (colour
+        as stored, i.e. sRGB-encoded), raw values for float sources.
+    path : the file it came from, None for synthetic images.
+    description : e.g. "PNG RGBA 8-bit".
+    bit_depth : bits per sample in the file (1, 8, 16 or 32).
+    is_float : whether the file holds float samples.
+    """
+
+    pixels: np.ndarray
+    path: str | None = None
+    description: str = ""
+    bit_depth: int = 8
+    is_float: bool = False
+
+    def __post_init__(self) -> None:
+        p = self.pixels
+        if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype != np.float32:
+            raise ValueError(f"SourceImage wants float32 (H, W, 4) or (L, H, W, 4) pixels, "
+                             f"got {p.dtype} {p.shape}")
+        # shared across threads without copies: make accidental writes fail loudly
+        p.setflags(write=False)
+
+    @property
+    def width(self) -> int:
+        return int(self.pixels.shape[-2])
+
+    @property
+    def height(self) -> int:
+        return int(self.pixels.shape[-3])
+
+    @property
+    def layers(self) -> int:
+        return int(self.pixels.shape[0]) if self.pixels.ndim == 4 else 1
+
+    @property
+    def name(self) -> str:
+        """File name, or the description for synthetic images."""
+        return os.path.basename(self.path) if self.path else self.description
+
+    def suggested_format(self) -> Format:
+        """F32 for float files, F16 for 16-bit integer files, UNORM otherwise."""
+        if self.is_float:
+            return Format.F32
+        if self.bit_depth > 8:
+            return Format.F16
+        return Format.UNORM
+
+    def storage(self, fmt: Format) -> np.ndarray:
+        """Level 0 as ``fmt`` storage values (see :func:`mipview.formats.to_storage`)."""
+        return to_storage(self.pixels, fmt)
+
+
+# --------------------------------------------------------------------------------------------
+# loading
+
+_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "PNG"),
+    (b"\xff\xd8\xff", "JPEG"),
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+    (b"BM", "BMP"),
+)
+
+# what a damaged file makes Pillow's decoders raise
+_DECODE_ERRORS = (OSError, SyntaxError, ValueError, EOFError, IndexError, struct.error,
+                  zlib.error)
+
+
+def _sniff(data: bytes) -> str | None:
+    for sig, kind in _SIGNATURES:
+        if data.startswith(sig):
+            return kind
+    return None
+
+
+def _rawmode(img: Image.Image) -> str:
+    if len(img.tile) != 1:
+        return ""
+    args = img.tile[0].args
+    if isinstance(args, tuple):
+        args = args[0] if args else ""
+    return args if isinstance(args, str) else ""
+
+
+def _png16_colour(data: bytes, img: Image.Image) -> tuple[np.ndarray, str] | None:
+    """16-bit RGB / RGBA / grey+alpha PNG at full precision, as uint16 (H, W, C).
+
+    Pillow decodes these to 8 bits. Its zip decoder unfilters on raw bytes, so decoding the same
+    stream a second time with the little-endian unpacker (which keeps the *other* byte of each
+    big-endian sample) yields the low bytes; grey+alpha has the same pixel size as 8-bit RGBA,
+    so the RGBA unpacker hands over all four bytes unchanged.
+    """
+    raw = _rawmode(img)
+    if raw not in ("RGB;16B", "RGBA;16B", "LA;16B"):
+        return None
+    tile = img.tile[0]
+    try:
+        if raw == "LA;16B":
+            with Image.open(io.BytesIO(data)) as im:
+                im.tile = [tile._replace(args="RGBA")]
+                im.load()
+                b = np.asarray(im).astype(np.uint16)
+            return np.stack([(b[..., 0] << 8) | b[..., 1], (b[..., 2] << 8) | b[..., 3]], -1), "LA"
+        with Image.open(io.BytesIO(data)) as lo_im:
+            lo_im.tile = [tile._replace(args=raw.replace(";16B", ";16L"))]
+            lo_im.load()
+            lo = np.asarray(lo_im).astype(np.uint16)
+    except (ValueError, TypeError, AttributeError):
+        # a Pillow without these unpackers: the caller falls back to its 8-bit decode
+        return None
+    img.load()
+    hi = np.asarray(img).astype(np.uint16)
+    out = (hi << 8) | lo
+    key = img.info.get("transparency")
+    if raw == "RGB;16B" and isinstance(key, tuple) and len(key) == 3:
+        alpha = np.where(np.all(out == np.array(key, np.uint16), axis=-1), 0, 65535)
+        out = np.concatenate([out, alpha[..., None].astype(np.uint16)], axis=-1)
+        return out, "RGBA"
+    return out, raw.split(";")[0]
+
+
+def _rgba(channels: np.ndarray, scale: float | None) -> np.ndarray:
+    """(H, W) or (H, W, C) with C in 1..4 -> float32 (H, W, 4), grey replicated, alpha 1."""
+    c = channels.astype(np.float32)
+    if scale is not None:
+        c *= np.float32(1.0 / scale)
+    if c.ndim == 2:
+        c = c[..., None]
+    h, w, n = c.shape
+    out = np.empty((h, w, 4), np.float32)
+    if n in (1, 2):
+        out[..., :3] = c[..., :1]
+    else:
+        out[..., :3] = c[..., :3]
+    out[..., 3] = c[..., -1] if n in (2, 4) else 1.0
+    return out
+
+
+_GREY_NAMES = {"L": "grey", "LA": "grey+alpha", "RGB": "RGB", "RGBA": "RGBA"}
+
+
+def _frame(img: Image.Image, data: bytes) -> tuple[np.ndarray, str, int, bool]:
+    """The current frame as (float32 (H, W, 4), description, bit depth, is_float)."""
+    mode = img.mode
+    note = ""
+    png16 = _png16_colour(data, img) if img.format == "PNG" else None
+    if png16 is not None:
+        arr, layout = png16
+        return _rgba(arr, 65535.0), f"{_GREY_NAMES[layout]} 16-bit", 16, False
+    raw = _rawmode(img)  # before load(), which empties the tile list
+    img.load()
+    if ";16" in raw and mode in ("RGB", "RGBA", "LA"):
+        note = " (16-bit samples reduced to 8 bits by the decoder)"
+    if mode in ("I;16", "I;16L", "I;16B", "I;16N"):
+        return _rgba(np.asarray(img), 65535.0), "grey 16-bit", 16, False
+    if mode == "I":
+        a = np.asarray(img)
+        if a.size == 0 or (a.min() >= 0 and a.max() <= 65535):
+            return _rgba(a, 65535.0), "grey 16-bit", 16, False
+        a = np.clip(a.astype(np.float64) / (2**31 - 1), 0.0, 1.0)
+        return _rgba(a, None), "grey 32-bit integer", 32, False
+    if mode == "F":
+        return _rgba(np.asarray(img), None), "grey 32-bit float", 32, True
+    if mode == "1":
+        return _rgba(np.asarray(img.convert("L")), 255.0), "1-bit", 1, False
+    if "transparency" in img.info and mode in ("L", "RGB", "P"):
+        label = "palette" if mode == "P" else _GREY_NAMES[mode]
+        return (_rgba(np.asarray(img.convert("RGBA")), 255.0),
+                f"{label}+transparency 8-bit{note}", 8, False)
+    if mode in ("L", "LA", "RGB", "RGBA"):
+        return _rgba(np.asarray(img), 255.0), f"{_GREY_NAMES[mode]} 8-bit{note}", 8, False
+    if mode in ("P", "PA"):
+        return _rgba(np.asarray(img.convert("RGBA")), 255.0), "palette 8-bit", 8, False
+    if mode in ("La", "RGBa"):  # premultiplied alpha
+        target = "LA" if mode == "La" else "RGBA"
+        return (_rgba(np.asarray(img.convert(target)), 255.0),
+                f"{_GREY_NAMES[target]} 8-bit (un-premultiplied)", 8, False)
+    has_alpha = "A" in mode
+    return (_rgba(np.asarray(img.convert("RGBA" if has_alpha else "RGB")), 255.0),
+            f"{mode} 8-bit (converted to RGB)", 8, False)
+
+
+def _orient(pixels: np.ndarray, orientation: int) -> np.ndarray:
+    """Apply EXIF orientation like ``ImageOps.exif_transpose`` does (on the array, so it also
+    covers the 16-bit path that bypasses Pillow's image)."""
+    ops = {
+        2: lambda a: a[:, ::-1],
+        3: lambda a: a[::-1, ::-1],
+        4: lambda a: a[::-1],
+        5: lambda a: a.transpose(1, 0, 2),
+        6: lambda a: np.rot90(a, -1),
+        7: lambda a: a[::-1, ::-1].transpose(1, 0, 2),
+        8: lambda a: np.rot90(a, 1),
+    }
+    op = ops.get(orientation)
+    return pixels if op is None else np.ascontiguousarray(op(pixels))
+
+
+def _orientation(img: Image.Image) -> int:
+    try:
+        value = img.getexif().get(0x0112, 1)
+        return int(value) if isinstance(value, int) else 1
+    except _DECODE_ERRORS:
+        # broken EXIF should not make an otherwise readable image unreadable
+        return 1
+
+
+def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
+    kind = img.format or "image"
+    frames = int(getattr(img, "n_frames", 1) or 1)
+    extra: list[str] = []
+    if kind == "TIFF" and frames > 1:
+        pages = []
+        for i in range(frames):
+            img.seek(i)
+            pix, desc, bits, is_float = _frame(img, data)
+            pages.append((_orient(pix, _orientation(img)), desc, bits, is_float))
+        if len({p[0].shape for p in pages}) == 1:
+            pixels = np.stack([p[0] for p in pages])
+            extra.append(f"{frames} pages as layers")
+        else:
+            pixels = pages[0][0]
+            extra.append(f"first of {frames} pages (page sizes differ)")
+        _, desc, bits, is_float = pages[0]
+        bits = max(p[2] for p in pages)
+        is_float = any(p[3] for p in pages)
+    else:
+        pixels, desc, bits, is_float = _frame(img, data)
+        # after decoding: PNG keeps EXIF after the image data, so reading it loads the image,
+        # which would leave the 16-bit path no undecoded tile to work from
+        orientation = _orientation(img)
+        pixels = _orient(pixels, orientation)
+        if orientation in range(2, 9):
+            extra.append("EXIF orientation applied")
+        if frames > 1:
+            extra.append(f"first of {frames} frames")
+    description = f"{kind} {desc}" + "".join(f", {e}" for e in extra)
+    return SourceImage(np.ascontiguousarray(pixels, dtype=np.float32), name, description, bits,
+                       is_float)
+
+
+def load(path: str | os.PathLike[str]) -> SourceImage:
+    """Read an image file (PNG 8/16-bit, JPEG, TIFF incl. float and multi-page, BMP, GIF, TGA...).
+
+    Raises
+    ------
+    ImageLoadError
+        With a message that names the file and the reason.
+    """
+    name = os.fspath(path)
+    p = Path(name)
+
+    def fail(reason: str) -> ImageLoadError:
+        return ImageLoadError(f"cannot open '{name}': {reason}")
+
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except OSError as e:
+        raise fail(e.strerror or str(e)) from None
+    if p.is_dir():
+        raise fail("is a directory")
+    if st.st_size == 0:
+        raise fail("file is empty")
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise fail(e.strerror or str(e)) from None
+    if not data:
+        raise fail("file is empty")
+
+    signed = _sniff(data)
+    try:
+        img = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError as e:
+        raise fail(f"image too large to decode safely ({e})") from None
+    except UnidentifiedImageError:
+        if signed:
+            raise fail(f"truncated or corrupt {signed} data") from None
+        raise fail("not an image file (no known format signature)") from None
+    except _DECODE_ERRORS as e:
+        raise fail(f"truncated or corrupt {signed or 'image'} data ({e})") from None
+
+    kind = img.format or signed or "image"
+    try:
+        with img:
+            return _read(img, data, name)
+    except Image.DecompressionBombError as e:
+        raise fail(f"image too large to decode safely ({e})") from None
+    except MemoryError:
+        raise fail(f"not enough memory to decode a {img.width}x{img.height} image") from None
+    except _DECODE_ERRORS as e:
+        detail = str(e)
+        if "unknown" in detail or "not supported" in detail or "unsupported" in detail:
+            raise fail(f"unsupported {kind} variant ({detail})") from None
+        raise fail(f"truncated or corrupt {kind} data ({detail})") from None
+
+
+# --------------------------------------------------------------------------------------------
+# synthetic images
+
+SYNTHETIC_KINDS = ("zoneplate", "noise", "ramp")
+
+
+def _axes(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    x = np.arange(width, dtype=np.float32)[None, :]
+    y = np.arange(height, dtype=np.float32)[:, None]
+    return x, y
+
+
+def _zoneplate_rows(width: int, height: int, y0: int, y1: int) -> np.ndarray:
+    x = np.arange(width, dtype=np.float32) - np.float32((width - 1) / 2)
+    y = np.arange(y0, y1, dtype=np.float32)[:, None] - np.float32((height - 1) / 2)
+    r_max = max(1.0, float(np.hypot(width / 2, height / 2)))
+    # local frequency is k r / pi cycles/texel: 0.5 (Nyquist) at r_max
+    k = np.float32(np.pi / (2.0 * r_max))
+    return (x * x + y * y) * k
+
+
+def zoneplate_phase(width: int, height: int) -> np.ndarray:
+    """Phase (H, W) of a radial chirp whose local frequency reaches Nyquist (0.5 cycles/texel)
+    at the corners: every level above 0 aliases unless its filter removes what it cannot hold."""
+    return _zoneplate_rows(width, height, 0, height)
+
+
+def synthetic(width: int, height: int, seed: int = 0, kind: str = "zoneplate") -> SourceImage:
+    """A deterministic test image in [0, 1] (float32, vectorised: cheap at 8192x8192).
+
+    kind
+        ``zoneplate``: radial chirp, RGB phase-shifted by 120 degrees, alpha a diagonal ramp;
+        ``noise``: uniform random in every channel (``seed`` picks it);
+        ``ramp``: R along x, G along y, B along the anti-diagonal, alpha 1.
+    """
+    if width < 1 or height < 1:
+        raise MipviewError(f"synthetic image size must be at least 1x1, got {width}x{height}")
+    if kind not in SYNTHETIC_KINDS:
+        raise MipviewError(f"unknown synthetic image kind {kind!r}; choose one of "
+                           + ", ".join(SYNTHETIC_KINDS))
+    out = np.empty((height, width, 4), np.float32)
+    if kind == "noise":
+        np.random.default_rng(seed).random(out.shape, dtype=np.float32, out=out)
+        return SourceImage(out, None, f"synthetic noise {width}x{height} (seed {seed})", 8, False)
+    x, y = _axes(width, height)
+    u = x / np.float32(max(1, width - 1))
+    v = y / np.float32(max(1, height - 1))
+    cos_t = [np.float32(0.5 * np.cos(2.0 * np.pi * ch / 3.0)) for ch in range(3)]
+    sin_t = [np.float32(0.5 * np.sin(2.0 * np.pi * ch / 3.0)) for ch in range(3)]
+    # in bands of rows: the temporaries stay in cache, and interleaving four whole-image planes
+    # into RGBA would cost more than computing them (zone plate 8192^2: 0.4 s instead of 2 s)
+    rows = max(1, (1 << 18) // width)
+    for y0 in range(0, height, rows):
+        y1 = min(height, y0 + rows)
+        band = out[y0:y1]
+        vb = v[y0:y1]
+        if kind == "zoneplate":
+            phase = _zoneplate_rows(width, height, y0, y1)
+            c, s = np.cos(phase), np.sin(phase)
+            for ch in range(3):
+                # cos(p + t) = cos p cos t - sin p sin t: two transcendental passes, not three
+                np.multiply(c, cos_t[ch], out=band[..., ch])
+                band[..., ch] -= s * sin_t[ch]
+                band[..., ch] += np.float32(0.5)
+            band[..., 3] = (u + vb) * np.float32(0.5)
+            np.clip(band, 0.0, 1.0, out=band)
+        else:  # ramp
+            band[..., 0] = u
+            band[..., 1] = vb
+            band[..., 2] = (np.float32(1.0) - u + vb) * np.float32(0.5)
+            band[..., 3] = 1.0
+    return SourceImage(out, None, f"synthetic {kind} {width}x{height}", 8, False)
+
+
+# --------------------------------------------------------------------------------------------
+# saving
+
+PNG16_COMPRESSION = 3  # unfiltered 16-bit samples barely compress better at 6, at twice the time
+
+
+def _png_chunk(tag: bytes, payload: bytes) -> bytes:
+    return (struct.pack(">I", len(payload)) + tag + payload
+            + struct.pack(">I", zlib.crc32(tag + payload) & 0xFFFFFFFF))
+
+
+def encode_png16(rgba: np.ndarray) -> bytes:
+    """A 16-bit RGBA PNG (colour type 6) of float values: clipped to [0, 1], NaN as 0, scaled by
+    65535 and rounded. Pillow cannot write 16-bit RGBA, hence this small encoder."""
+    a = np.asarray(rgba, dtype=np.float64)
+    if a.ndim != 3 or a.shape[-1] != 4:
+        raise ValueError(f"expected (H, W, 4) values, got shape {a.shape}")
+    h, w, _ = a.shape
+    samples = np.rint(np.clip(np.nan_to_num(a, nan=0.0), 0.0, 1.0) * 65535.0).astype(">u2")
+    rows = np.empty((h, 1 + w * 8), np.uint8)
+    rows[:, 0] = 0  # filter type None on every row
+    rows[:, 1:] = samples.view(np.uint8).reshape(h, w * 8)
+    ihdr = struct.pack(">IIBBBBB", w, h, 16, 6, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr)
+            + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), PNG16_COMPRESSION))
+            + _png_chunk(b"IEND", b""))
+
+
+def _layer_path(p: Path, layer: int) -> Path:
+    return p.with_name(f"{p.stem}_layer{layer:02d}{p.suffix or '.png'}")
+
+
+def save_level(path: str | os.PathLike[str], level_storage: np.ndarray,
+               fmt: Format) -> list[Path]:
+    """Write one level as PNG: RGBA 8-bit for 8-bit formats (storage bytes as-is, so sRGB stays
+    sRGB), RGBA 16-bit for float formats. ``(L, H, W, 4)`` writes one file per layer with the
+    suffix ``_layerNN``. Returns the paths written.
+    """
+    a = np.asarray(level_storage)
+    p = Path(path)
+    if a.ndim == 4:
+        return [save_level(_layer_path(p, i), a[i], fmt)[0] for i in range(a.shape[0])]
+    if a.ndim != 3 or a.shape[-1] != 4:
+        raise ValueError(f"expected (H, W, 4) or (L, H, W, 4) storage values, got {a.shape}")
+    try:
+        if fmt.is_float:
+            p.write_bytes(encode_png16(a))
+        else:
+            if a.dtype != np.uint8:  # e.g. a float64 reference in storage units
+                a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
+            Image.fromarray(np.ascontiguousarray(a)).save(p, format="PNG")
+    except OSError as e:
+        raise MipviewError(f"cannot write '{p}': {e.strerror or e}") from None
+    return [p]
+

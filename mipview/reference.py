@@ -1,0 +1,229 @@
+"""The exact float64 mip pyramid: the definition of "correct" (DESIGN.md, "What correct means").
+
+Every function takes storage values shaped ``(H, W, 4)`` or ``(L, H, W, 4)`` (array layers) and
+works on the last three axes only, so a leading layer axis rides along for free.
+
+Reduction rule per axis (width and height independently):
+
+- even side ``n``: 2:1 box;
+- odd side ``n = 2m + 1 -> m``: output ``i`` takes source texels ``2i, 2i+1, 2i+2`` with weights
+  ``(m-i)/n, m/n, (i+1)/n``, the exact area of its footprint (nvpro vk_compute_mipmaps);
+- side 1 stays 1.
+
+Every source texel of an odd side contributes ``m/n`` in total, so the plain mean of every level
+equals the mean of level 0, NPOT or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from mipview.formats import Format, decode, encode, level_size, mip_count
+
+Reduction = Literal["mean", "min", "max"]
+
+_Y = -3
+_X = -2
+
+
+def _take(a: np.ndarray, axis: int, start: int, stop: int | None, step: int) -> np.ndarray:
+    index = [slice(None)] * a.ndim
+    index[axis] = slice(start, stop, step)
+    return a[tuple(index)]
+
+
+def _odd_weights(m: int, ndim: int, axis: int) -> tuple[np.ndarray, float, np.ndarray]:
+    n = 2 * m + 1
+    i = np.arange(m, dtype=np.float64)
+    shape = [1] * ndim
+    shape[axis] = m
+    return ((m - i) / n).reshape(shape), m / n, ((i + 1) / n).reshape(shape)
+
+
+def _reduce_axis_mean(a: np.ndarray, axis: int) -> np.ndarray:
+    n = a.shape[axis]
+    if n == 1:
+        return a
+    if n % 2 == 0:
+        out = _take(a, axis, 0, None, 2) + _take(a, axis, 1, None, 2)
+        out *= 0.5
+        return out
+    m = n // 2
+    w0, w1, w2 = _odd_weights(m, a.ndim, axis)
+    # taps 2i, 2i+1, 2i+2 for i in [0, m): three strided views, no gather copies
+    out = _take(a, axis, 0, 2 * m - 1, 2) * w0
+    out += _take(a, axis, 1, 2 * m, 2) * w1
+    out += _take(a, axis, 2, 2 * m + 1, 2) * w2
+    return out
+
+
+def _reduce_axis_extreme(a: np.ndarray, axis: int, fn: np.ufunc) -> np.ndarray:
+    n = a.shape[axis]
+    if n == 1:
+        return a
+    m = n // 2
+    out = fn(_take(a, axis, 0, 2 * m, 2), _take(a, axis, 1, 2 * m, 2))
+    if n % 2:
+        fn(out, _take(a, axis, 2, 2 * m + 1, 2), out=out)
+    return out
+
+
+def _check(values: np.ndarray) -> np.ndarray:
+    a = np.asarray(values)
+    if a.ndim not in (3, 4) or a.shape[-1] != 4:
+        raise ValueError(f"expected (H, W, 4) or (L, H, W, 4) texels, got shape {a.shape}")
+    return a
+
+
+def reduce_level(values: np.ndarray) -> np.ndarray:
+    """One exact reduction step.
+
+    Parameters
+    ----------
+    values : (H, W, 4) or (L, H, W, 4) decoded values (linear light).
+
+    Returns
+    -------
+    float64 array of size ``max(1, W >> 1) x max(1, H >> 1)``.
+    """
+    a = _check(values).astype(np.float64, copy=False)
+    # x first: it shrinks the array before the (strided, slower) y pass
+    out = _reduce_axis_mean(_reduce_axis_mean(a, _X), _Y)
+    return out.copy() if out is a or out is values else out
+
+
+def reduce_level_minmax(values: np.ndarray, op: Literal["min", "max"]) -> np.ndarray:
+    """One min or max reduction step over the same 2 or 3 taps per axis as :func:`reduce_level`.
+
+    Works on storage values directly (min/max commute with the monotonic sRGB curve), and keeps
+    the input dtype.
+    """
+    fn = {"min": np.minimum, "max": np.maximum}.get(op)
+    if fn is None:
+        raise ValueError(f"unknown reduction op {op!r}; choose 'min' or 'max'")
+    a = _check(values)
+    out = _reduce_axis_extreme(_reduce_axis_extreme(a, _X, fn), _Y, fn)
+    return out.copy() if out is a or out is values else out
+
+
+def _decode(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """:func:`decode`, through a 256-entry table for 8-bit data: the sRGB power curve on every
+    texel of a 4096^2 level costs seconds, a table lookup a fraction of that."""
+    if values.dtype != np.uint8 or fmt.is_float:
+        return decode(values, fmt)
+    lut = decode(np.repeat(np.arange(256, dtype=np.float64)[:, None], 4, axis=1), fmt)
+    out = np.empty(values.shape, dtype=np.float64)
+    for c in range(4):
+        np.take(lut[:, c], values[..., c], out=out[..., c])
+    return out
+
+
+def _dims(a: np.ndarray) -> tuple[int, int]:
+    return a.shape[_X], a.shape[_Y]
+
+
+def reference_pyramid(level0: np.ndarray, fmt: Format,
+                      reduction: Reduction = "mean") -> list[np.ndarray]:
+    """The "chain" reference: every level from the float64 level below, never re-quantised.
+
+    Returns ``mip_count(w, h)`` float64 arrays in storage units (0..255 for 8-bit formats,
+    sRGB-encoded for SRGB, plain values for floats). Entry 0 is ``level0`` as float64.
+    """
+    a = _check(level0)
+    w, h = _dims(a)
+    out = [a.astype(np.float64)]
+    if reduction == "mean":
+        cur = _decode(a, fmt)
+        for _ in range(1, mip_count(w, h)):
+            cur = reduce_level(cur)
+            out.append(encode(cur, fmt))
+    elif reduction in ("min", "max"):
+        cur = out[0]
+        for _ in range(1, mip_count(w, h)):
+            cur = reduce_level_minmax(cur, reduction)
+            out.append(cur)
+    else:
+        raise ValueError(f"unknown reduction {reduction!r}; choose 'mean', 'min' or 'max'")
+    return out
+
+
+def step_level(below: np.ndarray, fmt: Format, reduction: Reduction = "mean") -> np.ndarray:
+    """The exact reduction of one level as stored: float64 storage units, unquantised."""
+    b = _check(below)
+    if reduction == "mean":
+        return encode(reduce_level(_decode(b, fmt)), fmt)
+    if reduction in ("min", "max"):
+        return reduce_level_minmax(b.astype(np.float64), reduction)
+    raise ValueError(f"unknown reduction {reduction!r}; choose 'mean', 'min' or 'max'")
+
+
+def step_reference(gpu_levels: Sequence[np.ndarray], fmt: Format,
+                   reduction: Reduction = "mean") -> list[np.ndarray]:
+    """Each level as the exact reduction of the level below *as the GPU stored it*.
+
+    Entry 0 is ``gpu_levels[0]`` as float64; entry ``i`` is
+    ``encode(reduce_level(decode(gpu_levels[i - 1])))`` (float64 storage units, unquantised).
+    """
+    if not gpu_levels:
+        return []
+    out = [_check(gpu_levels[0]).astype(np.float64)]
+    out += [step_level(below, fmt, reduction) for below in gpu_levels[:-1]]
+    return out
+
+
+def _quantise(storage: np.ndarray, fmt: Format) -> np.ndarray:
+    """Round float64 storage units the way the image would store them; returns float64."""
+    if fmt.is_float:
+        return storage.astype(fmt.dtype).astype(np.float64)
+    return np.clip(np.rint(storage), 0.0, 255.0)
+
+
+def _bilinear_axis(a: np.ndarray, axis: int, dst: int) -> np.ndarray:
+    src = a.shape[axis]
+    if src == dst:
+        return a
+    # texel centre (i + 0.5) of the destination lands on u = (i + 0.5) * src / dst; the filter
+    # is centred on texel centres, hence the - 0.5; clamp-to-edge for the outer taps
+    u = (np.arange(dst, dtype=np.float64) + 0.5) * (src / dst) - 0.5
+    x0 = np.floor(u)
+    f = u - x0
+    i0 = np.clip(x0.astype(np.intp), 0, src - 1)
+    i1 = np.clip(x0.astype(np.intp) + 1, 0, src - 1)
+    shape = [1] * a.ndim
+    shape[axis] = dst
+    f = f.reshape(shape)
+    t0 = np.take(a, i0, axis=axis)
+    t1 = np.take(a, i1, axis=axis)
+    return t0 + (t1 - t0) * f
+
+
+def blit_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
+    """Emulate a ``vkCmdBlitImage`` chain with ``VK_FILTER_LINEAR``.
+
+    Each level is sampled bilinearly (texel-centre convention, clamp to edge, sRGB filtered in
+    linear light) from the previous level *as stored*, i.e. after rounding to uint8 or casting to
+    the float format. On NPOT sides this drops source texels, unlike :func:`reference_pyramid`.
+    Returns float64 storage units of the quantised levels.
+    """
+    a = _check(level0)
+    w, h = _dims(a)
+    out = [a.astype(np.float64)]
+    stored = a
+    for level in range(1, mip_count(w, h)):
+        dw, dh = level_size(w, h, level)
+        lin = _bilinear_axis(_bilinear_axis(_decode(stored, fmt), _X, dw), _Y, dh)
+        out.append(_quantise(encode(lin, fmt), fmt))
+        stored = out[-1].astype(fmt.dtype)
+    return out
+
+
+def exact_mean(level0: np.ndarray, fmt: Format) -> np.ndarray:
+    """The exact average of level 0 in decoded space, encoded back to storage units.
+
+    Returns float64 shaped ``(4,)``, or ``(L, 4)`` for layered input; not quantised.
+    """
+    a = _check(level0)
+    return encode(_decode(a, fmt).mean(axis=(_Y, _X)), fmt)

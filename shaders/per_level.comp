@@ -1,0 +1,29 @@
+#version 460
+// per_level.comp: one output texel per invocation, one dispatch per level.
+// The source level is read through a sampled view (texelFetch): that needs no storage-image
+// format and decodes sRGB in hardware; the destination is a format-less write-only image, so one
+// SPIR-V serves every format (sRGB encoding is a specialization constant in mip_common.glsl).
+#extension GL_GOOGLE_include_directive : require
+#include "mip_common.glsl"
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
+
+layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
+layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel;
+
+layout(push_constant) uniform PerLevelPush {
+    ivec2 srcSize;
+    ivec2 dstSize;
+} pc;
+
+void main() {
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    int layer = int(gl_GlobalInvocationID.z);
+    if (any(greaterThanEqual(p, pc.dstSize))) {
+        return;
+    }
+#define PER_LEVEL_LOAD(q) texelFetch(srcLevel, ivec3(q, layer), 0)
+    vec4 v;
+    MIP_REDUCE_EXACT(v, p, pc.srcSize, PER_LEVEL_LOAD)
+    imageStore(dstLevel, ivec3(p, layer), mipEncode(v));
+}

@@ -1,0 +1,35 @@
+"""Shared fixtures: one validated lavapipe context for the session, checked after every test."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("MIPVIEW_DEVICE", "llvmpipe")
+
+
+@pytest.fixture(scope="session")
+def gpu_session():
+    from mipview.gpu.context import GpuContext
+
+    ctx = GpuContext(device=os.environ["MIPVIEW_DEVICE"], validate=True)
+    yield ctx
+    ctx.close()
+    assert not ctx.messages, "validation messages at teardown:\n" + "\n".join(ctx.messages)
+
+
+@pytest.fixture
+def gpu(gpu_session):
+    """The session's GPU context; the test fails if validation reported anything during it."""
+    gpu_session.take_messages()
+    yield gpu_session
+    messages = gpu_session.take_messages()
+    assert not messages, f"{len(messages)} validation message(s):\n" + "\n".join(messages[:10])
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)

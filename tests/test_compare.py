@@ -1,0 +1,222 @@
+"""Per-level error figures."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from mipview.compare import (
+    TOLERANCE,
+    ErrorReport,
+    chain_errors,
+    chain_tolerance,
+    difference_map,
+    error_map,
+    error_report,
+    format_worst,
+    level_errors,
+    step_errors,
+    texel_errors,
+)
+from mipview.formats import Format
+from mipview.reference import blit_reference, reference_pyramid
+
+
+def rounded_chain(src: np.ndarray, fmt: Format) -> list[np.ndarray]:
+    """What a good 8-bit GPU strategy stores: the exact chain, rounded once per level."""
+    return [np.rint(lv).astype(np.uint8) for lv in reference_pyramid(src, fmt)]
+
+
+@pytest.fixture
+def src() -> np.ndarray:
+    return np.random.default_rng(21).integers(0, 256, (19, 26, 4), dtype=np.uint8)
+
+
+def test_tolerance_table() -> None:
+    assert TOLERANCE[Format.UNORM] == (1.0, 2.0)
+    assert TOLERANCE[Format.SRGB] == (1.0, 2.0)
+    assert TOLERANCE[Format.F16] == (1e-3, 2e-3)
+    assert TOLERANCE[Format.F32] == (1e-5, 1e-5)
+    assert set(TOLERANCE) == set(Format)
+
+
+def test_planted_error_found(src: np.ndarray) -> None:
+    gpu = rounded_chain(src, Format.UNORM)
+    ref = [lv.astype(np.float64) for lv in gpu]
+    level, y, x, ch = 2, 2, 5, 1
+    gpu[level][y, x, ch] = 7 if gpu[level][y, x, ch] < 128 else gpu[level][y, x, ch] - 7
+    planted = abs(float(gpu[level][y, x, ch]) - ref[level][y, x, ch])
+    errs = level_errors(gpu, ref, Format.UNORM)
+    assert [e.level for e in errs] == list(range(len(gpu)))
+    assert [e.max_error for e in errs if e.level != level] == [0.0] * (len(gpu) - 1)
+    e = errs[level]
+    assert (e.width, e.height) == (6, 4)
+    assert e.worst == (0, y, x, ch)
+    assert e.max_error == planted
+    assert e.mean_error == pytest.approx(planted / (6 * 4 * 4))
+    assert e.psnr == pytest.approx(10 * math.log10(255.0**2 / (planted**2 / (6 * 4 * 4))))
+    assert format_worst(e) == f"level 2 (x=5, y=2, ch 1): {planted:.3g} LSB"
+    heat = error_map(gpu[level], ref[level], Format.UNORM)
+    assert heat.dtype == np.float32 and heat.shape == (4, 6)
+    assert heat[y, x] == planted and np.count_nonzero(heat) == 1
+
+
+def test_planted_error_in_a_layer() -> None:
+    rng = np.random.default_rng(3)
+    layers = rng.integers(0, 256, (3, 8, 12, 4), dtype=np.uint8)
+    gpu = rounded_chain(layers, Format.SRGB)
+    ref = [lv.astype(np.float64) for lv in gpu]
+    gpu[1][2, 3, 1, 3] ^= 0x10  # layer 2, y=3, x=1, alpha: off by 16
+    errs = level_errors(gpu, ref, Format.SRGB)
+    assert errs[1].worst == (2, 3, 1, 3)
+    assert errs[1].max_error == 16.0
+    assert errs[1].layers == 3
+    assert format_worst(errs[1]) == "level 1 (layer 2, x=1, y=3, ch 3): 16 LSB"
+    assert error_map(gpu[1], ref[1], Format.SRGB).shape == (3, 4, 6)
+
+
+def test_identical_levels(src: np.ndarray) -> None:
+    gpu = rounded_chain(src, Format.UNORM)
+    errs = level_errors(gpu, gpu, Format.UNORM)
+    for e in errs:
+        assert e.max_error == 0.0 and e.mean_error == 0.0
+        assert e.psnr == math.inf
+    d = errs[0].as_dict()
+    assert d["psnr"] == "inf"
+    assert json.loads(json.dumps(d, allow_nan=False))["worst"] == {
+        "layer": 0, "y": 0, "x": 0, "channel": 0}
+
+
+def test_psnr_of_one_lsb_everywhere() -> None:
+    a = np.full((4, 4, 4), 100, np.uint8)
+    e = level_errors([a], [np.full((4, 4, 4), 101.0)], Format.UNORM)[0]
+    assert e.max_error == e.mean_error == 1.0
+    assert e.psnr == pytest.approx(20 * math.log10(255.0))
+
+
+def test_relative_error_for_floats() -> None:
+    ref = np.array([[[1.0, 1e-3, 0.0, -2.0]]])
+    a = np.array([[[1.001, 2e-3, 1e-6, -2.002]]], np.float32)
+    err = texel_errors(a, ref, Format.F32)[0, 0]
+    # |a-r| / max(|r|, 1e-3): the floor keeps r = 0 from dividing by zero
+    np.testing.assert_allclose(err, [1e-3, 1.0, 1e-3, 1e-3], rtol=1e-4)
+    e = level_errors([a], [ref], Format.F32)[0]
+    assert e.worst == (0, 0, 0, 1)
+    assert e.unit == "relative"
+    assert format_worst(e).endswith("1.00e+00 relative")
+    # PSNR for floats uses absolute differences and a peak of max(1, max|ref|) = 2
+    mse = np.mean((a.astype(np.float64) - ref) ** 2)
+    assert e.psnr == pytest.approx(10 * math.log10(4.0 / mse))
+    # the same absolute difference is a large LSB error only in 8-bit units
+    assert texel_errors(np.array([[[3, 3, 3, 3]]], np.uint8), np.full((1, 1, 4), 2.5),
+                        Format.UNORM).max() == 0.5
+
+
+def test_non_finite_values() -> None:
+    ref = np.array([[[np.inf, np.nan, 1.0, 2.0]]])
+    a = np.array([[[np.inf, np.nan, np.nan, np.inf]]], np.float16)
+    err = texel_errors(a, ref, Format.F16)[0, 0]
+    assert list(err) == [0.0, 0.0, math.inf, math.inf]
+
+
+def test_good_pyramids_pass(src: np.ndarray) -> None:
+    for fmt in (Format.UNORM, Format.SRGB):
+        report = error_report(rounded_chain(src, fmt), fmt)
+        assert report.max_step <= 1.0 and report.max_chain <= 0.5 + 1e-9
+        assert report.within_tolerance(fmt)
+    f = np.random.default_rng(2).random((19, 26, 4)).astype(np.float32)
+    for fmt in (Format.F16, Format.F32):
+        levels = [lv.astype(fmt.dtype) for lv in reference_pyramid(f.astype(fmt.dtype), fmt)]
+        report = error_report(levels, fmt)
+        assert report.within_tolerance(fmt), (report.max_step, report.max_chain)
+
+
+def test_null_pyramid_fails(src: np.ndarray) -> None:
+    gpu = rounded_chain(src, Format.UNORM)
+    null = [gpu[0]] + [np.full_like(lv, 255) for lv in gpu[1:]]
+    report = error_report(null, Format.UNORM)
+    assert not report.within_tolerance(Format.UNORM)
+    assert report.max_chain > 100
+
+    f = src.astype(np.float16) / np.float16(255)
+    nan = [f] + [np.full(lv.shape, np.nan, np.float16) for lv in reference_pyramid(f, Format.F16)[1:]]
+    report = error_report(nan, Format.F16)
+    assert not report.within_tolerance(Format.F16)
+    assert report.max_step == math.inf and report.max_chain == math.inf
+    assert report.chain[1].psnr == -math.inf
+    json.dumps(report.as_dict(Format.F16), allow_nan=False)
+
+
+def test_blit_on_npot_fails_chain_but_passes_pot(src: np.ndarray) -> None:
+    blit = [lv.astype(np.uint8) for lv in blit_reference(src, Format.UNORM)]
+    assert not error_report(blit, Format.UNORM).within_tolerance(Format.UNORM)
+    pot = src[:16, :16]
+    blit = [lv.astype(np.uint8) for lv in blit_reference(pot, Format.UNORM)]
+    report = error_report(blit, Format.UNORM)
+    assert report.max_step <= 0.5 + 1e-9
+    assert report.within_tolerance(Format.UNORM)
+
+
+def test_step_and_chain_differ(src: np.ndarray) -> None:
+    # corrupting level 1 shows up in level 1's step and chain error, but level 2's step error
+    # only measures level 2's own arithmetic: it stays small
+    gpu = rounded_chain(src, Format.UNORM)
+    gpu[1] = np.clip(gpu[1].astype(int) + 9, 0, 255).astype(np.uint8)
+    gpu[2] = np.rint(reference_pyramid(gpu[1], Format.UNORM)[1]).astype(np.uint8)
+    step = step_errors(gpu, Format.UNORM)
+    chain = chain_errors(gpu, Format.UNORM)
+    assert step[1].max_error >= 8 and chain[1].max_error >= 8
+    assert step[2].max_error <= 0.5 + 1e-9
+    assert chain[2].max_error >= 5
+
+
+def test_shared_chain_reference_catches_bad_level0(src: np.ndarray) -> None:
+    chain_ref = reference_pyramid(src, Format.UNORM)
+    gpu = rounded_chain(src, Format.UNORM)
+    gpu[0] = gpu[0].copy()
+    gpu[0][0, 0, 0] ^= 0x80  # a broken upload
+    report = error_report(gpu, Format.UNORM, chain_reference=chain_ref)
+    assert report.chain[0].max_error == 128.0
+    assert report.step[0].max_error == 0.0  # step takes the GPU's level 0 as given
+
+
+def test_report_dict(src: np.ndarray) -> None:
+    report = error_report(rounded_chain(src, Format.UNORM), Format.UNORM)
+    assert isinstance(report, ErrorReport)
+    d = json.loads(json.dumps(report.as_dict(Format.UNORM), allow_nan=False))
+    assert d["within_tolerance"] is True
+    assert d["unit"] == "LSB" and d["step_tolerance"] == 1.0 and d["chain_tolerance"] == [2.0] * 5
+    assert len(d["step"]) == len(d["chain"]) == 5
+    assert set(d["step"][1]) >= {"level", "width", "height", "max_error", "mean_error", "psnr",
+                                 "worst"}
+    assert "within_tolerance" not in report.as_dict()
+
+
+def test_float_chain_tolerance_grows_one_ulp_per_stored_level() -> None:
+    assert chain_tolerance(Format.UNORM, 12) == 2.0
+    assert chain_tolerance(Format.F16, 1) == 2e-3
+    assert chain_tolerance(Format.F16, 10) == pytest.approx(10 * 2.0**-10)
+    chain = [np.full((2 >> k or 1, 2 >> k or 1, 4), 1.0) for k in range(2)]
+    bad = [chain[0], chain[1] * (1 + 3e-3)]
+    assert not error_report(bad, Format.F16).within_tolerance(Format.F16)
+
+
+def test_difference_map_between_strategies(src: np.ndarray) -> None:
+    a = rounded_chain(src, Format.UNORM)[1]
+    b = a.copy()
+    b[1, 2] = np.clip(b[1, 2].astype(int) + [0, 3, -5, 0], 0, 255)
+    d = difference_map(a, b, Format.UNORM)
+    assert d.shape == a.shape[:2] and d.dtype == np.float32
+    assert d[1, 2] == np.abs(a[1, 2].astype(int) - b[1, 2].astype(int)).max()
+    assert np.count_nonzero(d) == 1
+
+
+def test_mismatches_raise(src: np.ndarray) -> None:
+    gpu = rounded_chain(src, Format.UNORM)
+    with pytest.raises(ValueError, match="levels"):
+        level_errors(gpu, gpu[:-1], Format.UNORM)
+    with pytest.raises(ValueError, match="shape"):
+        error_map(gpu[1], gpu[2], Format.UNORM)

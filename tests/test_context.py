@@ -1,0 +1,99 @@
+"""Device listing and choice, validation plumbing, resources round trip."""
+
+import numpy as np
+import pytest
+
+from mipview.formats import Format
+from mipview.gpu.context import DeviceCaps, GpuContext, choose_device, list_devices
+from mipview.gpu.resources import MipImage
+from mipview.gpu.vkapi import VulkanUnavailable
+
+
+def _caps(index, name, kind):
+    return DeviceCaps(index=index, name=name, device_type=kind, vendor_id=0, api_version="1.3",
+                      driver_name="d", driver_info="", driver_version="1", subgroup_size=32,
+                      subgroup_ops=("basic",), subgroup_in_compute=True, subgroup_size_range=None,
+                      timestamp_period_ns=1.0, timestamp_bits=64, has_graphics=True,
+                      queue_family=0, max_image_dimension_2d=16384, max_image_array_layers=2048,
+                      max_shared_memory=32768, max_workgroup_invocations=1024,
+                      max_push_constants=128, shader_float16=True, shader_int64=True,
+                      int64_buffer_atomics=True, storage_write_without_format=True,
+                      host_query_reset=True, vulkan_memory_model=True)
+
+
+def test_default_choice_prefers_discrete_then_integrated_then_cpu(monkeypatch):
+    monkeypatch.delenv("MIPVIEW_DEVICE", raising=False)
+    devs = [_caps(0, "llvmpipe", "cpu"), _caps(1, "iGPU", "integrated"), _caps(2, "dGPU", "discrete")]
+    assert choose_device(devs, None).name == "dGPU"
+    assert choose_device(devs[:2], None).name == "iGPU"
+    assert choose_device(devs[:1], None).name == "llvmpipe"
+
+
+def test_choice_by_index_name_and_env(monkeypatch):
+    devs = [_caps(0, "llvmpipe (LLVM 15)", "cpu"), _caps(1, "NVIDIA H100", "discrete")]
+    assert choose_device(devs, "0").index == 0
+    assert choose_device(devs, "h100").index == 1
+    monkeypatch.setenv("MIPVIEW_DEVICE", "llvm")
+    assert choose_device(devs, None).index == 0
+    with pytest.raises(VulkanUnavailable, match="no Vulkan device matches"):
+        choose_device(devs, "radeon")
+    with pytest.raises(VulkanUnavailable, match="index 5"):
+        choose_device(devs, 5)
+    with pytest.raises(VulkanUnavailable, match="no Vulkan device found"):
+        choose_device([], None)
+
+
+def test_lavapipe_is_listed_with_capabilities():
+    devs = list_devices()
+    lvp = [d for d in devs if "llvmpipe" in d.name]
+    assert lvp, [d.name for d in devs]
+    d = lvp[0]
+    assert d.device_type == "cpu" and d.subgroup_size >= 4 and "shuffle" in d.subgroup_ops
+    assert d.timestamp_bits > 0 and d.timestamp_period_ns > 0
+    assert d.max_image_dimension_2d >= 4096
+
+
+def test_validation_reports_a_real_error():
+    """The collector is live: an invalid call (mapping memory twice) must be reported."""
+    from mipview.gpu.resources import Buffer
+    from mipview.gpu.vkapi import flag, vk
+
+    ctx = GpuContext(device="llvmpipe", validate=True)
+    try:
+        buf = Buffer(ctx, 256, flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"), host_visible=True)
+        vk.vkMapMemory(ctx.device, buf.memory, 0, 256, 0)
+        try:
+            vk.vkMapMemory(ctx.device, buf.memory, 0, 256, 0)
+        except vk.VkError:
+            pass
+        vk.vkUnmapMemory(ctx.device, buf.memory)
+        buf.destroy()
+        messages = ctx.take_messages()
+        assert any("vkMapMemory" in m for m in messages), messages
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_image_round_trip_with_layers_and_sentinel(gpu, fmt, rng):
+    img = MipImage(gpu, fmt, 13, 6, layers=3)
+    try:
+        data = (rng.random((3, 6, 13, 4)) * (1 if fmt.is_float else 255)).astype(fmt.dtype)
+        img.upload(data)
+        levels = img.read_levels()
+    finally:
+        img.destroy()
+    assert len(levels) == 4 and levels[0].shape == (3, 6, 13, 4)
+    np.testing.assert_array_equal(levels[0], data)
+    if fmt.is_float:
+        assert np.isnan(levels[1]).all()
+    else:
+        assert (levels[1] == [255, 0, 255, 255]).all()
+
+
+def test_image_larger_than_device_limit_is_refused(gpu):
+    from mipview import MipviewError
+
+    limit = gpu.caps.max_image_dimension_2d
+    with pytest.raises(MipviewError, match="device limit"):
+        MipImage(gpu, Format.UNORM, limit + 1, 4)
