@@ -168,7 +168,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    if args.batch or args.batch_synthetic:
+    if args.batch or args.batch_synthetic is not None:
         from mipview import cli_batch
 
         return cli_batch.bench(args)
@@ -181,36 +181,33 @@ def cmd_bench(args: argparse.Namespace) -> int:
     fmt = _format(args, source)
     level0 = _level0(source, fmt, args.layers)
     with _open_context(args) as ctx:
-        floor, _ = copy_bandwidth(ctx)
+        bandwidth = copy_bandwidth(ctx)
+        floor = bandwidth.floor_gbps
         with Session(ctx, level0, fmt, specs, cold=args.cold) as session:
-            session.generate()
-            levels_result = session.result()
+            session.generate()  # the levels checked below come from this first run
             session.time(args.repeat, warmup_ms=args.warmup_ms)
-            timed = session.result(copy_bandwidth_gbps=floor)
+            mip = session.result(copy_bandwidth_gbps=floor)
         dirty_rows = None
         if args.dirty:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             from mipview.gpu import dirty
 
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, dirty.parse_rect(args.dirty),
                                            args.repeat)
-    checks = report.check_results(levels_result, level0)
-    # the timed result carries no levels of its own runs; errors come from the generate() run
-    from dataclasses import replace
-    mip = replace(timed, results=tuple(replace(t, levels=g.levels) for t, g in
-                                       zip(timed.results, levels_result.results, strict=True)),
-                  validation_messages=levels_result.validation_messages
-                  + timed.validation_messages)
+    checks = report.check_results(mip, level0)
     cache = "cold (L2 evicted before each run)" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
     print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
-          f"{args.warmup_ms:g} ms warm-up, caches {cache}; copy floor {floor:.1f} GB/s")
+          f"{args.warmup_ms:g} ms warm-up, caches {cache}")
+    print(f"copy floor {floor:.1f} GB/s (vkCmdCopyBuffer {bandwidth.transfer_gbps:.1f}, "
+          f"compute copy {bandwidth.compute_gbps:.1f})")
     print(report.bench_table(mip, checks))
     if dirty_rows is not None:
         print(dirty.format_rows(dirty_rows))
     if args.json:
         data = report.result_dict(mip, checks, {
             "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
-            "warmup_ms": args.warmup_ms, "cache": "cold" if args.cold else "warm"})
+            "warmup_ms": args.warmup_ms, "cache": "cold" if args.cold else "warm",
+            "copy_bandwidth": bandwidth.as_dict()})
         for entry in data["strategies"]:
             entry.pop("errors", None)  # per-level detail belongs to `mipview run`
         if dirty_rows is not None:
@@ -275,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_batch.add_arguments(p)  # --batch DIR, --batch-synthetic N, --ways, --batch-sweep
     device_opts(p)
     p.set_defaults(func=cmd_bench)
+
+    from mipview import cli_mean  # `mean` and `sweep` (exact image mean, issue 5)
+    cli_mean.add_parsers(sub, device_opts, image_opts)
 
     p = sub.add_parser("gui", help="open the desktop app (default command)")
     p.add_argument("image", nargs="?", help="image to open (default: bundled sample)")

@@ -33,6 +33,11 @@ TOLERANCE: dict[Format, tuple[float, float]] = {
 _ULP_RELATIVE = {Format.F16: 2.0**-10, Format.F32: 2.0**-23}
 
 
+# The float64 reference itself carries ~1e-14 of rounding: a strategy with float intermediates
+# can land exactly on 1.0 LSB of step error (its own 0.5 plus a tie below it), which must pass.
+REFERENCE_SLACK = 1e-9
+
+
 def chain_tolerance(fmt: Format, level: int) -> float:
     """Allowed chain error of ``level`` (storage units: LSB or relative)."""
     base = TOLERANCE[fmt][1]
@@ -227,8 +232,8 @@ class ErrorReport:
 
     def within_tolerance(self, fmt: Format) -> bool:
         step_tol = TOLERANCE[fmt][0]
-        return self.max_step <= step_tol and all(
-            e.max_error <= chain_tolerance(fmt, e.level) for e in self.chain)
+        return self.max_step <= step_tol + REFERENCE_SLACK and all(
+            e.max_error <= chain_tolerance(fmt, e.level) + REFERENCE_SLACK for e in self.chain)
 
     def as_dict(self, fmt: Format | None = None) -> dict[str, object]:
         """JSON-ready; with ``fmt``, also the tolerances and the verdict."""

@@ -15,6 +15,9 @@ from mipview.results import StrategySpec
 _MODULES = [
     "blit",
     "per_level",
+    "npot_exact",
+    "subgroup",
+    "single_pass",
 ]
 
 REGISTRY: dict[str, type[Strategy]] = {}

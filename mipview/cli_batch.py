@@ -1,0 +1,182 @@
+"""``mipview bench --batch DIR`` / ``--batch-synthetic N``: time the batch ways.
+
+Prints, per way, the GPU time of the whole batch (median, min, p95 over ``--repeat`` runs after
+``--warmup-ms``), the dispatch count, the expansion buffers' memory, and whether its chains are
+bit-identical to the other ways'. Every chain is also checked against the exact numpy reference.
+``--batch-sweep 1,10,100`` repeats the timing on the first k images of the batch to find the
+crossover batch size where expansion starts to beat ``loop``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mipview import MipviewError
+from mipview.formats import Format
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The batch options of ``mipview bench`` (called from mipview/cli.py)."""
+    p.add_argument("--batch", metavar="DIR", help="bench batched mipmapping on every image in DIR")
+    p.add_argument("--batch-synthetic", type=int, metavar="N",
+                   help="bench batched mipmapping on N seeded images, 1x1..2048x2048 "
+                        "(heavy-tailed; --seed picks them)")
+    p.add_argument("--ways", default="loop,prefix-sum,po2-buckets",
+                   help="batch ways to compare (default loop,prefix-sum,po2-buckets)")
+    p.add_argument("--batch-sweep", metavar="K,K,...",
+                   help="also time the first K images for each K (crossover batch size)")
+
+
+def _load_dir(folder: str, fmt_name: str | None) -> tuple[list[np.ndarray], list[str], Format]:
+    from mipview import imageio
+    from mipview.formats import to_storage
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise MipviewError(f"--batch {folder}: not a folder")
+    sources, names = [], []
+    for path in sorted(p for p in root.iterdir() if p.is_file()):
+        try:
+            src = imageio.load(path)
+        except imageio.ImageLoadError as exc:
+            print(f"skipped {path.name}: {exc}")
+            continue
+        if src.layers != 1:
+            print(f"skipped {path.name}: {src.layers} layers (batches hold 2D images)")
+            continue
+        sources.append(src)
+        names.append(path.name)
+    if not sources:
+        raise MipviewError(f"--batch {folder}: no loadable images")
+    fmt = Format.parse(fmt_name) if fmt_name else sources[0].suggested_format()
+    return [to_storage(s.pixels, fmt) for s in sources], names, fmt
+
+
+def _load(args: argparse.Namespace) -> tuple[list[np.ndarray], list[str], Format, str]:
+    from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
+
+    try:
+        if args.batch:
+            level0, names, fmt = _load_dir(args.batch, args.format)
+            return level0, names, fmt, f"folder {args.batch}"
+        n = args.batch_synthetic
+        if n < 1:
+            raise MipviewError(f"--batch-synthetic {n}: want at least 1 image")
+        fmt = Format.parse(args.format) if args.format else Format.UNORM
+    except ValueError as exc:
+        raise MipviewError(str(exc)) from None
+    sizes = synthetic_sizes(n, args.seed)
+    names = [f"syn{i}_{w}x{h}" for i, (w, h) in enumerate(sizes)]
+    return synthetic_batch(sizes, fmt, args.seed), names, fmt, f"synthetic {n} (seed {args.seed})"
+
+
+def _check(result: Any, level0: list[np.ndarray]) -> dict[str, Any]:
+    """Worst step / chain error of any image against the exact reference."""
+    from mipview.compare import TOLERANCE, error_report
+    from mipview.reference import reference_pyramid
+
+    fmt = result.fmt
+    worst_step = worst_chain = 0.0
+    bad = []
+    for info, chain, src in zip(result.images, result.levels, level0, strict=True):
+        rep = error_report(list(chain), fmt, reference_pyramid(src, fmt))
+        worst_step = max(worst_step, rep.max_step)
+        worst_chain = max(worst_chain, rep.max_chain)
+        if not rep.within_tolerance(fmt):
+            bad.append(info.name)
+    step_tol, chain_tol = TOLERANCE[fmt]
+    return {"max_step": worst_step, "max_chain": worst_chain, "unit": fmt.error_unit,
+            "tolerance": {"step": step_tol, "chain": chain_tol}, "out_of_tolerance": bad}
+
+
+def _table(result: Any) -> str:
+    rows = [f"{'way':<12} {'median µs':>11} {'min µs':>11} {'p95 µs':>11} {'dispatches':>10} "
+            f"{'expansion':>10}  identical"]
+    for w in result.ways:
+        t = w.timing.total if w.timing else None
+        cells = (f"{t.median:>11.1f} {t.min:>11.1f} {t.p95:>11.1f}" if t
+                 else f"{'-':>11} {'-':>11} {'-':>11}")
+        rows.append(f"{w.way:<12} {cells} {w.dispatches:>10} {w.expansion_bytes / 1024:>8.1f}Ki"
+                    f"  {w.identical}")
+    for way, why in result.skipped:
+        rows.append(f"{way:<12} skipped: {why}")
+    return "\n".join(rows)
+
+
+def _sweep(ctx: Any, level0: list[np.ndarray], fmt: Format, ways: list[str], ks: list[int],
+           args: argparse.Namespace) -> list[dict[str, Any]]:
+    from mipview.gpu.batch import BatchSession
+
+    out = []
+    for k in ks:
+        with BatchSession(ctx, level0[:k], fmt, ways) as session:
+            session.time(args.repeat, warmup_ms=args.warmup_ms)
+            res = session.result()
+        medians = {w.way: w.timing.total.median for w in res.ways if w.timing}
+        out.append({"images": k, "median_us": medians,
+                    "dispatches": {w.way: w.dispatches for w in res.ways}})
+        print(f"  {k:>6} images: " + "  ".join(f"{w} {m:.1f} µs" for w, m in medians.items()))
+    return out
+
+
+def _crossover(sweep: list[dict[str, Any]], way: str) -> int | None:
+    """Smallest swept batch size from which ``way`` stays faster than loop."""
+    best = None
+    for row in reversed(sweep):
+        m = row["median_us"]
+        if way not in m or "loop" not in m or m[way] >= m["loop"]:
+            break
+        best = row["images"]
+    return best
+
+
+def bench(args: argparse.Namespace) -> int:
+    from mipview.cli import _open_context
+    from mipview.gpu.batch import BatchSession, parse_ways
+
+    ways = parse_ways(args.ways)
+    level0, names, fmt, source = _load(args)
+    try:
+        ks = [int(k) for k in args.batch_sweep.split(",")] if args.batch_sweep else []
+    except ValueError:
+        raise MipviewError(f"bad --batch-sweep {args.batch_sweep!r} (want K,K,...)") from None
+    with _open_context(args) as ctx:
+        with BatchSession(ctx, level0, fmt, ways, names) as session:
+            session.generate()
+            session.time(args.repeat, warmup_ms=args.warmup_ms)
+            result = session.result()
+        print(f"{result.device.name} | {result.device.driver} | subgroup "
+              f"{result.device.subgroup_size}")
+        print(f"{source}: {len(level0)} images, {fmt.label}, {result.packed_bytes / 2**20:.1f} MiB "
+              f"packed in {result.pages} page(s), {args.repeat} runs after {args.warmup_ms:g} ms "
+              f"warm-up, {result.tile}x{result.tile} tiles")
+        print(_table(result))
+        sweep = []
+        if ks:
+            print("sweep (first K images):")
+            sweep = _sweep(ctx, level0, fmt, ways, [k for k in ks if 0 < k <= len(level0)], args)
+        messages = list(result.validation_messages) + ctx.take_messages()
+    check = _check(result, level0)
+    verdict = "ok" if not check["out_of_tolerance"] else \
+        f"OUT OF TOLERANCE: {', '.join(check['out_of_tolerance'][:5])}"
+    print(f"vs exact reference: step {check['max_step']:.3g} chain {check['max_chain']:.3g} "
+          f"{check['unit']}  {verdict}")
+    crossover = {w: _crossover(sweep, w) for w in ways if w != "loop"} if sweep else {}
+    if crossover:
+        print("crossover (expansion faster from K images on): "
+              + ", ".join(f"{w} {k}" for w, k in crossover.items()))
+    if args.json:
+        data = result.as_dict()
+        data.update({"source": source, "repeat": args.repeat, "warmup_ms": args.warmup_ms,
+                     "check": check, "sweep": sweep, "crossover": crossover,
+                     "validation_messages": messages,
+                     "image_sizes": [[i.width, i.height] for i in result.images]})
+        Path(args.json).write_text(json.dumps(data, indent=2))
+        print(f"wrote {args.json}")
+    identical = all(w.identical is not False for w in result.ways)
+    return 0 if identical and not check["out_of_tolerance"] and not messages else 1

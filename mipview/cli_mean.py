@@ -1,0 +1,192 @@
+"""``mipview mean`` and ``mipview sweep``: the exact image mean against each strategy's 1x1 level.
+
+* ``mipview mean IMAGE`` (or ``--size WxH``): the exact mean per channel (numpy float64), the GPU
+  mean (mipview.gpu.mean), and each strategy's 1x1 level with its error. ``--bench`` also times
+  the GPU mean against every strategy's full pyramid (GPU timestamps, as ``mipview bench``).
+* ``mipview sweep --width-range A:B --height H``: for every width A..B (inclusive) a synthetic
+  image of that size, every strategy's 1x1 level against the exact mean: the auto-exposure
+  flicker of a blit chain, as a table and (``--json``) data for the GUI's plot.
+
+Errors are in storage units: LSB (1/255) for 8-bit formats, relative for floats, as everywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mipview.cli import UsageError, _format, _level0, _load_source, _open_context, expand_specs
+
+
+def _errors(value: np.ndarray, exact: np.ndarray, is_float: bool) -> np.ndarray:
+    diff = np.abs(np.asarray(value, np.float64) - exact)
+    return diff / np.maximum(np.abs(exact), 1e-3) if is_float else diff
+
+
+def _one_by_one(ctx: Any, level0: np.ndarray, fmt: Any, specs: list[Any],
+                bench: tuple[int, float] | None = None) -> tuple[Any, dict[str, np.ndarray]]:
+    """Each strategy's 1x1 level (storage units, float64), and the timed MipResult if bench."""
+    from mipview.gpu.runner import Session
+
+    with Session(ctx, level0, fmt, specs) as session:
+        session.generate()
+        mip = session.result()
+        tops = {str(r.spec): r.levels[-1].reshape(-1, 4)[0].astype(np.float64)
+                for r in mip.results}
+        if bench is not None:
+            session.time(bench[0], warmup_ms=bench[1])
+            mip = session.result()
+    return mip, tops
+
+
+def cmd_mean(args: argparse.Namespace) -> int:
+    from mipview.gpu.mean import gpu_mean, mean_reference, time_mean
+
+    specs = expand_specs(args.strategies)
+    source = _load_source(args)
+    fmt = _format(args, source)
+    level0 = _level0(source, fmt)
+    unit = fmt.error_unit
+    exact = mean_reference(level0, fmt, "mean")
+    exact_log = mean_reference(level0, fmt, "log-mean")
+    bench = (args.repeat, args.warmup_ms) if args.bench else None
+    with _open_context(args) as ctx:
+        gmean = gpu_mean(ctx, level0, fmt, "mean", block=args.block, method=args.method)
+        glog = gpu_mean(ctx, level0, fmt, "log-mean", block=args.block, method=args.method)
+        mip, tops = _one_by_one(ctx, level0, fmt, specs, bench)
+        mean_timing = None
+        if args.bench:
+            mean_timing = time_mean(ctx, level0, fmt, "mean", args.block, args.method,
+                                    args.repeat, args.warmup_ms)
+        messages = ctx.take_messages()
+    h, w = level0.shape[-3:-1]
+    print(f"{w}x{h} {fmt.label}, {mip.device.name}")
+    print(f"{'':<28} {'R':>12} {'G':>12} {'B':>12} {'A':>12}   max error ({unit})")
+    rows: list[tuple[str, np.ndarray]] = [("exact (numpy float64)", exact),
+                                          (f"gpu mean (s={args.block}, {args.method})", gmean)]
+    rows += list(tops.items())
+    data: dict[str, Any] = {"width": int(w), "height": int(h), "format": fmt.label,
+                            "device": mip.device.name, "unit": unit, "exact": exact.tolist(),
+                            "log_mean_exact": float(exact_log), "log_mean_gpu": float(glog),
+                            "rows": []}
+    for label, value in rows:
+        err = float(_errors(value, exact, fmt.is_float).max())
+        cells = " ".join(f"{v:12.5f}" for v in value)
+        print(f"{label:<28} {cells}   {err:.3g}")
+        data["rows"].append({"label": label, "value": value.tolist(), "max_error": err})
+    print(f"log-mean luminance (eps 1e-4): exact {float(exact_log):.7g}, gpu {float(glog):.7g}")
+    if args.bench:
+        print(f"\nGPU time, {args.repeat} runs after {args.warmup_ms:g} ms warm-up "
+              f"(median / min us):")
+        assert mean_timing is not None
+        print(f"{'mean (s=' + str(args.block) + ')':<34} {mean_timing.median:10.1f} "
+              f"{mean_timing.min:10.1f}")
+        data["bench"] = {"mean": mean_timing.as_dict()}
+        for r in mip.results:
+            if r.timing is not None:
+                print(f"{str(r.spec) + ' (full pyramid)':<34} {r.timing.total.median:10.1f} "
+                      f"{r.timing.total.min:10.1f}")
+                data["bench"][str(r.spec)] = r.timing.total.as_dict()
+    for spec, why in mip.skipped:
+        print(f"{str(spec):<28} skipped: {why}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(data, indent=2))
+        print(f"wrote {args.json}")
+    return 0 if not messages else 1
+
+
+def _width_range(text: str) -> range:
+    try:
+        a, b = (int(v) for v in text.split(":"))
+    except ValueError:
+        raise UsageError(f"bad --width-range {text!r} (want A:B, e.g. 1900:1940)") from None
+    if a < 1 or b < a:
+        raise UsageError(f"bad --width-range {text!r}: need 1 <= A <= B")
+    return range(a, b + 1)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from mipview import imageio
+    from mipview.formats import Format, to_storage
+    from mipview.gpu.mean import gpu_mean, mean_reference
+
+    widths = _width_range(args.width_range)
+    if args.height < 1:
+        raise UsageError("--height must be at least 1")
+    try:
+        fmt = Format.parse(args.format)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    specs = expand_specs(args.strategies)
+    curves: dict[str, list[float]] = {}
+    rows: list[dict[str, Any]] = []
+    with _open_context(args) as ctx:
+        for w in widths:
+            src = imageio.synthetic(w, args.height, seed=args.seed, kind=args.kind)
+            level0 = to_storage(src.pixels, fmt)
+            exact = mean_reference(level0, fmt, "mean")
+            mip, tops = _one_by_one(ctx, level0, fmt, specs)
+            tops = {"gpu-mean": gpu_mean(ctx, level0, fmt, "mean"), **tops}
+            row: dict[str, Any] = {"width": w, "exact": exact.tolist(), "values": {}}
+            for name, value in tops.items():
+                err = float(_errors(value, exact, fmt.is_float).max())
+                curves.setdefault(name, []).append(err)
+                row["values"][name] = value.tolist()
+            rows.append(row)
+        skipped = [(str(s), why) for s, why in mip.skipped]
+        messages = ctx.take_messages()
+    _print_sweep(list(widths), curves, fmt.error_unit, print)
+    for spec, why in skipped:
+        print(f"{spec}: skipped: {why}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "height": args.height, "format": fmt.label, "kind": args.kind,
+            "unit": fmt.error_unit, "widths": list(widths), "max_error": curves,
+            "rows": rows, "skipped": skipped}, indent=2))
+        print(f"wrote {args.json}")
+    return 0 if not messages else 1
+
+
+def _print_sweep(widths: list[int], curves: dict[str, list[float]], unit: str,
+                 out: Callable[[str], None]) -> None:
+    names = list(curves)
+    out(f"1x1 level vs exact mean, max over channels ({unit})")
+    out(f"{'width':>6} " + " ".join(f"{n[:14]:>14}" for n in names))
+    for i, w in enumerate(widths):
+        out(f"{w:>6} " + " ".join(f"{curves[n][i]:14.4g}" for n in names))
+    out(f"{'max':>6} " + " ".join(f"{max(curves[n]):14.4g}" for n in names))
+
+
+def add_parsers(sub: Any, device_opts: Callable[[argparse.ArgumentParser], None],
+                image_opts: Callable[[argparse.ArgumentParser, bool], None]) -> None:
+    """Register ``mean`` and ``sweep`` on the main parser's sub-parsers."""
+    p = sub.add_parser("mean", help="exact image mean vs GPU mean vs each strategy's 1x1 level")
+    image_opts(p, True)
+    p.add_argument("--block", type=int, choices=(8, 16), default=8,
+                   help="work group side s of the mean reduction (4s x 4s texels per group)")
+    p.add_argument("--method", choices=("weighted", "padded"), default="weighted",
+                   help="weighted merges (default) or the seed's zero padding + correction")
+    p.add_argument("--bench", action="store_true",
+                   help="also time the GPU mean against each strategy's full pyramid")
+    p.add_argument("--repeat", type=int, default=50, help="timed runs with --bench")
+    p.add_argument("--warmup-ms", type=float, default=1000.0, help="warm-up with --bench")
+    p.add_argument("--json", help="write the figures as JSON here")
+    device_opts(p)
+    p.set_defaults(func=cmd_mean)
+
+    p = sub.add_parser("sweep", help="each strategy's 1x1 level vs the exact mean over widths")
+    p.add_argument("--width-range", required=True, help="A:B, widths A..B inclusive")
+    p.add_argument("--height", type=int, required=True)
+    p.add_argument("--strategies", default="all", help="as for run/bench")
+    p.add_argument("--format", default="srgb", help="unorm | srgb | f16 | f32 (default srgb)")
+    p.add_argument("--kind", default="zoneplate", choices=("zoneplate", "noise", "ramp"),
+                   help="synthetic image (default zoneplate)")
+    p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--json", help="write the curves as JSON here")
+    device_opts(p)
+    p.set_defaults(func=cmd_sweep)

@@ -1,0 +1,237 @@
+"""The exact mean (and log-mean) of an image of any size on the GPU (shaders/mean.comp).
+
+A blit pyramid's 1x1 level is not the image mean on NPOT sizes, and it jumps when a window grows
+by one pixel (auto-exposure flicker). This reduces level 0 directly: passes of 4S x 4S blocks per
+S x S work group (S = 8 or 16, a specialization constant) until one value per layer is left;
+texels outside the image are never loaded. Methods (``method``):
+
+* ``weighted`` (default): every partial mean carries the number of texels it covers and merges
+  by weight, i.e. the seed's correction factor applied at every merge instead of once at the end.
+  Equal in exact arithmetic; a constant image gives exactly its constant.
+* ``padded``: the seed's literal scheme: outside texels are zeros, every block a plain average,
+  and the final value times npo(w) * npo(h) / (w * h), npo(x) = (4S)^passes.
+
+Kinds: ``mean`` averages every channel in decoded space (linear light for sRGB; the shader
+decodes sRGB itself, exactly as numpy does, through a UNORM view); ``log-mean`` is
+exp(mean(log(Y + LOG_EPS))), Y the Rec.709 luminance of the linear colour (the geometric mean used
+for auto-exposure). Results match numpy's float64 to float32 rounding (tests/test_mean.py).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mipview import MipviewError
+from mipview.formats import Format, decode, encode
+from mipview.gpu.context import GpuContext
+from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.strategies.npot_exact import unorm_sampled_view
+from mipview.gpu.sync import memory_barrier
+from mipview.gpu.timing import Marks, TimestampPool, timing_from_runs
+from mipview.gpu.vkapi import flag, vk
+from mipview.reference import _check
+from mipview.results import TimingStats
+
+KINDS = ("mean", "log-mean")
+METHODS = ("weighted", "padded")
+BLOCKS = (8, 16)
+LOG_EPS = 1e-4  # = MEAN_LOG_EPS of mean.comp (passed as its specialization constant)
+REC709 = np.array([0.2126, 0.7152, 0.0722])
+
+
+class MeanError(MipviewError):
+    pass
+
+
+def _check_args(kind: str, block: int, method: str) -> None:
+    if kind not in KINDS:
+        raise MeanError(f"unknown mean kind {kind!r}; choose one of {', '.join(KINDS)}")
+    if block not in BLOCKS:
+        raise MeanError(f"block must be 8 or 16, got {block}")
+    if method not in METHODS:
+        raise MeanError(f"unknown mean method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+# --- numpy reference ------------------------------------------------------------------------------
+def mean_reference(level0: np.ndarray, fmt: Format, kind: str = "mean") -> np.ndarray:
+    """float64 reference: ``mean`` is :func:`mipview.reference.exact_mean` (storage units, (4,)
+    or (L, 4)); ``log-mean`` is the geometric mean luminance, linear, shape () or (L,)."""
+    a = _check(level0)
+    if kind == "mean":
+        return encode(decode(a, fmt).mean(axis=(-3, -2)), fmt)
+    lum = np.maximum(decode(a, fmt)[..., :3] @ REC709, 0.0)
+    return np.exp(np.log(lum + LOG_EPS).mean(axis=(-2, -1)))
+
+
+# --- the reduction --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MeanPass:
+    grid: tuple[int, int]     # input elements
+    span: int                 # level-0 texels per input element, per axis
+    groups: tuple[int, int]   # = output elements
+
+
+def plan_passes(width: int, height: int, block: int) -> list[MeanPass]:
+    """Passes until one element is left (at least one pass: it reads the image)."""
+    reach = 4 * block
+    passes: list[MeanPass] = []
+    gw, gh, span = width, height, 1
+    while True:
+        groups = (-(-gw // reach), -(-gh // reach))
+        passes.append(MeanPass((gw, gh), span, groups))
+        if groups == (1, 1):
+            return passes
+        gw, gh, span = groups[0], groups[1], span * reach
+
+
+def _push(p: MeanPass, width: int, height: int, first: bool, last: bool, scale: float) -> bytes:
+    """MeanPush of mean.comp: ivec2 gridSize, ivec2 imageSize, int span, firstPass, lastPass,
+    float scale."""
+    return struct.pack("<7if", *p.grid, width, height, p.span, int(first), int(last), scale)
+
+
+class MeanReducer:
+    """Mean of level 0 of ``image``: ``record`` the passes (any number of times), ``read`` the
+    result after the submit. Barriers: the caller orders earlier writes of level 0 before
+    ``record``; passes are ordered among themselves here."""
+
+    def __init__(self, ctx: GpuContext, image: MipImage, kind: str = "mean", block: int = 8,
+                 method: str = "weighted") -> None:
+        _check_args(kind, block, method)
+        self.ctx, self.image, self.kind, self.block, self.method = ctx, image, kind, block, method
+        self.passes = plan_passes(image.width, image.height, block)
+        n_pass = len(self.passes)
+        npo = (4 * block) ** n_pass
+        self.scale = npo * npo / (image.width * image.height) if method == "padded" else 1.0
+        first = self.passes[0].groups
+        elems = max(1, first[0] * first[1]) * image.layers
+        usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
+        self.buffers = [Buffer(ctx, 16 * elems, usage), Buffer(ctx, 16 * elems, usage, True)]
+        srgb = image.fmt.is_srgb
+        self.pipeline = get_pipeline(
+            ctx, "mean", ("sampled", "storage_buffer", "storage_buffer"), push_size=32,
+            constants={0: block, 1: block, 2: kind == "log-mean", 3: srgb,
+                       4: method == "padded", 5: float(LOG_EPS)})
+        self._view = unorm_sampled_view(image, 0) if srgb else None
+        sampler = get_sampler(ctx)
+        self.sets = DescriptorSets(self.pipeline, n_pass)
+        # pass i writes buffers[(n - i) % 2], so the last pass lands in the host-visible one
+        self._dst = [(n_pass - i) % 2 for i in range(n_pass)]
+        for i in range(n_pass):
+            dst = self.buffers[self._dst[i]]
+            src = self.buffers[1 - self._dst[i]]
+            self.sets.write(i, [(self._view or image.sampled_views[0], sampler),
+                                (src.handle, 0, src.size), (dst.handle, 0, dst.size)])
+
+    def record(self, cmd: Any, marks: Marks | None = None) -> None:
+        w, h = self.image.width, self.image.height
+        for i, p in enumerate(self.passes):
+            if i > 0:
+                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE|SHADER_READ",
+                               "COMPUTE_SHADER", "SHADER_READ|SHADER_WRITE")
+            self.pipeline.bind(cmd, self.sets.sets[i])
+            last = i == len(self.passes) - 1
+            self.pipeline.push(cmd, _push(p, w, h, i == 0, last, self.scale if last else 1.0))
+            vk.vkCmdDispatch(cmd, p.groups[0], p.groups[1], self.image.layers)
+            if marks is not None:
+                marks.mark(cmd, f"pass {i}")
+
+    def read(self) -> np.ndarray:
+        """The shader's value per layer, (L, 4) float64 (linear; log-mean in every channel)."""
+        raw = self.buffers[1].read(16 * self.image.layers)
+        return raw.view(np.float32).reshape(self.image.layers, 4).astype(np.float64)
+
+    def release(self) -> None:
+        self.sets.destroy()
+        for b in self.buffers:
+            b.destroy()
+        if self._view is not None:
+            vk.vkDestroyImageView(self.ctx.device, self._view, None)
+            self._view = None
+
+
+def _result(values: np.ndarray, fmt: Format, kind: str, layered: bool) -> np.ndarray:
+    out = encode(values, fmt) if kind == "mean" else values[:, 0]
+    return out if layered else out[0]
+
+
+def _upload(ctx: GpuContext, level0: np.ndarray, fmt: Format) -> tuple[MipImage, bool]:
+    a = _check(level0)
+    layered = a.ndim == 4
+    a4 = a if layered else a[None]
+    image = MipImage(ctx, fmt, a4.shape[2], a4.shape[1], a4.shape[0], levels=1)
+    try:
+        image.upload(a4)
+    except Exception:
+        image.destroy()
+        raise
+    return image, layered
+
+
+def gpu_mean(ctx: GpuContext, level0: np.ndarray, fmt: Format, kind: str = "mean",
+             block: int = 8, method: str = "weighted") -> np.ndarray:
+    """The mean on the GPU, shaped like :func:`mean_reference`: ``mean`` in storage units
+    ((4,) or (L, 4)), ``log-mean`` the linear geometric-mean luminance (() or (L,))."""
+    _check_args(kind, block, method)
+    image, layered = _upload(ctx, level0, fmt)
+    try:
+        reducer = MeanReducer(ctx, image, kind, block, method)
+        try:
+            with ctx.one_shot() as cmd:
+                reducer.record(cmd)
+                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "HOST", "HOST_READ")
+            return _result(reducer.read(), fmt, kind, layered)
+        finally:
+            reducer.release()
+    finally:
+        image.destroy()
+
+
+def time_mean(ctx: GpuContext, level0: np.ndarray, fmt: Format, kind: str = "mean",
+              block: int = 8, method: str = "weighted", repeat: int = 50,
+              warmup_ms: float = 200.0, runs_per_batch: int = 10) -> TimingStats:
+    """GPU time of the whole reduction (all passes), ``repeat`` runs after ``warmup_ms`` of
+    untimed runs; runs are batched in one command buffer as the runner does (no CPU gaps)."""
+    import time
+
+    _check_args(kind, block, method)
+    image, _ = _upload(ctx, level0, fmt)
+    reducer = MeanReducer(ctx, image, kind, block, method)
+    batch = max(1, min(runs_per_batch, repeat))
+    pool = TimestampPool(ctx, batch * (len(reducer.passes) + 2))
+    cmd = ctx.allocate_command_buffer()
+    try:
+        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo())
+        pool.reset(cmd)
+        all_marks: list[Marks] = []
+        for _ in range(batch):
+            memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
+                           "MEMORY_READ|MEMORY_WRITE")
+            marks = Marks(pool, all_marks[-1].next if all_marks else 0)
+            marks.begin(cmd)
+            reducer.record(cmd, marks)
+            marks.end(cmd)
+            all_marks.append(marks)
+        memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_WRITE", "ALL_COMMANDS",
+                       "MEMORY_READ|MEMORY_WRITE")
+        vk.vkEndCommandBuffer(cmd)
+        end = time.perf_counter() + warmup_ms / 1000.0
+        while time.perf_counter() < end:
+            ctx.submit_and_wait(cmd)
+        runs: list[tuple[float, list[float]]] = []
+        while len(runs) < repeat:
+            ctx.submit_and_wait(cmd)
+            ticks = pool.read(all_marks[-1].next)
+            runs += [m.durations_us(ticks) for m in all_marks]
+        return timing_from_runs(runs[:repeat], all_marks[0].labels).total
+    finally:
+        ctx.wait_idle()
+        ctx.free_command_buffer(cmd)
+        pool.destroy()
+        reducer.release()
+        image.destroy()

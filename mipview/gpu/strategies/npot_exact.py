@@ -1,0 +1,226 @@
+"""``npot-exact``: several exact levels per dispatch at any size (nvpro vk_compute_mipmaps class).
+
+A dispatcher walks the chain and asks, at each input level, how many levels one dispatch can make:
+
+* **fast** path, while every side stays even (or is 1): up to ``MAX_LEVELS`` levels per dispatch;
+  a group reads a 64x64 block and keeps its first level (32x32) and the ones above in shared
+  memory, like nvpro's fast pipeline;
+* **general** path, where a side is odd: 2 levels per dispatch with overlapping tiles; a group
+  makes a 16x16 tile of the second level from a 33x33 region of the first, recomputing the border
+  samples its neighbour also computes instead of synchronising with it (nvpro's general pipeline).
+
+Both paths are one kernel (shaders/npot_exact.comp) with the reduction of the other exact
+strategies (mip_common.glsl MIP_REDUCE_EXACT); they differ in push constants only. Intermediates
+stay float inside a dispatch, so the chain error is lower than per-level's. The plan is a pure
+function of the size (:func:`plan_steps`), exposed with every result.
+
+Option ``path``: ``auto`` (fast where possible) or ``general`` (never the fast path: the
+overlapping-tile kernel everywhere, to measure what the fast path buys).
+
+Barriers: a COMPUTE write -> read/write memory barrier between dispatches; the runner's barriers
+before and after a run cover the rest (see base.py).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from mipview.formats import Format, level_size, mip_count
+from mipview.gpu.context import DeviceCaps
+from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.resources import MipImage
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.sync import memory_barrier
+from mipview.gpu.timing import Marks
+from mipview.gpu.vkapi import flag, vk
+from mipview.results import DispatchInfo
+
+THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
+A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*16 + 1)
+B_SIDE = 16            # spec constant 2: region of even levels in a dispatch
+MAX_LEVELS = 6         # = NPOT_MAX_LEVELS, the dst bindings of npot_exact.comp
+FAST_FIRST_TILE = 32   # fast path: side of a group's tile at the dispatch's first level
+GENERAL_TILE = 16      # general path, 2 levels: side of a group's tile at the second level
+SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
+
+
+@dataclass(frozen=True)
+class NpotStep:
+    """One dispatch: levels ``src + 1 .. src + levels`` from level ``src``."""
+
+    path: str                   # "fast" | "general"
+    src: int
+    levels: int
+    tile: int                   # side of a group's tile at the last level
+    groups: tuple[int, int]
+
+    @property
+    def outputs(self) -> tuple[int, ...]:
+        return tuple(range(self.src + 1, self.src + self.levels + 1))
+
+
+def _even_step(w: int, h: int) -> bool:
+    """True when reducing (w, h) has no 3-tap side: footprints do not overlap."""
+    return all(n == 1 or n % 2 == 0 for n in (w, h))
+
+
+def region_sides(width: int, height: int, step: NpotStep) -> list[tuple[int, int]]:
+    """Largest region (w, h) a group computes at each level of ``step`` (first level first);
+    mirrors the lo/hi walk of npot_exact.comp."""
+    sizes = [level_size(width, height, step.src + j) for j in range(step.levels + 1)]
+    rw = rh = step.tile
+    out = [(min(rw, sizes[-1][0]), min(rh, sizes[-1][1]))]
+    for j in range(step.levels - 1, 0, -1):
+        sw, sh = sizes[j]
+        rw, rh = min(sw, 2 * rw + (sw & 1)), min(sh, 2 * rh + (sh & 1))
+        out.append((rw, rh))
+    return out[::-1]
+
+
+def _fits(width: int, height: int, step: NpotStep) -> bool:
+    for j, (rw, rh) in enumerate(region_sides(width, height, step), start=1):
+        if j == step.levels:
+            continue  # the last level goes straight to the image
+        side = A_SIDE if j % 2 else B_SIDE
+        if rw > side or rh > side:
+            return False
+    return True
+
+
+def _step(width: int, height: int, path: str, src: int, levels: int, tile: int) -> NpotStep:
+    lw, lh = level_size(width, height, src + levels)
+    return NpotStep(path, src, levels, tile, (group_count(lw, tile), group_count(lh, tile)))
+
+
+def _candidates(width: int, height: int, src: int, general_only: bool) -> list[NpotStep]:
+    """Dispatches that could start at level ``src``, each fitting shared memory."""
+    remaining = mip_count(width, height) - 1 - src
+    most = min(remaining, MAX_LEVELS)
+    even = 0
+    while (even < most and not general_only
+           and _even_step(*level_size(width, height, src + even))):
+        even += 1
+    out = []
+    if even >= 2:
+        out.append(_step(width, height, "fast", src, even, FAST_FIRST_TILE >> (even - 1)))
+    # One group making every level up to the top: where a whole level fits one region, a
+    # single group finishes the chain in one dispatch, odd sides or not. Fewer dispatches means
+    # fewer roundings to the storage format (f16 chain error) and fewer barriers.
+    for levels in range(most, 2, -1):
+        lw, lh = level_size(width, height, src + levels)
+        step = _step(width, height, "fast" if levels <= even else "general", src, levels,
+                     max(lw, lh))
+        if step.groups == (1, 1) and _fits(width, height, step):
+            out.append(step)
+            break
+    levels = min(2, remaining)
+    out.append(_step(width, height, "general", src, levels,
+                     GENERAL_TILE if levels == 2 else FAST_FIRST_TILE))
+    return out
+
+
+def plan_steps(width: int, height: int, general_only: bool = False) -> list[NpotStep]:
+    """The dispatches that make levels 1..n-1 of a ``width`` x ``height`` image: at each input
+    level, the candidate making the most levels (the fast path on ties)."""
+    n = mip_count(width, height)
+    steps: list[NpotStep] = []
+    src = 0
+    while src < n - 1:
+        step = max(_candidates(width, height, src, general_only), key=lambda s: s.levels)
+        if not _fits(width, height, step):  # a planning bug, never a user error
+            raise AssertionError(f"npot-exact: {step} overflows shared memory")
+        steps.append(step)
+        src += step.levels
+    return steps
+
+
+def _push(width: int, height: int, step: NpotStep) -> bytes:
+    """NpotPush of npot_exact.comp: ivec2 srcSize, int levels, int tile."""
+    sw, sh = level_size(width, height, step.src)
+    return struct.pack("<4i", sw, sh, step.levels, step.tile)
+
+
+def _label(step: NpotStep) -> str:
+    first, last = step.outputs[0], step.outputs[-1]
+    return f"{step.path} {first}" if first == last else f"{step.path} {first}-{last}"
+
+
+class NpotExact(Strategy):
+    name = "npot-exact"
+    title = "NPOT exact, several levels per dispatch"
+    description = ("nvpro-style: exact NPOT weights, up to 6 levels per dispatch while sides are "
+                   "even, 2 with overlapping tiles where a side is odd; float intermediates.")
+    options = (OptionSpec("path", ("auto", "general"), "auto",
+                          "general: overlapping-tile kernel everywhere (no fast path)"),)
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
+                           layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        if caps.max_shared_memory < SHARED_BYTES:
+            return f"needs {SHARED_BYTES} B of shared memory, device has {caps.max_shared_memory}"
+        if caps.max_workgroup_invocations < THREADS:
+            return f"needs {THREADS}-invocation work groups"
+        return compute_reason(caps, fmt)
+
+    def steps(self, width: int, height: int) -> list[NpotStep]:
+        return plan_steps(width, height, general_only=self.opts["path"] == "general")
+
+    def plan(self, width: int, height: int) -> list[DispatchInfo]:
+        return [DispatchInfo(_label(s), s.outputs,
+                             f"{s.groups[0]}x{s.groups[1]} groups, {s.tile}x{s.tile} tiles "
+                             f"of level {s.outputs[-1]}")
+                for s in self.steps(width, height)]
+
+    def prepare(self, image: MipImage) -> None:
+        srgb = image.fmt.is_srgb
+        self.pipeline = get_pipeline(
+            self.ctx, "npot_exact", ("sampled",) + ("storage_image",) * MAX_LEVELS,
+            push_size=16, constants={0: THREADS, 1: A_SIDE, 2: B_SIDE, 3: srgb,
+                                     4: image.fmt is Format.F16,
+                                     5: not image.fmt.is_float, 10: srgb})
+        self._steps = self.steps(image.width, image.height)
+        self._unorm_views = {}
+        self.sets = DescriptorSets(self.pipeline, max(1, len(self._steps)))
+        sampler = get_sampler(self.ctx)
+        for i, step in enumerate(self._steps):
+            outs = list(step.outputs)
+            # unused bindings alias the dispatch's last output: valid, and never accessed
+            outs += [outs[-1]] * (MAX_LEVELS - len(outs))
+            src_view = image.sampled_views[step.src]
+            if srgb:  # the shader decodes exactly (NPOT_DECODE_SRGB in npot_exact.comp)
+                src_view = self._unorm_views[step.src] = unorm_sampled_view(image, step.src)
+            self.sets.write(i, [(src_view, sampler)]
+                            + [image.storage_views[level] for level in outs])
+
+    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
+        for i, step in enumerate(self._steps):
+            if i > 0:
+                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
+                               "SHADER_READ|SHADER_WRITE")
+            self.pipeline.bind(cmd, self.sets.sets[i])
+            self.pipeline.push(cmd, _push(image.width, image.height, step))
+            vk.vkCmdDispatch(cmd, step.groups[0], step.groups[1], image.layers)
+            marks.mark(cmd, _label(step))
+
+    def release(self) -> None:
+        if getattr(self, "sets", None) is not None:
+            self.sets.destroy()
+            self.sets = None
+        for view in getattr(self, "_unorm_views", {}).values():
+            vk.vkDestroyImageView(self.ctx.device, view, None)
+        self._unorm_views = {}
+
+
+def unorm_sampled_view(image: MipImage, level: int) -> Any:
+    """A UNORM sampled view of one level of an sRGB image (created MUTABLE_FORMAT), so a shader
+    reads the encoded bytes and decodes them itself. The caller destroys it."""
+    usage = vk.VkImageViewUsageCreateInfo(usage=flag("VK_IMAGE_USAGE_SAMPLED_BIT"))
+    rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+                                     baseMipLevel=level, levelCount=1, baseArrayLayer=0,
+                                     layerCount=image.layers)
+    info = vk.VkImageViewCreateInfo(
+        image=image.image, viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"),
+        format=Format.UNORM.info.vk_format, subresourceRange=rng, pNext=usage)
+    return vk.vkCreateImageView(image.ctx.device, info, None)

@@ -1,0 +1,292 @@
+"""``single-pass``: a FidelityFX SPD-class downsampler, many levels per dispatch.
+
+Shader: shaders/include/spd_reduce.glsl (entry points single_pass.comp, and single_pass_f16.comp
+for ``fp16=on``). A dispatch (a *pass*) starts at level ``b``: each 256-invocation workgroup
+reduces a 64x64 tile of level ``b`` to levels ``b+1 .. b+t`` (t <= 6) without leaving the group
+(registers, quad swaps, shared memory); then, when the rest of the chain is small, every group
+bumps an atomic counter of its layer and the last group to arrive computes the remaining levels
+(the *tail*) and resets the counter (zeroed once at ``prepare`` with vkCmdFillBuffer).
+
+Choices, and why:
+
+- **Hand-off through a storage buffer of fp32 vec4**, not a coherent storage image: reading a
+  storage image needs a format qualifier in the shader (lavapipe has no format-less reads) and a
+  qualifier cannot be a specialization constant, so one SPIR-V could not serve rgba8 and
+  rgba16f. The buffer also keeps the hand-off level unquantised, so the tail (and the second pass
+  of large images) works from float values, like SPD's own intermediates.
+- **Cross-workgroup synchronisation under the Vulkan memory model** (``#pragma
+  use_vulkan_memory_model``): each invocation's buffer writes are released at queue-family scope
+  by a control barrier, invocation 0 does an acquire-release ``atomicAdd`` at queue-family scope,
+  and the last group acquires again in a control barrier before the tail reads. SPD's GLSL has
+  only ``barrier()`` there (its issue #13). Needs ``vulkanMemoryModel``.
+- **Exact NPOT.** Step 1 of every pass uses the reference's exact weights (2 taps per even side,
+  3 area-weighted taps per odd side), and so does every tail level. Steps 2..6 inside a tile are
+  2x2 boxes, so the planner (:func:`plan_passes`) only lets a tile continue while the level below
+  has even sides; at an odd side the tile stops, and the chain continues in the tail (if the
+  level is at most ``TAIL_TEXELS``) or in a further pass. Every level is therefore exact (mean
+  within the foundation's tolerance, min/max bit-equal); the price on NPOT images is more
+  dispatches (1920x1080: 2; 4095^2: one per level until 63^2), which :meth:`notes` reports.
+- **Beyond 4096^2**: POT sides up to 16384 take two passes (8192^2: 6 levels, a barrier, 7).
+- **Arrays**: z of the dispatch is the layer; one counter per layer.
+- **Sub-rectangle updates** (:meth:`SinglePass.record_rect`): only the tiles whose outputs read
+  the changed texels are dispatched (plus the tail); hand-off values of the other tiles are still
+  in the buffer from the previous run, so the result is bit-identical to a full run.
+
+Options: ``reduction`` mean/min/max (min/max take every texel of the footprint, nothing
+outside); ``load`` texel (exact taps) or bilinear (one linear sample per 2x2 of level 0: mean and
+even level-0 sides only); ``fp16`` on: packed half registers and shared memory in tile steps
+2..6 (formats of at most 16 bits per channel, device shaderFloat16). The quad step needs subgroup
+quad operations in compute shaders.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mipview.formats import Format, level_size, mip_count
+from mipview.gpu.context import DeviceCaps
+from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.sync import memory_barrier
+from mipview.gpu.timing import Marks
+from mipview.gpu.vkapi import flag, vk
+from mipview.results import DispatchInfo
+
+TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
+TILE_OUT = 32          # level b+1 texels per tile side
+OUTPUTS = 14           # storage bindings: 16384 has 14 levels below level 0
+TAIL_TEXELS = 8192     # the last group finishes the chain from a level this small
+REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
+BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
+# Mirrors SpPush in shaders/include/spd_reduce.glsl: 12 ints.
+_PUSH = struct.Struct("<12i")
+
+Rect = tuple[int, int, int, int]  # x, y, width, height on level 0
+
+
+@dataclass(frozen=True)
+class SpPass:
+    """One dispatch. Offsets are vec4 indices into the data buffer (layer 0)."""
+
+    base: int
+    tile_levels: int
+    tail_levels: int
+    src_offset: int        # < 0: step 1 samples level ``base`` of the image
+    handoff_offset: int    # < 0: level base+tile_levels is not kept
+    scratch_offset: int
+    scratch_size: int
+    groups: tuple[int, int]
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return tuple(range(self.base + 1, self.base + self.tile_levels + self.tail_levels + 1))
+
+
+def _span(levels: tuple[int, ...]) -> str:
+    if len(levels) == 1:
+        return f"level {levels[0]}"
+    return f"levels {levels[0]}-{levels[-1]}"
+
+
+def _even(size: tuple[int, int]) -> bool:
+    return size[0] % 2 == 0 and size[1] % 2 == 0
+
+
+def plan_passes(width: int, height: int, layers: int = 1) -> tuple[list[SpPass], int]:
+    """The dispatches for a ``width`` x ``height`` chain and the data buffer size in vec4s."""
+    last = mip_count(width, height) - 1
+    sizes = [level_size(width, height, i) for i in range(last + 1)]
+    texels = [w * h for w, h in sizes]
+    passes: list[SpPass] = []
+    used = 0
+    base, src = 0, -1
+    while base < last:
+        t = 1
+        while t < TILE_LEVELS and base + t < last and _even(sizes[base + t]):
+            t += 1
+        h = base + t
+        tail = last - h if h < last and texels[h] <= TAIL_TEXELS else 0
+        handoff = scratch = scratch_size = -1
+        if h < last:
+            handoff, used = used, used + layers * texels[h]
+        if tail >= 2:
+            scratch_size = layers * texels[h + 1]
+            scratch, used = used, used + 2 * scratch_size
+        w1, h1 = sizes[base + 1]
+        passes.append(SpPass(base, t, tail, src, handoff, scratch, max(scratch_size, 0),
+                             (group_count(w1, TILE_OUT), group_count(h1, TILE_OUT))))
+        base, src = h + tail, handoff
+    return passes, max(used, 1)
+
+
+def _affected(lo: int, hi: int, n_src: int) -> tuple[int, int]:
+    """Texels of the next level that read source texels lo..hi (taps 2i .. 2i+2)."""
+    n_dst = max(1, n_src >> 1)
+    return max(0, (lo - 1) // 2), min(n_dst - 1, hi // 2)
+
+
+class SinglePass(Strategy):
+    name = "single-pass"
+    title = "Single pass (SPD class)"
+    description = ("64x64 tiles reduced to 1x1 per workgroup, the last group finishes the chain "
+                   "(atomic counter); exact NPOT weights; arrays, min/max, sub-rectangles.")
+    options = (
+        OptionSpec("reduction", tuple(REDUCTIONS), "mean", "mean, or min/max (HiZ pyramids)"),
+        OptionSpec("load", ("texel", "bilinear"), "texel",
+                   "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)"),
+        OptionSpec("fp16", ("off", "on"), "off",
+                   "packed half registers and shared memory (formats <= 16 bits/channel)"),
+    )
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
+                           layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        opts = cls.check_options(options or {})
+        reason = compute_reason(caps, fmt)
+        if reason:
+            return reason
+        if not caps.vulkan_memory_model:
+            return "device lacks vulkanMemoryModel (needed for the cross-workgroup hand-off)"
+        if not caps.has_subgroup_op("quad"):
+            return "device lacks subgroup quad operations in compute shaders"
+        if opts["load"] == "bilinear":
+            if opts["reduction"] != "mean":
+                return "load=bilinear averages: it only serves reduction=mean"
+            if width % 2 or height % 2:
+                if width > 1 or height > 1:
+                    return f"load=bilinear needs even sides of level 0 (got {width}x{height})"
+            if not caps.supports(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
+                return f"{fmt.label} cannot be filtered linearly on this device"
+        if opts["fp16"] == "on":
+            if not caps.shader_float16:
+                return "device lacks shaderFloat16"
+            if fmt is Format.F32:
+                return "fp16=on only serves formats of at most 16 bits per channel"
+        return None
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        return cls.check_options(options)["reduction"]
+
+    def plan(self, width: int, height: int) -> list[DispatchInfo]:
+        passes, _ = plan_passes(width, height)
+        out = []
+        for i, p in enumerate(passes):
+            tile = p.levels[:p.tile_levels]
+            detail = f"{_span(tile)} in {p.groups[0]}x{p.groups[1]} tiles"
+            if p.tail_levels:
+                detail += f", {_span(p.levels[p.tile_levels:])} by the last group"
+            out.append(DispatchInfo(f"pass {i + 1}", p.levels, detail))
+        return out
+
+    def notes(self, width: int, height: int) -> list[str]:
+        passes, _ = plan_passes(width, height)
+        out = []
+        if len(passes) > 1:
+            bounds = ", ".join(_span(p.levels) for p in passes)
+            out.append(f"{len(passes)} dispatches ({bounds}): tiles stop at odd sides or above "
+                       f"{TAIL_TEXELS} texels so every level stays exact")
+        if self.opts["fp16"] == "on":
+            out.append("fp16: tile levels 2-6 are reduced in half precision (hand-off and tail "
+                       "in fp32)")
+        return out
+
+    # --- per image --------------------------------------------------------------------------
+    def prepare(self, image: MipImage) -> None:
+        ctx = self.ctx
+        caps = ctx.caps
+        self.passes, data_vec4 = plan_passes(image.width, image.height, image.layers)
+        shader = "single_pass_f16" if self.opts["fp16"] == "on" else "single_pass"
+        bilinear = self.opts["load"] == "bilinear"
+        self.pipeline = get_pipeline(
+            ctx, shader, BINDINGS, push_size=_PUSH.size,
+            constants={0: REDUCTIONS[self.opts["reduction"]], 1: bilinear,
+                       10: image.fmt.is_srgb},
+            subgroup_size=caps.subgroup_size if caps.subgroup_size_range else None)
+        self.sets = None
+        self.dummy = MipImage(ctx, image.fmt, 1, 1, layers=1, levels=1)
+        usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
+        self.counters = Buffer(ctx, 4 * image.layers,
+                               usage | flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"))
+        self.data = Buffer(ctx, 16 * data_vec4, usage)
+        self.dummy.upload(np.zeros((1, 1, 4), image.fmt.dtype))
+        with ctx.one_shot() as cmd:
+            # the last group of every run resets its counter: zero them once, here
+            vk.vkCmdFillBuffer(cmd, self.counters.handle, 0, self.counters.size, 0)
+            memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "COMPUTE_SHADER",
+                           "SHADER_READ|SHADER_WRITE")
+        if not self.passes:
+            return
+        self.sets = DescriptorSets(self.pipeline, len(self.passes))
+        sampler = get_sampler(ctx, linear=bilinear)
+        for i, p in enumerate(self.passes):
+            outs = [image.storage_views[p.base + k] if p.base + k < image.levels
+                    else self.dummy.storage_views[0] for k in range(1, OUTPUTS + 1)]
+            self.sets.write(i, [(image.sampled_views[p.base], sampler), *outs,
+                                (self.counters.handle, 0, self.counters.size),
+                                (self.data.handle, 0, self.data.size)])
+
+    def _dispatch(self, cmd: Any, i: int, p: SpPass, image: MipImage, first: tuple[int, int],
+                  counts: tuple[int, int]) -> None:
+        w, h = image.level_size(p.base)
+        self.pipeline.bind(cmd, self.sets.sets[i])
+        self.pipeline.push(cmd, _PUSH.pack(
+            w, h, first[0], first[1], p.tile_levels, p.tail_levels, int(p.src_offset >= 0),
+            counts[0] * counts[1], max(p.src_offset, 0), p.handoff_offset, max(p.scratch_offset, 0),
+            p.scratch_size))
+        vk.vkCmdDispatch(cmd, counts[0], counts[1], image.layers)
+
+    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
+        for i, p in enumerate(self.passes):
+            if i:
+                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
+                               "SHADER_READ|SHADER_WRITE")
+            self._dispatch(cmd, i, p, image, (0, 0), p.groups)
+            marks.mark(cmd, f"pass {i + 1}")
+
+    def record_rect(self, cmd: Any, image: MipImage, rect: Rect, marks: Marks) -> None:
+        """Regenerate after level 0 changed inside ``rect`` (x, y, w, h): only the tiles whose
+        outputs read it, plus the tail. Needs an earlier full run on this image (the other tiles'
+        hand-off values are still in the data buffer)."""
+        x, y, w, h = rect
+        if w < 1 or h < 1 or x < 0 or y < 0 or x + w > image.width or y + h > image.height:
+            raise ValueError(f"rectangle {rect} is not inside {image.width}x{image.height}")
+        for i, p in enumerate(self.passes):
+            if i:
+                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
+                               "SHADER_READ|SHADER_WRITE")
+            first, counts, rect = tiles_for_rect(p, image.level_size(p.base), rect)
+            self._dispatch(cmd, i, p, image, first, counts)
+            marks.mark(cmd, f"pass {i + 1} ({counts[0]}x{counts[1]} tiles)")
+
+    def release(self) -> None:
+        if getattr(self, "sets", None) is not None:
+            self.sets.destroy()
+            self.sets = None
+        for name in ("counters", "data", "dummy"):
+            res = getattr(self, name, None)
+            if res is not None:
+                res.destroy()
+                setattr(self, name, None)
+
+
+def tiles_for_rect(p: SpPass, src_size: tuple[int, int],
+                   rect: Rect) -> tuple[tuple[int, int], tuple[int, int], Rect]:
+    """Workgroups of pass ``p`` whose outputs read ``rect`` (x, y, w, h on level ``p.base`` of
+    size ``src_size``): (first group, group counts, the changed rectangle on the pass's last tile
+    level, i.e. the next pass's source)."""
+    first, counts, changed = [], [], []
+    for lo, extent, n_src in ((rect[0], rect[2], src_size[0]), (rect[1], rect[3], src_size[1])):
+        a, b = _affected(lo, lo + extent - 1, n_src)
+        g0, g1 = a // TILE_OUT, b // TILE_OUT
+        first.append(g0)
+        counts.append(g1 - g0 + 1)
+        s = p.tile_levels - 1
+        changed.append((a >> s, (b >> s) - (a >> s) + 1))
+    return ((first[0], first[1]), (counts[0], counts[1]),
+            (changed[0][0], changed[1][0], changed[0][1], changed[1][1]))

@@ -1,0 +1,292 @@
+"""``subgroup``: several levels per dispatch, 2x2 steps by subgroup shuffles, then shared memory.
+
+A workgroup of 256 invocations is a 16x16 grid of cells over a 32x32 (``tile=32``, 5 levels) or
+64x64 (``tile=64``, 6 levels: each invocation fetches 4x4 texels and makes its first level in
+registers) source tile. The ``layout`` option places the invocations in the grid (all layouts
+are bit permutations of the invocation index, see shaders/include/subgroup_layout.glsl):
+
+- ``row-major``: invocation i at (i % 16, i / 16); a subgroup is a 16 x S/16 strip, so 2x2
+  steps stay in the subgroup only from S = 32 (one step) on;
+- ``square``: each subgroup a w x h block as square as possible (8x4 for 32 lanes);
+- ``morton``: Z order (FidelityFX SPD): lanes 0..3 a 2x2 quad, 0..15 a 4x4, ...
+
+How many grid levels reduce by ``subgroupShuffleXor`` follows from the layout and the subgroup
+size (read at run time, 4..128); the rest go through shared memory with one barrier each.
+
+Exactness: a tile step is a 2x2 box, exact only while every source side is even (or 1). The plan
+(:func:`plan_steps`) therefore cuts dispatches at odd sides: an odd level whose source is big is
+made by the same shader in PER_LEVEL mode (exact 2/3-tap weights), and once the source has at
+most 1024 texels (max side 64) one TAIL dispatch makes every remaining level from shared memory.
+Every dispatch but the last also writes its last level, unquantised, to a float scratch buffer
+that the next dispatch reads instead of the stored level (ping-pong halves), so the chain error
+does not grow with the number of dispatches (f16 at 1920x1080 needs that); a boundary level of
+more than ``SCRATCH_TEXELS`` texels is re-read from the image instead.
+Between dispatches: one global memory barrier (compute write -> compute read/write).
+Shader: shaders/subgroup.comp. ``record`` starts and ends in GENERAL layout.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from mipview.formats import Format, level_size, mip_count
+from mipview.gpu.context import DeviceCaps
+from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.sync import memory_barrier
+from mipview.gpu.timing import Marks
+from mipview.gpu.vkapi import flag, vk
+from mipview.results import DispatchInfo
+
+LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
+TILES = ("32", "64")
+SUBGROUP_SIZES = ("auto", "4", "8", "16", "32", "64", "128")
+WORKGROUP = 256
+GRID = 16                 # cells per side of the workgroup grid
+MAX_OUTPUTS = 6           # storage bindings 1..6
+TAIL_TEXELS = 1024        # TAIL mode: source texels held in shared memory ...
+TAIL_SIDE = 64            # ... and its longest side (<= 6 levels, one binding each)
+SHARED_BYTES = 1024 * 16  # shared vec4 sgShared[1024]
+SCRATCH_TEXELS = 1 << 22  # 64 MiB per half of vec4 fp32
+
+MODE_TILE, MODE_PER_LEVEL, MODE_TAIL = 0, 1, 2
+_MODE_NAMES = {MODE_TILE: "tile", MODE_PER_LEVEL: "exact", MODE_TAIL: "tail"}
+
+# std430 block SubgroupPush in subgroup.comp:
+# ivec2 srcSize; int mode; int levels; int srcScratch; int dstScratch.
+_PUSH = struct.Struct("<6i")
+
+
+# --- layouts: the Python mirror of shaders/include/subgroup_layout.glsl ------------------------
+def layout_bit(layout: str, axis: int, bit: int, sg_bits: int) -> int:
+    """Bit of the invocation index that holds ``bit`` of the cell's x (axis 0) or y (axis 1)."""
+    if layout == "row-major":
+        return bit if axis == 0 else 4 + bit
+    if layout == "morton":
+        return 2 * bit + axis
+    wb, hb = (sg_bits + 1) >> 1, sg_bits >> 1
+    if axis == 0:
+        return bit if bit < wb else sg_bits + (bit - wb)
+    return wb + bit if bit < hb else sg_bits + (4 - wb) + (bit - hb)
+
+
+def layout_position(layout: str, index: int, subgroup_size: int) -> tuple[int, int]:
+    """Grid cell (x, y) of invocation ``index`` (= subgroup id * size + lane)."""
+    sg_bits = subgroup_size.bit_length() - 1
+    x = sum(((index >> layout_bit(layout, 0, b, sg_bits)) & 1) << b for b in range(4))
+    y = sum(((index >> layout_bit(layout, 1, b, sg_bits)) & 1) << b for b in range(4))
+    return x, y
+
+
+def subgroup_levels(layout: str, subgroup_size: int) -> int:
+    """How many of the grid's four 2x2 steps stay inside one subgroup."""
+    sg_bits = subgroup_size.bit_length() - 1
+    j = 0
+    while j < 4 and all(layout_bit(layout, a, j, sg_bits) < sg_bits for a in (0, 1)):
+        j += 1
+    return j
+
+
+# --- the dispatch plan (pure: no device) -------------------------------------------------------
+@dataclass(frozen=True)
+class Step:
+    """One dispatch: ``mode`` makes levels ``src_level + 1 .. src_level + count``."""
+
+    mode: int
+    src_level: int
+    count: int
+    src_size: tuple[int, int]
+    groups: tuple[int, int]
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return tuple(range(self.src_level + 1, self.src_level + self.count + 1))
+
+    @property
+    def label(self) -> str:
+        first, last = self.levels[0], self.levels[-1]
+        span = f"level {first}" if first == last else f"levels {first}-{last}"
+        return f"{_MODE_NAMES[self.mode]} {span}"
+
+
+def _tileable(w: int, h: int) -> bool:
+    """A 2x2 box is exact on this source: each side even, or 1 (nothing to pair)."""
+    return (w % 2 == 0 or w == 1) and (h % 2 == 0 or h == 1) and (w, h) != (1, 1)
+
+
+def plan_steps(width: int, height: int, tile_levels: int) -> list[Step]:
+    """Dispatches that make levels 1..n-1 exactly: TILE while the sides stay even (up to
+    ``tile_levels`` levels each), one TAIL for a small remainder that a tile cannot finish,
+    PER_LEVEL for a big level with an odd side."""
+    n = mip_count(width, height)
+    steps: list[Step] = []
+    s = 0
+    while s < n - 1:
+        w, h = level_size(width, height, s)
+        remaining = n - 1 - s
+        run = 0
+        while run < min(tile_levels, remaining) and _tileable(*level_size(width, height, s + run)):
+            run += 1
+        fits_tail = w * h <= TAIL_TEXELS and max(w, h) <= TAIL_SIDE
+        if fits_tail and run < remaining:
+            steps.append(Step(MODE_TAIL, s, remaining, (w, h), (1, 1)))
+        elif run:
+            tile = 1 << tile_levels
+            steps.append(Step(MODE_TILE, s, run, (w, h), (group_count(w, tile),
+                                                          group_count(h, tile))))
+        else:
+            dw, dh = level_size(width, height, s + 1)
+            steps.append(Step(MODE_PER_LEVEL, s, 1, (w, h), (group_count(dw, GRID),
+                                                             group_count(dh, GRID))))
+        s += steps[-1].count
+    return steps
+
+
+def scratch_offsets(steps: list[Step], layers: int) -> tuple[list[tuple[int, int]], int]:
+    """Per step (src offset, dst offset) into the scratch buffer in texels, -1 = none, and the
+    texels the buffer needs. Step i writes its last level where step i + 1 reads it; halves
+    alternate so a dispatch never reads and writes the same texels."""
+    sizes = [s.src_size[0] * s.src_size[1] * layers for s in steps[1:]]
+    used = [n <= SCRATCH_TEXELS for n in sizes]
+    half = max([n for n, u in zip(sizes, used, strict=True) if u], default=0)
+    offsets = []
+    for i in range(len(steps)):
+        src = (i - 1) % 2 * half if i > 0 and used[i - 1] else -1
+        dst = i % 2 * half if i < len(sizes) and used[i] else -1
+        offsets.append((src, dst))
+    return offsets, 2 * half
+
+
+class Subgroup(Strategy):
+    name = "subgroup"
+    title = "Subgroup shuffle"
+    description = ("Up to 5 (32x32 tile) or 6 (64x64) levels per dispatch: 2x2 steps by "
+                   "subgroupShuffleXor inside a subgroup, shared memory beyond; exact NPOT.")
+    options = (
+        OptionSpec("layout", LAYOUTS, "morton",
+                   "how invocations map to texels: row-major strips, square blocks, Z order"),
+        OptionSpec("tile", TILES, "64", "source tile per workgroup: 32 (5 levels) or 64 (6)"),
+        OptionSpec("subgroup_size", SUBGROUP_SIZES, "auto",
+                   "require this subgroup size (VK_EXT_subgroup_size_control); auto = driver's"),
+    )
+
+    def __init__(self, ctx: Any, options: dict[str, str] | None = None,
+                 debug_lanes: bool = False) -> None:
+        super().__init__(ctx, options)
+        #: write (lane, subgroup id, size) into the first level of each tile dispatch (tests)
+        self.debug_lanes = debug_lanes
+        self.sets: DescriptorSets | None = None
+        self.scratch: Buffer | None = None
+        self.steps: list[Step] = []
+        self.offsets: list[tuple[int, int]] = []
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
+                           layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        opts = cls.check_options(options or {})
+        if not (caps.has_subgroup_op("basic") and caps.has_subgroup_op("shuffle")):
+            return "device lacks subgroup shuffle in compute shaders"
+        if caps.max_workgroup_invocations < WORKGROUP:
+            return f"device allows {caps.max_workgroup_invocations} invocations per workgroup " \
+                   f"(needs {WORKGROUP})"
+        if caps.max_shared_memory < SHARED_BYTES:
+            return f"device has {caps.max_shared_memory} B shared memory (needs {SHARED_BYTES})"
+        wanted = opts["subgroup_size"]
+        if wanted != "auto":
+            size = int(wanted)
+            if caps.subgroup_size_range is None:
+                return "device cannot require a subgroup size (no subgroupSizeControl)"
+            lo, hi = caps.subgroup_size_range
+            if not lo <= size <= hi:
+                return f"subgroup size {size} outside this device's range {lo}..{hi}"
+        elif not 4 <= caps.subgroup_size <= 128:
+            return f"subgroup size {caps.subgroup_size} outside the supported 4..128"
+        return compute_reason(caps, fmt)
+
+    # --- plan ---------------------------------------------------------------------------------
+    @property
+    def tile_levels(self) -> int:
+        return 5 if self.opts["tile"] == "32" else 6
+
+    @property
+    def subgroup_size(self) -> int:
+        wanted = self.opts["subgroup_size"]
+        return self.ctx.caps.subgroup_size if wanted == "auto" else int(wanted)
+
+    def plan(self, width: int, height: int) -> list[DispatchInfo]:
+        size = self.subgroup_size
+        in_sg = subgroup_levels(self.opts["layout"], size)
+        out = []
+        for step in plan_steps(width, height, self.tile_levels):
+            if step.mode == MODE_TILE:
+                pre = self.tile_levels - 4
+                grid = max(0, step.count - pre)
+                shuffled = min(grid, in_sg)
+                detail = (f"{1 << self.tile_levels}^2 tiles x {step.groups[0]}x{step.groups[1]}; "
+                          f"{min(pre, step.count)} in registers, {shuffled} by subgroup shuffle "
+                          f"(size {size}, {self.opts['layout']}), {grid - shuffled} by shared "
+                          "memory")
+            elif step.mode == MODE_TAIL:
+                detail = f"one workgroup, {step.src_size[0]}x{step.src_size[1]} source in " \
+                         "shared memory, exact weights"
+            else:
+                detail = f"odd side of {step.src_size[0]}x{step.src_size[1]}: exact 2/3-tap " \
+                         "weights, one level"
+            out.append(DispatchInfo(step.label, step.levels, detail))
+        return out
+
+    def notes(self, width: int, height: int) -> list[str]:
+        steps = plan_steps(width, height, self.tile_levels)
+        exact = [s.levels[0] for s in steps if s.mode == MODE_PER_LEVEL]
+        if not exact:
+            return []
+        return [f"odd sides: level(s) {', '.join(map(str, exact))} made one per dispatch "
+                "(exact weights)"]
+
+    # --- per image ----------------------------------------------------------------------------
+    def prepare(self, image: MipImage) -> None:
+        wanted = self.opts["subgroup_size"]
+        self.pipeline = get_pipeline(
+            self.ctx, "subgroup",
+            ("sampled",) + ("storage_image",) * MAX_OUTPUTS + ("storage_buffer",),
+            push_size=_PUSH.size,
+            constants={0: LAYOUTS.index(self.opts["layout"]), 1: self.tile_levels,
+                       2: self.debug_lanes, 10: image.fmt.is_srgb},
+            subgroup_size=None if wanted == "auto" else int(wanted))
+        self.steps = plan_steps(image.width, image.height, self.tile_levels)
+        if not self.steps:
+            return
+        self.offsets, texels = scratch_offsets(self.steps, image.layers)
+        self.scratch = Buffer(self.ctx, max(16, texels * 16),
+                              flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
+        scratch = (self.scratch.handle, 0, self.scratch.size)
+        self.sets = DescriptorSets(self.pipeline, len(self.steps))
+        sampler = get_sampler(self.ctx)
+        for i, step in enumerate(self.steps):
+            outs = [image.storage_views[level] for level in step.levels]
+            # unused bindings: a level this dispatch writes anyway (never stored through them)
+            outs += [outs[-1]] * (MAX_OUTPUTS - len(outs))
+            self.sets.write(i, [(image.sampled_views[step.src_level], sampler), *outs, scratch])
+
+    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
+        for i, step in enumerate(self.steps):
+            if i:
+                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
+                               "SHADER_READ|SHADER_WRITE")
+            assert self.sets is not None
+            self.pipeline.bind(cmd, self.sets.sets[i])
+            self.pipeline.push(cmd, _PUSH.pack(*step.src_size, step.mode, step.count,
+                                               *self.offsets[i]))
+            vk.vkCmdDispatch(cmd, step.groups[0], step.groups[1], image.layers)
+            marks.mark(cmd, step.label)
+
+    def release(self) -> None:
+        if self.sets is not None:
+            self.sets.destroy()
+            self.sets = None
+        if self.scratch is not None:
+            self.scratch.destroy()
+            self.scratch = None

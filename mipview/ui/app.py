@@ -1,0 +1,118 @@
+"""``mipview gui``: create the application and the window, and the automation path
+(``--run STRATEGIES --screenshot OUT.png --quit``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from mipview import MipviewError
+
+
+def ensure_app() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setOrganizationName("mipview")
+        app.setApplicationName("mipview")
+        app.setStyle("Fusion")
+    import pyqtgraph as pg
+
+    pg.setConfigOptions(antialias=True, imageAxisOrder="row-major")
+    return app  # type: ignore[return-value]
+
+
+def default_image() -> str | None:
+    try:
+        from mipview.samples import sample_path
+
+        return str(sample_path())
+    except (ImportError, MipviewError):
+        return None
+
+
+class Automation:
+    """Open, optionally run, then screenshot and/or quit: driven by the window's signals."""
+
+    def __init__(self, window, specs, screenshot: str | None, quit_after: bool) -> None:
+        self.window = window
+        self.specs = specs
+        self.screenshot = screenshot
+        self.quit_after = quit_after
+        self.run_job: int | None = None
+        self.status = 0
+        window.sigImageOpened.connect(self._opened)
+        window.sigJobFinished.connect(self._finished)
+        window.sigErrorShown.connect(self._error)
+        window.sigRunShown.connect(self._shown)
+
+    def _shown(self, out) -> None:
+        if out.mip.validation_messages:  # --validate runs fail loudly, as the CLI's do
+            self.status = 1
+            for m in out.mip.validation_messages:
+                print(f"validation: {m}", file=sys.stderr)
+
+    def _opened(self, _opened) -> None:
+        if self.specs:
+            self.run_job = self.window.run(False, self.specs)
+            if self.run_job is None:
+                self.status = 1
+                self._done()
+        else:
+            self._done()
+
+    def _finished(self, job: int) -> None:
+        if self.run_job is not None and job == self.run_job:
+            self._done()
+
+    def _error(self, _err) -> None:
+        self.status = 1
+        if self.run_job is None:  # the image did not open
+            self._done()
+
+    def _done(self) -> None:
+        # let the views lay out and paint once before grabbing
+        QTimer.singleShot(300, self._finish)
+
+    def _finish(self) -> None:
+        if self.screenshot:
+            if not self.window.screenshot(self.screenshot):
+                self.status = 1
+            print(f"wrote {self.screenshot}")
+        if self.quit_after:
+            self.window.shutdown()
+            self.window.hide()
+            QApplication.instance().exit(self.status)
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """Entry point of ``mipview gui``; returns the exit status."""
+    from mipview.cli import expand_specs
+    from mipview.ui.main_window import MainWindow
+
+    specs = expand_specs(args.run) if getattr(args, "run", None) else None
+    app = ensure_app()
+    image = getattr(args, "image", None) or default_image()
+    automated = bool(specs or getattr(args, "screenshot", None) or getattr(args, "quit", False))
+    window = MainWindow(device=getattr(args, "device", None),
+                        validate=True if getattr(args, "validate", False) else None,
+                        fmt=getattr(args, "format", None), restore=not automated)
+    if automated:  # reproducible screenshots: a fixed size, not the user's saved layout
+        window.resize(1600, 1000)
+    if automated:
+        window.panel.run_on_open.setChecked(False)
+        if specs:
+            window.panel.set_specs(specs)
+    auto = Automation(window, specs, getattr(args, "screenshot", None),
+                      bool(getattr(args, "quit", False)))
+    window.show()
+    if image:
+        window.open_image(image)
+    elif automated:
+        raise MipviewError("no image given and no bundled sample found")
+    status = app.exec()
+    window.shutdown()
+    return auto.status if automated else status

@@ -1,0 +1,216 @@
+"""Difference heatmaps per level, with a colour bar and a table of figures per level.
+
+A strategy is compared with the exact reference (figures and maps computed in the worker by
+``compare.level_errors`` / ``compare.error_map``) or with another strategy
+(``compare.level_errors`` / ``compare.difference_map``, computed here on demand and cached).
+Units: LSB for 8-bit formats, relative error for float formats. The worst level is bold, tinted
+and selected when the data arrives, so it is found at a glance.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mipview import compare
+from mipview.compare import LevelError
+from mipview.formats import Format
+from mipview.ui.display import first_layer
+from mipview.ui.messages import Analysis, RunOutput
+
+EXACT = "__exact__"
+COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)")
+
+
+def format_value(v: float, fmt: Format) -> str:
+    if not math.isfinite(v):
+        return str(v)
+    return f"{v:.3f}" if not fmt.is_float else f"{v:.3e}"
+
+
+def format_psnr(v: float) -> str:
+    return "inf" if v == math.inf else f"{v:.2f}"
+
+
+class HeatmapView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.strategy_combo = QComboBox()
+        self.against_combo = QComboBox()
+        self.cmap_combo = QComboBox()
+        self.cmap_combo.addItems(["magma", "turbo", "viridis"])
+        for label, w in (("Strategy", self.strategy_combo), ("against", self.against_combo),
+                         ("colormap", self.cmap_combo)):
+            bar.addWidget(QLabel(label))
+            bar.addWidget(w)
+        self.summary = QLabel("")
+        bar.addWidget(self.summary, 1)
+        lay.addLayout(bar)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("#1e1f22")
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot.setAspectLocked(True)
+        self.plot.invertY(True)
+        self.plot.hideButtons()
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("magma"),
+                                        label=None, interactive=False, width=18)
+        self.colorbar.setImageItem(self.image)
+        self.graphics.addItem(self.colorbar, row=0, col=1)
+        split.addWidget(self.graphics)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.itemSelectionChanged.connect(self._show_selected_level)
+        split.addWidget(self.table)
+        split.setSizes([400, 220])
+        lay.addWidget(split, 1)
+
+        self.output: RunOutput | None = None
+        self.analysis: Analysis | None = None
+        self.errors: list[LevelError] = []
+        self.maps: list[np.ndarray] = []
+        self.worst_level = 0
+        self._cache: dict[tuple[str, str], tuple[list[LevelError], list[np.ndarray]]] = {}
+        self.strategy_combo.currentIndexChanged.connect(lambda _: self._refresh())
+        self.against_combo.currentIndexChanged.connect(lambda _: self._refresh())
+        self.cmap_combo.currentTextChanged.connect(self._set_cmap)
+
+    def clear(self) -> None:
+        self.output = self.analysis = None
+        self._cache.clear()
+        self.strategy_combo.clear()
+        self.against_combo.clear()
+        self.table.setRowCount(0)
+        self.image.clear()
+        self.summary.setText("")
+
+    def set_data(self, output: RunOutput, analysis: Analysis) -> None:
+        self.output, self.analysis = output, analysis
+        self._cache.clear()
+        keep = self.strategy_combo.currentText()
+        names = [str(r.spec) for r in output.mip.results]
+        for combo in (self.strategy_combo, self.against_combo):
+            combo.blockSignals(True)
+            combo.clear()
+        self.strategy_combo.addItems(names)
+        self.against_combo.addItem("exact reference", EXACT)
+        for n in names:
+            self.against_combo.addItem(n, n)
+        if keep in names:
+            self.strategy_combo.setCurrentText(keep)
+        for combo in (self.strategy_combo, self.against_combo):
+            combo.blockSignals(False)
+        self._refresh()
+
+    def select(self, strategy: str, against: str = EXACT) -> None:
+        self.strategy_combo.setCurrentText(strategy)
+        self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
+        self._refresh()
+
+    def _levels_of(self, name: str) -> tuple[np.ndarray, ...]:
+        assert self.output is not None
+        return next(r.levels for r in self.output.mip.results if str(r.spec) == name)
+
+    def _figures(self, name: str, against: str) -> tuple[list[LevelError], list[np.ndarray]]:
+        assert self.analysis is not None and self.output is not None
+        if against == EXACT:
+            e = next(e for e in self.analysis.errors if str(e.spec) == name)
+            return list(e.levels), list(e.maps)
+        key = (name, against)
+        if key not in self._cache:
+            a, b = self._levels_of(name), self._levels_of(against)
+            fmt = self.output.mip.fmt
+            self._cache[key] = (compare.level_errors(list(a), list(b), fmt),
+                                [compare.difference_map(x, y, fmt) for x, y in zip(a, b, strict=True)])
+        return self._cache[key]
+
+    def _refresh(self) -> None:
+        if self.analysis is None or not self.strategy_combo.currentText():
+            return
+        fmt = self.analysis.fmt
+        name = self.strategy_combo.currentText()
+        against = self.against_combo.currentData() or EXACT
+        self.errors, self.maps = self._figures(name, against)
+        unit = "LSB" if not fmt.is_float else "relative error"
+        self.colorbar.axis.setLabel(f"error ({unit})")
+        finite = [e.max_error for e in self.errors if math.isfinite(e.max_error)]
+        self.worst_level = int(np.argmax([e.max_error if math.isfinite(e.max_error) else math.inf
+                                          for e in self.errors])) if self.errors else 0
+        self._fill_table(fmt)
+        worst = self.errors[self.worst_level] if self.errors else None
+        vs = "the exact reference" if against == EXACT else against
+        if worst is not None:
+            self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
+                                 f"   (max over levels {max(finite, default=0):.3g})")
+        self.table.selectRow(self.worst_level)
+        self._show_level(self.worst_level)
+
+    def _fill_table(self, fmt: Format) -> None:
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(self.errors))
+        bold = QFont()
+        bold.setBold(True)
+        for row, e in enumerate(self.errors):
+            layer, y, x, ch = e.worst
+            cells = [(str(e.level), e.level), (f"{e.width}x{e.height}", None),
+                     (format_value(e.max_error, fmt), e.max_error),
+                     (format_value(e.mean_error, fmt), e.mean_error),
+                     (format_psnr(e.psnr), e.psnr), (f"({x}, {y}, {ch})", None)]
+            for col, (text, value) in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, value)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if row == self.worst_level and e.max_error > 0:
+                    item.setFont(bold)
+                    item.setBackground(QBrush(QColor(150, 40, 40, 110)))
+                self.table.setItem(row, col, item)
+        self.table.blockSignals(False)
+
+    def _show_selected_level(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self._show_level(rows[0].row())
+
+    def _show_level(self, level: int) -> None:
+        if not self.maps or level >= len(self.maps):
+            return
+        m = first_layer(self.maps[level])
+        finite = m[np.isfinite(m)]
+        vmax = float(finite.max()) if finite.size else 1.0
+        vmax = vmax if vmax > 0 else 1.0
+        shown = np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=0.0)
+        self.image.setImage(shown, autoLevels=False)
+        self.colorbar.setLevels((0.0, vmax))
+        self.plot.setTitle(f"level {level}: {m.shape[1]}x{m.shape[0]}", color="#d8d8d8")
+        self.plot.autoRange(padding=0.02)
+
+    def _set_cmap(self, name: str) -> None:
+        self.colorbar.setColorMap(pg.colormap.get(name))

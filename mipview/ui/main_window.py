@@ -1,0 +1,437 @@
+"""The main window: wires the strategy panel, the three views and the GPU worker together.
+
+The window owns one :class:`QThread` with one :class:`GpuWorker` in it. It sends requests by
+queued signals and applies results as they arrive; it never waits on the GPU.
+
+Signals (emitted after the views show the data; tests and automation wait on these)
+-------
+sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigAnalysisShown(Analysis)
+sigStatsShown(LiveStats)     sigJobFinished(int)      sigErrorShown(WorkerError)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QThread, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QTabWidget,
+    QWidget,
+)
+
+from mipview.formats import Format
+from mipview.gpu.context import DeviceCaps
+from mipview.results import StrategySpec
+from mipview.ui.heatmap_view import HeatmapView
+from mipview.ui.messages import (
+    Analysis,
+    DeviceList,
+    LiveStats,
+    OpenedImage,
+    OpenRequest,
+    RunOutput,
+    RunRequest,
+    WorkerError,
+)
+from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
+from mipview.ui.strategy_panel import AUTO_FORMAT, StrategyPanel
+from mipview.ui.timing_chart import TimingChart
+from mipview.ui.worker import GpuWorker
+
+IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp);;"
+                "All files (*)")
+MAX_RECENT = 10
+
+
+def make_settings() -> QSettings:
+    """INI settings in the user scope; tests redirect them with ``QSettings.setPath``."""
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "mipview", "mipview")
+
+
+class MainWindow(QMainWindow):
+    sigImageOpened = Signal(object)
+    sigRunShown = Signal(object)
+    sigAnalysisShown = Signal(object)
+    sigStatsShown = Signal(object)
+    sigJobFinished = Signal(int)
+    sigErrorShown = Signal(object)
+    # to the worker (queued: they cross into its thread)
+    _sigOpen = Signal(object)
+    _sigRun = Signal(object)
+    _sigDevice = Signal(str)
+    _sigShutdown = Signal()
+
+    def __init__(self, device: str | None = None, validate: bool | None = None,
+                 fmt: str | None = None, settings: QSettings | None = None,
+                 restore: bool = True) -> None:
+        super().__init__()
+        self.setWindowTitle("mipview")
+        self.setAcceptDrops(True)
+        self.settings = settings if settings is not None else make_settings()
+        self.caps: DeviceCaps | None = None
+        self.opened: OpenedImage | None = None
+        self.output: RunOutput | None = None
+        self.analysis: Analysis | None = None
+        self.errors: list[WorkerError] = []
+        self._job = 0
+        self._run_job = -1
+        self._busy_jobs: set[int] = set()
+
+        self.panel = StrategyPanel(self.settings)
+        if fmt:
+            i = self.panel.format_combo.findData(Format.parse(fmt).label)
+            self.panel.format_combo.setCurrentIndex(i)
+        self.pyramid = PyramidView()
+        self.heatmap = HeatmapView()
+        self.chart = TimingChart()
+        tabs = QTabWidget()
+        tabs.addTab(self.pyramid, "Pyramid")
+        tabs.addTab(self.heatmap, "Heatmaps")
+        self.tabs = tabs
+        self.setCentralWidget(tabs)
+        self.panel_dock = self._dock("Setup", self.panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.chart_dock = self._dock("GPU timestamps", self.chart,
+                                     Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._build_status()
+        self._build_menus()
+
+        self.panel.sigRun.connect(self.run)
+        self.panel.sigStop.connect(self.stop)
+        self.panel.sigDeviceChosen.connect(self.set_device)
+        self.panel.sigChanged.connect(self._update_support)
+        self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
+
+        self.thread_ = QThread(self)
+        self.thread_.setObjectName("mipview-gpu")
+        self.worker = GpuWorker(device, validate)
+        self.worker.moveToThread(self.thread_)
+        self.thread_.started.connect(self.worker.start)
+        self._sigOpen.connect(self.worker.open_image)
+        self._sigRun.connect(self.worker.run)
+        self._sigDevice.connect(self.worker.set_device)
+        self._sigShutdown.connect(self.worker.shutdown)
+        w = self.worker
+        w.sigDevices.connect(self._on_devices)
+        w.sigDeviceReady.connect(self._on_device_ready)
+        w.sigOpened.connect(self._on_opened)
+        w.sigRunOutput.connect(self._on_run_output)
+        w.sigAnalysis.connect(self._on_analysis)
+        w.sigStats.connect(self._on_stats)
+        w.sigProgress.connect(self._on_progress)
+        w.sigJobFinished.connect(self._on_job_finished)
+        w.sigError.connect(self._on_error)
+        self.thread_.start()
+        self.resize(1400, 900)
+        self.resizeDocks([self.chart_dock], [300], Qt.Orientation.Vertical)
+        self.resizeDocks([self.panel_dock], [340], Qt.Orientation.Horizontal)
+        if restore:
+            self._restore()
+
+    # --- building ---------------------------------------------------------------------------
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock:{title}")
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_status(self) -> None:
+        bar = self.statusBar()
+        self.device_label = QLabel("device: starting...")
+        self.image_label = QLabel("no image")
+        self.run_label = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.progress.setMaximumWidth(120)
+        self.progress.setVisible(False)
+        for w in (self.device_label, self.image_label, self.run_label):
+            w.setStyleSheet("padding: 0 8px;")
+            bar.addPermanentWidget(w)
+        bar.addPermanentWidget(self.progress)
+
+    def _build_menus(self) -> None:
+        m = self.menuBar().addMenu("&File")
+        act = QAction("&Open...", self, shortcut=QKeySequence.StandardKey.Open)
+        act.triggered.connect(self._open_dialog)
+        m.addAction(act)
+        self.recent_menu = m.addMenu("Open &Recent")
+        samples = m.addMenu("Open &Sample")
+        try:
+            from mipview import samples as sample_mod
+
+            for name in sample_mod.SAMPLES:
+                a = QAction(name, self)
+                a.triggered.connect(lambda _=False, n=name: self.open_image(
+                    str(sample_mod.sample_path(n))))
+                samples.addAction(a)
+        except ImportError:
+            samples.setEnabled(False)
+        m.addSeparator()
+        for text, fn in (("Export timings as &CSV...", self._export_csv),
+                         ("Export chart as &PNG...", self._export_png),
+                         ("Save &window screenshot...", self._save_screenshot)):
+            a = QAction(text, self)
+            a.triggered.connect(fn)
+            m.addAction(a)
+        m.addSeparator()
+        a = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
+        a.triggered.connect(self.close)
+        m.addAction(a)
+        r = self.menuBar().addMenu("&Run")
+        for text, key, fn in (("&Run", "Ctrl+R", lambda: self.run(False)),
+                              ("Profile &live", "Ctrl+L", lambda: self.run(True)),
+                              ("&Stop", "Escape", self.stop)):
+            a = QAction(text, self, shortcut=QKeySequence(key))
+            a.triggered.connect(fn)
+            r.addAction(a)
+        v = self.menuBar().addMenu("&View")
+        v.addAction(self.panel_dock.toggleViewAction())
+        v.addAction(self.chart_dock.toggleViewAction())
+        for text, key, fn in (("&Fit", "F", self.pyramid.fit), ("&1:1", "1", self.pyramid.one_to_one)):
+            a = QAction(text, self, shortcut=QKeySequence(key))
+            a.triggered.connect(fn)
+            v.addAction(a)
+        self._rebuild_recent()
+
+    # --- recent files & persistence --------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", []) or []
+        return [value] if isinstance(value, str) else list(value)
+
+    def _add_recent(self, path: str) -> None:
+        path = os.path.abspath(path)
+        files = [path] + [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recent", files[:MAX_RECENT])
+        self._rebuild_recent()
+
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.recent_files():
+            a = QAction(path, self)
+            a.triggered.connect(lambda _=False, p=path: self.open_image(p))
+            self.recent_menu.addAction(a)
+        self.recent_menu.setEnabled(bool(self.recent_files()))
+
+    def _restore(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+
+    def save_settings(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.panel.save()
+        self.settings.sync()
+
+    # --- actions ----------------------------------------------------------------------------
+    def _next_job(self) -> int:
+        self._job += 1
+        self._busy_jobs.add(self._job)
+        self._set_busy()
+        return self._job
+
+    def open_image(self, path: str) -> int:
+        """Load ``path`` in the worker (stops a running job first); returns the job id."""
+        self.stop()
+        job = self._next_job()
+        choice = self.panel.format_choice()
+        fmt = None if choice == AUTO_FORMAT else Format.parse(choice)
+        self._sigOpen.emit(OpenRequest(job, os.fspath(path), fmt))
+        return job
+
+    def current_format(self) -> Format | None:
+        choice = self.panel.format_choice()
+        if choice != AUTO_FORMAT:
+            return Format.parse(choice)
+        return self.opened.source.suggested_format() if self.opened else None
+
+    def run(self, live: bool = False, specs: list[StrategySpec] | None = None) -> int | None:
+        """Run the checked strategies (or ``specs``); returns the job id, None if nothing to do."""
+        if self.opened is None:
+            self.statusBar().showMessage("open an image first", 5000)
+            return None
+        specs = list(specs) if specs is not None else self.panel.specs()
+        if not specs:
+            self.statusBar().showMessage("no runnable strategy is checked", 5000)
+            return None
+        self.stop()
+        job = self._next_job()
+        self._run_job = job
+        fmt = self.current_format()
+        assert fmt is not None
+        self._sigRun.emit(RunRequest(job, self.opened.source, fmt, tuple(specs),
+                                     repeat=self.panel.repeat_spin.value(), live=live))
+        return job
+
+    def stop(self) -> None:
+        """Abandon every job sent so far, at its next checkpoint."""
+        self.worker.cancel(self._job)
+
+    def set_device(self, index: str) -> None:
+        self.stop()
+        self.device_label.setText("device: switching...")
+        self._sigDevice.emit(index)
+
+    def is_busy(self) -> bool:
+        return bool(self._busy_jobs)
+
+    def shutdown(self) -> None:
+        """Stop work, close the context in the worker thread and end the thread."""
+        if self.thread_.isRunning():
+            self.stop()
+            self._sigShutdown.emit()
+            if not self.thread_.wait(30_000):
+                self.thread_.quit()
+                self.thread_.wait()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.save_settings()
+        self.shutdown()
+        super().closeEvent(event)
+
+    # --- drag and drop ----------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        if any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if files:
+            event.acceptProposedAction()
+            self.open_image(files[0])
+
+    # --- worker results ---------------------------------------------------------------------
+    def _on_devices(self, devices: DeviceList) -> None:
+        self.panel.set_devices(list(devices.devices), devices.current)
+        self._on_device_ready(devices.current)
+
+    def _on_device_ready(self, caps: DeviceCaps | None) -> None:
+        self.caps = caps
+        if caps is None:
+            self.device_label.setText("device: none")
+        else:
+            self.device_label.setText(f"{caps.name} (subgroup {caps.subgroup_size})")
+            self.chart.plot.setTitle(f"GPU time per strategy — {caps.name}")
+        self._update_support()
+
+    def _update_support(self) -> None:
+        src = self.opened.source if self.opened else None
+        self.panel.update_support(self.caps, self.current_format(),
+                                  src.width if src else 1, src.height if src else 1,
+                                  src.layers if src else 1)
+
+    def _on_opened(self, opened: OpenedImage) -> None:
+        self.opened = opened
+        self.output = self.analysis = None
+        src = opened.source
+        self._add_recent(opened.path)
+        self.setWindowTitle(f"mipview - {Path(opened.path).name}")
+        self._update_support()
+        fmt = self.current_format()
+        layers = f"x{src.layers} layers" if src.layers > 1 else ""
+        self.image_label.setText(f"{src.name}: {src.width}x{src.height}{layers} "
+                                 f"{fmt.label if fmt else ''} ({src.description})")
+        self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.preview,), None)])
+        self.heatmap.clear()
+        self.chart.clear()
+        self.sigImageOpened.emit(opened)
+        if self.panel.run_on_open.isChecked() and self.caps is not None:
+            self.run(False)
+
+    def _on_run_output(self, out: RunOutput) -> None:
+        if out.job != self._run_job:
+            return
+        self.output, self.analysis = out, None
+        mip = out.mip
+        self.pyramid.set_pyramids([(str(r.spec), f"{r.spec}", r.levels, mip.fmt)
+                                   for r in mip.results])
+        skipped = "; ".join(f"{s}: {why}" for s, why in mip.skipped)
+        if skipped:
+            self.statusBar().showMessage(f"skipped {skipped}", 10000)
+        if mip.validation_messages:
+            self.statusBar().showMessage(
+                f"{len(mip.validation_messages)} Vulkan validation message(s): "
+                f"{mip.validation_messages[0][:200]}", 20000)
+        self.sigRunShown.emit(out)
+
+    def _on_analysis(self, analysis: Analysis) -> None:
+        if analysis.job != self._run_job or self.output is None:
+            return
+        self.analysis = analysis
+        self.pyramid.set_reference(analysis.reference, analysis.fmt)
+        self.heatmap.set_data(self.output, analysis)
+        self.sigAnalysisShown.emit(analysis)
+
+    def _on_stats(self, stats: LiveStats) -> None:
+        if stats.job != self._run_job:
+            return
+        self.chart.update_stats(stats)
+        if stats.final and stats.timings:
+            best = min(stats.timings, key=lambda st: st[1].total.median)
+            self.run_label.setText(f"last run: {len(stats.timings)} strategies, "
+                                   f"{stats.runs} runs each; fastest {best[0]} "
+                                   f"{best[1].total.median:.1f} us")
+        self.sigStatsShown.emit(stats)
+
+    def _on_progress(self, text: str) -> None:
+        self.statusBar().showMessage(text, 4000)
+
+    def _on_job_finished(self, job: int) -> None:
+        self._busy_jobs.discard(job)
+        self._set_busy()
+        if job == self._run_job and self.output is not None and not self.run_label.text():
+            self.run_label.setText(f"last run: {len(self.output.mip.results)} strategies")
+        self.sigJobFinished.emit(job)
+
+    def _set_busy(self) -> None:
+        busy = self.is_busy()
+        self.panel.set_busy(busy)
+        self.progress.setVisible(busy)
+
+    def _on_error(self, err: WorkerError) -> None:
+        self.errors.append(err)
+        box_text = err.message if not err.detail else f"{err.message}\n\n{err.detail[-1500:]}"
+        QMessageBox.critical(self, err.title, box_text)
+        self.sigErrorShown.emit(err)
+
+    # --- dialogs ----------------------------------------------------------------------------
+    def _open_dialog(self) -> None:
+        start = str(Path(self.recent_files()[0]).parent) if self.recent_files() else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open image", start, IMAGE_FILTER)
+        if path:
+            self.open_image(path)
+
+    def _export_csv(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export timings", "timings.csv", "CSV (*.csv)")
+        if path:
+            self.chart.export_csv(path)
+
+    def _export_png(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart", "chart.png", "PNG (*.png)")
+        if path:
+            self.chart.export_png(path)
+
+    def _save_screenshot(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "mipview.png",
+                                              "PNG (*.png)")
+        if path:
+            self.screenshot(path)
+
+    def screenshot(self, path: str) -> bool:
+        return self.grab().save(path, "PNG")
+
+
+__all__ = ["REFERENCE_KEY", "MainWindow", "make_settings"]

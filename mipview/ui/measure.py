@@ -1,0 +1,147 @@
+"""UI benchmarks (not tests): ``python -m mipview.ui.measure [--size 4096] [--live-s 10]``.
+
+1. open + first pyramid shown: a ``size``² PNG is opened through the window, as a user would;
+   reports the time until the source is on screen and until the first GPU pyramid (the checked
+   strategies, levels only) is on screen.
+2. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; a 5 ms QTimer
+   records the longest gap between its ticks (the worst UI event-loop stall) and the chart
+   counts its updates per second.
+Also writes screenshots (pyramid and heatmap tabs) to ``--shots`` for a look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+
+def _spin(app, until, timeout_s: float) -> bool:
+    end = time.perf_counter() + timeout_s
+    while not until():
+        if time.perf_counter() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.001)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mipview.ui.measure")
+    parser.add_argument("--size", type=int, default=4096)
+    parser.add_argument("--live-s", type=float, default=10.0)
+    parser.add_argument("--strategies", default="blit,per-level")
+    parser.add_argument("--shots", default="test-artifacts")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from PySide6.QtCore import QSettings, QTimer
+
+    from mipview import imageio
+    from mipview.results import parse_spec_list
+    from mipview.samples import sample_path
+    from mipview.ui.app import ensure_app
+    from mipview.ui.main_window import MainWindow
+
+    tmp = tempfile.mkdtemp(prefix="mipview-measure-")
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
+    app = ensure_app()
+    specs = parse_spec_list(args.strategies)
+    window = MainWindow(restore=False)
+    window.resize(1600, 1000)
+    window.show()
+    window.panel.set_specs(specs)
+    window.panel.repeat_spin.setValue(0)
+    window.panel.run_on_open.setChecked(True)
+    if not _spin(app, lambda: window.caps is not None, 60):
+        print("no device")
+        return 1
+    print(f"device: {window.caps.name}")
+
+    big = Path(tmp) / f"zoneplate_{args.size}.png"
+    src = imageio.synthetic(args.size, args.size)
+    Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(big)
+    marks: dict[str, float] = {}
+    window.sigImageOpened.connect(lambda _o: marks.setdefault("source", time.perf_counter()))
+    window.sigRunShown.connect(lambda _o: marks.setdefault("pyramid", time.perf_counter()))
+    t0 = time.perf_counter()
+    window.open_image(str(big))
+    _spin(app, lambda: "pyramid" in marks, 120)
+    window.repaint()  # include one paint of every level
+    app.processEvents()
+    t_paint = time.perf_counter()
+    print(f"open {args.size}x{args.size} PNG: source shown {marks['source'] - t0:.3f} s, "
+          f"GPU pyramid ({args.strategies}) shown {marks['pyramid'] - t0:.3f} s, "
+          f"painted {t_paint - t0:.3f} s")
+    _spin(app, lambda: not window.is_busy(), 300)
+
+    # live profiling on the bundled photo
+    window.panel.run_on_open.setChecked(False)
+    opened = []
+    window.sigImageOpened.connect(opened.append)
+    window.open_image(str(sample_path()))
+    _spin(app, lambda: bool(opened) and not window.is_busy(), 60)
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(5)
+    timer.timeout.connect(tick)
+    before = window.chart.updates
+    window.run(True, specs)
+    _spin(app, lambda: window.chart.updates > before, 60)
+    draw_ms: list[float] = []
+    update = window.chart.update_stats
+
+    def timed_update(stats) -> None:
+        t = time.perf_counter()
+        update(stats)
+        draw_ms.append((time.perf_counter() - t) * 1000)
+
+    window.chart.update_stats = timed_update  # the first update: profiling is on
+    start_updates = window.chart.updates
+    last[0] = time.perf_counter()
+    timer.start()
+    t_live = time.perf_counter()
+    end = t_live + args.live_s
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.001)
+    timer.stop()
+    n_updates = window.chart.updates - start_updates
+    elapsed = time.perf_counter() - t_live
+    window.stop()
+    _spin(app, lambda: not window.is_busy(), 60)
+    stall = max(gaps) * 1000 if gaps else float("nan")
+    print(f"live {elapsed:.1f} s: longest event-loop stall {stall:.1f} ms "
+          f"(p99 tick gap {np.percentile(gaps, 99) * 1000:.1f} ms), "
+          f"chart updates {n_updates / elapsed:.1f}/s (chart update itself: max "
+          f"{max(draw_ms, default=0):.1f} ms, median {np.median(draw_ms or [0]):.1f} ms)")
+
+    shots = Path(args.shots)
+    shots.mkdir(parents=True, exist_ok=True)
+    window.panel.repeat_spin.setValue(20)
+    window.run(False, specs)
+    _spin(app, lambda: not window.is_busy(), 120)
+    window.screenshot(str(shots / "measure_pyramid.png"))
+    window.tabs.setCurrentIndex(1)
+    app.processEvents()
+    window.screenshot(str(shots / "measure_heatmap.png"))
+    window.shutdown()
+    print(f"screenshots in {shots}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

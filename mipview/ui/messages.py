@@ -1,0 +1,105 @@
+"""Frozen dataclasses that cross between the UI thread and the GPU worker thread.
+
+Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``,
+``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``). Arrays inside are never written
+after they are built, so neither side needs a lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mipview.compare import LevelError
+from mipview.formats import Format
+from mipview.gpu.context import DeviceCaps
+from mipview.imageio import SourceImage
+from mipview.results import GpuTiming, MipResult, StrategySpec
+
+
+@dataclass(frozen=True)
+class OpenRequest:
+    job: int
+    path: str
+    #: format the first run will use (None: the image's suggested one); level 0 is converted
+    #: to it while loading, so that run starts at once
+    fmt: Format | None = None
+
+
+@dataclass(frozen=True)
+class OpenedImage:
+    job: int
+    path: str
+    source: SourceImage
+    #: level 0 as 8-bit RGBA for display (what the viewer shows before any run)
+    preview: np.ndarray
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Generate with every spec, then time ``repeat`` runs (or profile until stopped)."""
+
+    job: int
+    source: SourceImage
+    fmt: Format
+    specs: tuple[StrategySpec, ...]
+    repeat: int = 20
+    live: bool = False
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    """The levels of one run, emitted as soon as they are read back (before any timing)."""
+
+    job: int
+    mip: MipResult
+    #: the storage array uploaded as level 0 (what the references start from)
+    level0: np.ndarray
+    source_name: str = ""
+
+
+@dataclass(frozen=True)
+class StrategyErrors:
+    """One strategy against the exact reference: figures and heatmap per level."""
+
+    spec: StrategySpec
+    levels: tuple[LevelError, ...]
+    maps: tuple[np.ndarray, ...]
+    within_tolerance: bool
+
+
+@dataclass(frozen=True)
+class Analysis:
+    job: int
+    fmt: Format
+    #: the exact reference per level, as float64 storage units (for the side-by-side viewer)
+    reference: tuple[np.ndarray, ...]
+    errors: tuple[StrategyErrors, ...]
+
+
+@dataclass(frozen=True)
+class LiveStats:
+    """Timing statistics of one run or one live-profiling update."""
+
+    job: int
+    device: str
+    timings: tuple[tuple[StrategySpec, GpuTiming], ...]
+    runs: int
+    elapsed_s: float
+    final: bool = False
+    validation_messages: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class WorkerError:
+    job: int
+    title: str
+    message: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceList:
+    devices: tuple[DeviceCaps, ...]
+    current: DeviceCaps | None

@@ -1,0 +1,215 @@
+"""The timestamp chart: median GPU time per strategy with whiskers, an optional per-dispatch
+stacked breakdown, and a history of recent medians.
+
+Updates happen in place (``setOpts`` on the existing BarGraphItem / ErrorBarItem, ``setData`` on
+the history curves), so live profiling redraws without clearing and re-adding items.
+
+Signals
+-------
+sigUpdated()   after every statistics update is drawn
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import deque
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from mipview.results import GpuTiming
+from mipview.ui.messages import LiveStats
+
+#: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
+PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+           "#999999"]
+HISTORY = 300
+
+
+def _stack_colour(i: int, n: int) -> tuple[int, int, int]:
+    c = pg.colormap.get("viridis").map(0.15 + 0.8 * (i / max(1, n - 1)), mode="byte")
+    return int(c[0]), int(c[1]), int(c[2])
+
+
+class TimingChart(QWidget):
+    sigUpdated = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.breakdown_check = QCheckBox("Per-dispatch breakdown")
+        self.breakdown_check.toggled.connect(lambda _: self._redraw())
+        self.whisker_combo = QComboBox()
+        self.whisker_combo.addItems(["p5-p95", "min-max"])
+        self.whisker_combo.currentIndexChanged.connect(lambda _: self._redraw())
+        self.info = QLabel("")
+        bar.addWidget(self.breakdown_check)
+        bar.addWidget(QLabel("whiskers"))
+        bar.addWidget(self.whisker_combo)
+        bar.addWidget(self.info, 1)
+        lay.addLayout(bar)
+
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("#1e1f22")
+        self.graphics.setMinimumHeight(180)
+        lay.addWidget(self.graphics, 1)
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot.setLabel("left", "GPU time", units="us")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.showGrid(y=True, alpha=0.25)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setTitle("GPU time per strategy")
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.2,
+                                        pen=pg.mkPen("#e8e8e8", width=1.5))
+        self.plot.addItem(self.bars)
+        self.plot.addItem(self.whiskers)
+        self.stack: list[pg.BarGraphItem] = []
+        self.value_labels: list[pg.TextItem] = []
+
+        self.history_plot = self.graphics.addPlot(row=0, col=1)
+        self.history_plot.setLabel("left", "median", units="us")
+        self.history_plot.getAxis("left").enableAutoSIPrefix(False)
+        self.history_plot.setLabel("bottom", "update")
+        self.history_plot.showGrid(x=True, y=True, alpha=0.2)
+        self.history_plot.setTitle("history")
+        self.history_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.graphics.ci.layout.setColumnStretchFactor(0, 3)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 2)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.history: dict[str, deque[tuple[int, float]]] = {}
+        self._tick = 0
+
+        self.stats: LiveStats | None = None
+        self.names: list[str] = []
+        self.updates = 0
+
+    # --- data -----------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.stats = None
+        self.names = []
+        self._redraw()
+
+    def update_stats(self, stats: LiveStats) -> None:
+        """Draw ``stats`` in place; every call adds one point per strategy to the history."""
+        self.stats = stats
+        self._tick += 1
+        for spec, timing in stats.timings:
+            name = str(spec)
+            self.history.setdefault(name, deque(maxlen=HISTORY)).append(
+                (self._tick, timing.total.median))
+        self._redraw()
+        self._update_history()
+        self.updates += 1
+        self.sigUpdated.emit()
+
+    def medians(self) -> list[float]:
+        """The heights of the bars as drawn."""
+        h = self.bars.opts.get("height")
+        return [float(v) for v in (h if h is not None else [])]
+
+    def _whisker_bounds(self, t: GpuTiming) -> tuple[float, float]:
+        if self.whisker_combo.currentText() == "min-max":
+            return t.total.min, t.total.max
+        return t.total.p5, t.total.p95
+
+    def _redraw(self) -> None:
+        stats = self.stats
+        timings = list(stats.timings) if stats else []
+        names = [str(s) for s, _ in timings]
+        x = np.arange(len(timings), dtype=float)
+        med = np.array([t.total.median for _, t in timings], dtype=float)
+        if names != self.names:
+            self.names = names
+            self.plot.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
+            self.plot.setXRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
+        brushes = [pg.mkBrush(PALETTE[i % len(PALETTE)]) for i in range(len(names))]
+        breakdown = self.breakdown_check.isChecked()
+        if brushes:
+            self.bars.setOpts(x=x, height=med, width=0.6, brushes=brushes,
+                              pen=pg.mkPen("#101010"))
+        else:
+            self.bars.setOpts(x=x, height=med, width=0.6, brush=None, brushes=None)
+        self.bars.setVisible(not breakdown)
+        lo_hi = [self._whisker_bounds(t) for _, t in timings]
+        self.whiskers.setData(x=x, y=med, top=np.array([h - m for (_, h), m in zip(lo_hi, med, strict=True)]),
+                              bottom=np.array([m - lo for (lo, _), m in zip(lo_hi, med, strict=True)]))
+        self._draw_stack(timings, x, breakdown)
+        self._draw_labels(timings, med, [h for _, h in lo_hi])
+        if stats is not None:
+            mode = "live" if not stats.final else "final"
+            self.plot.setTitle(f"GPU time per strategy — {stats.device}")
+            self.info.setText(f"  {stats.runs} runs per strategy ({mode}, "
+                              f"{stats.elapsed_s:.1f} s), median with "
+                              f"{self.whisker_combo.currentText()} whiskers, us")
+        top = max((h for _, h in lo_hi), default=1.0)
+        self.plot.setYRange(0, max(top, 1e-3) * 1.15, padding=0)
+
+    def _draw_stack(self, timings: list, x: np.ndarray, visible: bool) -> None:
+        depth = max((len(t.marks) for _, t in timings), default=0) if visible else 0
+        while len(self.stack) < depth:
+            item = pg.BarGraphItem(x=[], height=[], width=0.6)
+            self.plot.addItem(item)
+            self.stack.append(item)
+        base = np.zeros(len(timings))
+        for k, item in enumerate(self.stack):
+            if k >= depth:
+                item.setVisible(False)
+                continue
+            h = np.array([t.marks[k][1].median if k < len(t.marks) else 0.0
+                          for _, t in timings])
+            item.setOpts(x=x, y0=base.copy(), height=h, width=0.6,
+                         brush=pg.mkBrush(*_stack_colour(k, depth)), pen=pg.mkPen("#101010"))
+            item.setVisible(True)
+            base += h
+        labels = {}
+        for _, t in timings:
+            for k, (label, _) in enumerate(t.marks):
+                labels.setdefault(k, label)
+        self.stack_labels = [labels.get(k, "") for k in range(depth)]
+
+    def _draw_labels(self, timings: list, med: np.ndarray, tops: list[float]) -> None:
+        while len(self.value_labels) < len(timings):
+            t = pg.TextItem(color="#f0f0f0", anchor=(0.5, 1.0))
+            self.plot.addItem(t)
+            self.value_labels.append(t)
+        for i, label in enumerate(self.value_labels):
+            if i < len(timings):
+                label.setText(f"{med[i]:.1f} us")
+                label.setPos(i, max(tops[i], med[i]))
+                label.setVisible(True)
+            else:
+                label.setVisible(False)
+
+    def _update_history(self) -> None:
+        for i, (name, points) in enumerate(self.history.items()):
+            if name not in self.curves:
+                colour = PALETTE[self.names.index(name) % len(PALETTE)] if name in self.names \
+                    else PALETTE[i % len(PALETTE)]
+                self.curves[name] = self.history_plot.plot(
+                    [], [], pen=pg.mkPen(colour, width=2), name=name)
+            xs, ys = zip(*points, strict=True) if points else ((), ())
+            self.curves[name].setData(np.array(xs, dtype=float), np.array(ys, dtype=float))
+
+    # --- export ---------------------------------------------------------------------------
+    def export_csv(self, path: str) -> None:
+        """One row per strategy (``total``) and per dispatch mark, times in us."""
+        with open(path, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["device", "strategy", "region", "n", "min_us", "p5_us", "median_us",
+                        "p95_us", "max_us"])
+            if self.stats is None:
+                return
+            for spec, t in self.stats.timings:
+                for region, s in [("total", t.total), *t.marks]:
+                    w.writerow([self.stats.device, str(spec), region, len(s.samples_us),
+                                f"{s.min:.3f}", f"{s.p5:.3f}", f"{s.median:.3f}",
+                                f"{s.p95:.3f}", f"{s.max:.3f}"])
+
+    def export_png(self, path: str) -> bool:
+        return self.graphics.grab().save(path, "PNG")

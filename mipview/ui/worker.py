@@ -1,0 +1,328 @@
+"""The GPU worker: one QObject living in one QThread that owns the :class:`GpuContext`.
+
+Every Vulkan call of the app happens in :meth:`GpuWorker` slots, which run in that thread's event
+loop, one request at a time. Requests arrive by queued signals; results leave by signals carrying
+the frozen dataclasses of :mod:`mipview.ui.messages`. Stopping is cooperative and thread-safe:
+:meth:`GpuWorker.cancel` records the newest job to abandon, and the running job polls it between
+batches (a plain int store, so the UI thread never waits).
+
+Signals
+-------
+sigDevices(DeviceList)     devices found at start-up, and the one in use
+sigDeviceReady(DeviceCaps) after a device switch
+sigOpened(OpenedImage)     an image was loaded
+sigRunOutput(RunOutput)    levels read back (first thing a run emits)
+sigAnalysis(Analysis)      errors and heatmaps against the exact reference
+sigStats(LiveStats)        timing statistics (throttled during a run; ``final`` at its end)
+sigProgress(str)           a line for the status bar
+sigJobFinished(int)        the job id, after its last other signal, also when it failed
+sigError(WorkerError)      anything that went wrong; the worker stays usable
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator
+
+import numpy as np
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from mipview import compare, imageio
+from mipview.formats import Format
+from mipview.gpu import strategies
+from mipview.gpu.context import GpuContext, list_devices
+from mipview.reference import reference_pyramid
+from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
+from mipview.ui.display import fast_storage, to_display
+from mipview.ui.messages import (
+    Analysis,
+    DeviceList,
+    LiveStats,
+    OpenedImage,
+    OpenRequest,
+    RunOutput,
+    RunRequest,
+    StrategyErrors,
+    WorkerError,
+)
+
+#: at most this many statistics updates per second (the chart redraws on each)
+STATS_HZ = 10.0
+#: live profiling keeps statistics over this many most recent runs per strategy
+LIVE_WINDOW = 256
+#: a live batch aims at this much wall time, so updates keep flowing on slow devices
+LIVE_BATCH_S = 0.04
+
+
+class _Rolling:
+    """The most recent runs of one strategy: totals and per-mark durations."""
+
+    def __init__(self, size: int) -> None:
+        self.totals: deque[float] = deque(maxlen=size)
+        self.parts: deque[list[float]] = deque(maxlen=size)
+        self.labels: tuple[str, ...] = ()
+
+    def add(self, timing: GpuTiming) -> None:
+        self.labels = tuple(label for label, _ in timing.marks)
+        self.totals.extend(timing.total.samples_us)
+        per_run = zip(*(s.samples_us for _, s in timing.marks), strict=True) if timing.marks \
+            else ([] for _ in timing.total.samples_us)
+        self.parts.extend(list(p) for p in per_run)
+
+    def timing(self) -> GpuTiming:
+        marks = tuple((label, TimingStats(tuple(p[i] for p in self.parts)))
+                      for i, label in enumerate(self.labels))
+        return GpuTiming(TimingStats(tuple(self.totals)), marks)
+
+
+class GpuWorker(QObject):
+    sigDevices = Signal(object)
+    sigDeviceReady = Signal(object)
+    sigOpened = Signal(object)
+    sigRunOutput = Signal(object)
+    sigAnalysis = Signal(object)
+    sigStats = Signal(object)
+    sigProgress = Signal(str)
+    sigJobFinished = Signal(int)
+    sigError = Signal(object)
+
+    def __init__(self, device: str | None = None, validate: bool | None = None) -> None:
+        super().__init__()
+        self._wanted_device = device
+        self._validate = validate
+        self.ctx: GpuContext | None = None
+        self._cancel_upto = -1
+        self._messages: list[str] = []
+        #: (source, format) -> level 0 storage of the last image (converting 4096^2 takes time)
+        self._level0: tuple[object, Format, np.ndarray] | None = None
+
+    # --- called from the UI thread ------------------------------------------------------
+    def cancel(self, upto_job: int) -> None:
+        """Abandon every job with id <= ``upto_job`` at its next checkpoint (thread-safe)."""
+        self._cancel_upto = max(self._cancel_upto, upto_job)
+
+    # --- slots: run in the worker thread -------------------------------------------------
+    @Slot()
+    def start(self) -> None:
+        try:
+            devices = tuple(list_devices())
+            self._open_context(self._wanted_device)
+            self.sigDevices.emit(DeviceList(devices, self.ctx.caps if self.ctx else None))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a dialog
+            self.sigDevices.emit(DeviceList((), None))
+            self._fail(-1, "No Vulkan device", exc)
+
+    @Slot(str)
+    def set_device(self, wanted: str) -> None:
+        try:
+            self._open_context(wanted)
+            self.sigDeviceReady.emit(self.ctx.caps if self.ctx else None)
+        except Exception as exc:  # noqa: BLE001
+            self.sigDeviceReady.emit(None)
+            self._fail(-1, "Cannot open device", exc)
+
+    @Slot(object)
+    def open_image(self, req: OpenRequest) -> None:
+        try:
+            self.sigProgress.emit(f"loading {req.path}")
+            source = imageio.load(req.path)
+            level0 = self._storage(source, req.fmt or source.suggested_format())
+            preview = to_display(level0, req.fmt or source.suggested_format())
+            self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
+        except imageio.ImageLoadError as exc:
+            self.sigError.emit(WorkerError(req.job, "Cannot open image", str(exc)))
+        except Exception as exc:  # noqa: BLE001
+            self._fail(req.job, "Cannot open image", exc)
+        finally:
+            self.sigJobFinished.emit(req.job)
+
+    @Slot(object)
+    def run(self, req: RunRequest) -> None:
+        try:
+            self._run(req)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(req.job, "GPU run failed", exc)
+        finally:
+            self.sigJobFinished.emit(req.job)
+
+    @Slot()
+    def shutdown(self) -> None:
+        """Close the context in the thread that made it, then end the thread's event loop."""
+        try:
+            self._close_context()
+        finally:
+            thread = QThread.currentThread()
+            thread.quit()
+
+    # --- internals -------------------------------------------------------------------------
+    def _open_context(self, wanted: str | None) -> None:
+        self._close_context()
+        with _niced():
+            self.ctx = GpuContext(device=wanted or None, validate=self._validate)
+
+    def _close_context(self) -> None:
+        if self.ctx is not None:
+            ctx, self.ctx = self.ctx, None
+            ctx.close()
+            self._messages.extend(ctx.messages)
+
+    def _storage(self, source: imageio.SourceImage, fmt: Format) -> np.ndarray:
+        cached = self._level0
+        if cached is not None and cached[0] is source and cached[1] is fmt:
+            return cached[2]
+        level0 = fast_storage(source.pixels, fmt)
+        level0.setflags(write=False)
+        self._level0 = (source, fmt, level0)
+        return level0
+
+    def _fail(self, job: int, title: str, exc: BaseException) -> None:
+        detail = "".join(traceback.format_exception(exc))
+        self.sigError.emit(WorkerError(job, title, str(exc) or type(exc).__name__, detail))
+
+    def _take_messages(self, mip: MipResult | None = None) -> tuple[str, ...]:
+        out = list(self._messages)
+        self._messages.clear()
+        if mip is not None:
+            out += list(mip.validation_messages)
+        return tuple(out)
+
+    def _run(self, req: RunRequest) -> None:
+        from mipview.gpu.runner import Session, check_size
+
+        if self.ctx is None:
+            raise RuntimeError("no Vulkan device is open")
+        ctx = self.ctx
+        stop: Callable[[], bool] = lambda: self._cancel_upto >= req.job  # noqa: E731
+        source = req.source
+        check_size(ctx, source.width, source.height)
+        self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
+        level0 = self._storage(source, req.fmt)
+        t0 = time.perf_counter()
+        with Session(ctx, level0, req.fmt, list(req.specs)) as session:
+            self.sigProgress.emit("generating")
+            session.generate()
+            mip = session.result()
+            mip = _with_messages(mip, self._take_messages(mip))
+            self.sigRunOutput.emit(RunOutput(req.job, mip, level0, source.name))
+            if stop():
+                return
+            self.sigProgress.emit("checking against the exact reference")
+            self.sigAnalysis.emit(analyse(req.job, mip, level0))
+            if stop() or not session.prepared or (req.repeat <= 0 and not req.live):
+                return
+            device = ctx.caps.name
+            if req.live:
+                self._profile_live(req, session, device, stop)
+            else:
+                self._profile(req, session, device, stop, t0)
+
+    def _profile(self, req: RunRequest, session, device: str, stop, t0: float) -> None:
+        last = [0.0]
+
+        def on_batch() -> None:
+            now = time.perf_counter()
+            if now - last[0] >= 1.0 / STATS_HZ:
+                last[0] = now
+                self.sigStats.emit(self._stats(req.job, session.result(), device, t0))
+
+        self.sigProgress.emit(f"timing {req.repeat} runs per strategy")
+        session.time(req.repeat, should_stop=stop, on_batch=on_batch)
+        stats = self._stats(req.job, session.result(), device, t0, final=True)
+        self.sigStats.emit(stats)
+
+    def _stats(self, job: int, mip: MipResult, device: str, t0: float,
+               final: bool = False) -> LiveStats:
+        self._messages.extend(mip.validation_messages)
+        timings = tuple((r.spec, r.timing) for r in mip.results if r.timing is not None)
+        runs = min((len(t.total.samples_us) for _, t in timings), default=0)
+        msgs = self._take_messages() if final else ()
+        return LiveStats(job, device, timings, runs, time.perf_counter() - t0, final, msgs)
+
+    def _profile_live(self, req: RunRequest, session, device: str, stop) -> None:
+        windows = {p.spec: _Rolling(LIVE_WINDOW) for p in session.prepared}
+        t0 = time.perf_counter()
+        last_emit = 0.0
+        batch, total_runs = 1, 0
+        self.sigProgress.emit("profiling (live)")
+        while not stop():
+            start = time.perf_counter()
+            session.time(batch, runs_per_batch=batch, should_stop=stop)
+            took = time.perf_counter() - start
+            mip = session.result()
+            self._messages.extend(mip.validation_messages)
+            for r in mip.results:
+                if r.timing is not None:
+                    windows[r.spec].add(r.timing)
+            total_runs += batch
+            # powers of two only: the runner caches one command buffer per batch size
+            if took < LIVE_BATCH_S / 2 and batch < 64:
+                batch *= 2
+            elif took > LIVE_BATCH_S * 2 and batch > 1:
+                batch //= 2
+            now = time.perf_counter()
+            if now - last_emit >= 1.0 / STATS_HZ:
+                last_emit = now
+                self.sigStats.emit(self._live(req.job, windows, device, total_runs, now - t0))
+        self.sigStats.emit(self._live(req.job, windows, device, total_runs,
+                                      time.perf_counter() - t0, final=True))
+
+    def _live(self, job: int, windows: dict[StrategySpec, _Rolling], device: str, runs: int,
+              elapsed: float, final: bool = False) -> LiveStats:
+        timings = tuple((spec, w.timing()) for spec, w in windows.items() if w.totals)
+        msgs = self._take_messages() if final else ()
+        return LiveStats(job, device, timings, runs, elapsed, final, msgs)
+
+
+@contextlib.contextmanager
+def _niced(step: int = 5) -> Iterator[None]:
+    """Raise this thread's nice value while the context is created. A CPU device (lavapipe)
+    starts its worker threads then, from this thread, and they inherit the value: on a machine
+    with few cores they then cannot starve the UI thread. GPU times come from timestamps, so
+    they are unaffected; this thread's own (Python) work runs at normal priority again."""
+    tid = threading.get_native_id()
+    try:
+        old = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, old + step))
+    except (AttributeError, OSError):  # not Linux, or not allowed: only a nicety
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, old)
+        except OSError:  # lowering nice again needs CAP_SYS_NICE unless old >= current
+            pass
+
+
+def _with_messages(mip: MipResult, messages: tuple[str, ...]) -> MipResult:
+    from dataclasses import replace
+
+    return replace(mip, validation_messages=messages)
+
+
+def analyse(job: int, mip: MipResult, level0: np.ndarray) -> Analysis:
+    """Every strategy against the exact reference of its reduction: per-level figures
+    (``compare.level_errors``, the numbers the table shows) and heatmaps (``compare.error_map``)."""
+    fmt = mip.fmt
+    refs: dict[str, list[np.ndarray]] = {}
+    errors = []
+    for res in mip.results:
+        cls, options = strategies.resolve(res.spec)
+        reduction = cls.reduction(options)
+        if reduction not in refs:
+            refs[reduction] = reference_pyramid(level0, fmt, reduction)
+        ref = refs[reduction]
+        levels = compare.level_errors(list(res.levels), ref, fmt)
+        maps = compare.error_maps(list(res.levels), ref, fmt)
+        step_tol, chain_tol = compare.TOLERANCE[fmt]
+        ok = all(e.max_error <= chain_tol for e in levels) if cls.exact else True
+        errors.append(StrategyErrors(res.spec, tuple(levels), tuple(maps), ok))
+    mean_ref = refs.get("mean") or reference_pyramid(level0, fmt, "mean")
+    reference = tuple([level0] + [r.astype(np.float32) for r in mean_ref[1:]])
+    return Analysis(job, fmt, reference, tuple(errors))

@@ -1,0 +1,298 @@
+// spd_reduce.glsl: the single-pass downsampler (FidelityFX SPD class), shared by
+// single_pass.comp (fp32) and single_pass_f16.comp (SP_FP16: packed half in registers, quad
+// operations' inputs and shared memory). Host side: mipview/gpu/strategies/single_pass.py, which
+// owns the plan (passes, offsets) and the push-constant layout below (SpPush <-> _PUSH there).
+//
+// One dispatch = one *pass* from a source level b:
+//   tile phase  each 256-invocation workgroup reduces a 64x64 tile of level b to levels
+//               b+1 .. b+tileLevels (<= 6): step 1 from the sampler (or the fp32 hand-off buffer of
+//               the previous pass) with the exact NPOT weights of mip_common.glsl, each invocation
+//               a 2x2 block of level b+1; step 2 in registers; step 3 with quad swaps; steps 4..6
+//               in shared memory. The host only plans box steps 2..6 where the level below has
+//               even sides, so every level is exact.
+//   hand-off    level b+tileLevels also goes to the storage buffer spData as vec4 fp32 (exact, and
+//               readable without a storage-image format qualifier, which cannot be a spec constant)
+//   tail        if tailLevels > 0, every group bumps its layer's counter; the last group to arrive
+//               computes b+tileLevels+1 .. with the exact weights from spData (ping-pong scratch
+//               regions, a workgroup barrier between levels) and resets the counter.
+// Cross-workgroup ordering uses the Vulkan memory model: every invocation releases its spData
+// writes at queue-family scope in a control barrier, invocation 0 does an acquire-release
+// atomicAdd at queue-family scope, and the last group's control barrier acquires them again.
+#ifndef SPD_REDUCE_GLSL
+#define SPD_REDUCE_GLSL
+
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_quad : require
+#extension GL_KHR_memory_scope_semantics : require
+#pragma use_vulkan_memory_model
+#include "mip_common.glsl"
+
+#ifdef SP_FP16
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define SP_T f16vec4
+#else
+#define SP_T vec4
+#endif
+
+#define SP_GROUP 256
+#define SP_OUTPUTS 14
+
+layout(local_size_x = SP_GROUP, local_size_y = 1, local_size_z = 1) in;
+
+// 0 mean, 1 min, 2 max
+layout(constant_id = 0) const int SP_REDUCTION = 0;
+// step 1 of the first pass takes one bilinear sample per 2x2 (mean, even sides only)
+layout(constant_id = 1) const bool SP_BILINEAR = false;
+
+layout(set = 0, binding = 0) uniform sampler2DArray spSrc;
+// One binding per output level b+1 .. b+14: lavapipe cannot index storage-image arrays.
+layout(set = 0, binding = 1) writeonly uniform image2DArray spOut1;
+layout(set = 0, binding = 2) writeonly uniform image2DArray spOut2;
+layout(set = 0, binding = 3) writeonly uniform image2DArray spOut3;
+layout(set = 0, binding = 4) writeonly uniform image2DArray spOut4;
+layout(set = 0, binding = 5) writeonly uniform image2DArray spOut5;
+layout(set = 0, binding = 6) writeonly uniform image2DArray spOut6;
+layout(set = 0, binding = 7) writeonly uniform image2DArray spOut7;
+layout(set = 0, binding = 8) writeonly uniform image2DArray spOut8;
+layout(set = 0, binding = 9) writeonly uniform image2DArray spOut9;
+layout(set = 0, binding = 10) writeonly uniform image2DArray spOut10;
+layout(set = 0, binding = 11) writeonly uniform image2DArray spOut11;
+layout(set = 0, binding = 12) writeonly uniform image2DArray spOut12;
+layout(set = 0, binding = 13) writeonly uniform image2DArray spOut13;
+layout(set = 0, binding = 14) writeonly uniform image2DArray spOut14;
+layout(set = 0, binding = 15, std430) coherent buffer SpCounters { uint spCounter[]; };
+layout(set = 0, binding = 16, std430) coherent buffer SpData { vec4 spData[]; };
+
+// Mirrors _PUSH in mipview/gpu/strategies/single_pass.py (12 ints, std430).
+layout(push_constant) uniform SpPush {
+    ivec2 srcSize;       // level b
+    ivec2 tileOffset;    // tile of workgroup (0, 0): sub-rectangle updates dispatch fewer tiles
+    int tileLevels;      // levels made in tiles, 1..6
+    int tailLevels;      // levels the last group makes after them, 0..
+    int srcFromBuffer;   // step 1 reads spData[srcOffset..] instead of spSrc
+    int groupsPerLayer;  // arrivals that complete one layer
+    int srcOffset;       // vec4 index of level b, layer 0, in spData
+    int handoffOffset;   // vec4 index of level b+tileLevels, layer 0; < 0: not kept
+    int scratchOffset;   // two tail regions of scratchSize vec4 each
+    int scratchSize;
+} pc;
+
+shared SP_T spLds[64];
+shared bool spIsLast;
+
+ivec2 spLevelSize(int rel) {
+    return max(pc.srcSize >> rel, ivec2(1));
+}
+
+void spStore(int rel, ivec2 p, int layer, vec4 v) {
+    ivec3 q = ivec3(p, layer);
+    vec4 e = mipEncode(v);
+    switch (rel) {
+    case 1: imageStore(spOut1, q, e); break;
+    case 2: imageStore(spOut2, q, e); break;
+    case 3: imageStore(spOut3, q, e); break;
+    case 4: imageStore(spOut4, q, e); break;
+    case 5: imageStore(spOut5, q, e); break;
+    case 6: imageStore(spOut6, q, e); break;
+    case 7: imageStore(spOut7, q, e); break;
+    case 8: imageStore(spOut8, q, e); break;
+    case 9: imageStore(spOut9, q, e); break;
+    case 10: imageStore(spOut10, q, e); break;
+    case 11: imageStore(spOut11, q, e); break;
+    case 12: imageStore(spOut12, q, e); break;
+    case 13: imageStore(spOut13, q, e); break;
+    case 14: imageStore(spOut14, q, e); break;
+    }
+}
+
+SP_T spReduce4(SP_T a, SP_T b, SP_T c, SP_T d) {
+    if (SP_REDUCTION == 1) {
+        return min(min(a, b), min(c, d));
+    }
+    if (SP_REDUCTION == 2) {
+        return max(max(a, b), max(c, d));
+    }
+    return ((a + b) + (c + d)) * SP_T(0.25);
+}
+
+vec4 spMinMax(vec4 a, vec4 b) {
+    return SP_REDUCTION == 1 ? min(a, b) : max(a, b);
+}
+
+// SP_REDUCE_TAPS(result, p, srcSize, LOAD): the exact reduction of output texel p (mean: the area
+// weights of MIP_REDUCE_EXACT; min/max: every tap of the footprint, nothing outside it).
+#define SP_REDUCE_TAPS(result, p, srcSize, LOAD)                                             \
+    if (SP_REDUCTION == 0) {                                                                 \
+        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                           \
+    } else {                                                                                 \
+        MipTaps sx_ = mipAxisTaps((p).x, (srcSize).x);                                       \
+        MipTaps sy_ = mipAxisTaps((p).y, (srcSize).y);                                       \
+        vec4 m_ = LOAD(ivec2(sx_.first, sy_.first));                                         \
+        for (int sj_ = 0; sj_ < sy_.count; ++sj_) {                                          \
+            for (int si_ = 0; si_ < sx_.count; ++si_) {                                      \
+                m_ = spMinMax(m_, LOAD(ivec2(sx_.first + si_, sy_.first + sj_)));            \
+            }                                                                                \
+        }                                                                                    \
+        result = m_;                                                                         \
+    }
+
+void spKeep(int rel, ivec2 p, int layer, vec4 v) {
+    // the hand-off level also goes to spData (exact fp32) for the tail or the next pass
+    if (rel == pc.tileLevels && pc.handoffOffset >= 0) {
+        ivec2 s = spLevelSize(rel);
+        spData[pc.handoffOffset + (layer * s.y + p.y) * s.x + p.x] = v;
+    }
+}
+
+void spEmit(int rel, ivec2 p, int layer, vec4 v) {
+    if (all(lessThan(p, spLevelSize(rel)))) {
+        spStore(rel, p, layer, v);
+        spKeep(rel, p, layer, v);
+    }
+}
+
+// Level b+1 texel p (clamped into the level, so no load leaves the source).
+vec4 spStep1(ivec2 p, int layer) {
+    ivec2 s = pc.srcSize;
+    p = min(p, spLevelSize(1) - 1);
+    vec4 v;
+    if (pc.srcFromBuffer != 0) {
+#define SP_LOAD_BUF(q) spData[pc.srcOffset + (layer * s.y + (q).y) * s.x + (q).x]
+        SP_REDUCE_TAPS(v, p, s, SP_LOAD_BUF)
+    } else if (SP_BILINEAR) {
+        // the centre of the 2x2 block: weights exactly 1/4 each
+        v = textureLod(spSrc, vec3(vec2(2 * p + 1) / vec2(s), float(layer)), 0.0);
+    } else if (((s.x | s.y) & 1) == 0) {
+        ivec3 q = ivec3(2 * p, layer);
+        v = vec4(spReduce4(SP_T(texelFetch(spSrc, q, 0)),
+                           SP_T(texelFetch(spSrc, q + ivec3(1, 0, 0), 0)),
+                           SP_T(texelFetch(spSrc, q + ivec3(0, 1, 0), 0)),
+                           SP_T(texelFetch(spSrc, q + ivec3(1, 1, 0), 0))));
+    } else {
+#define SP_LOAD_TEX(q) texelFetch(spSrc, ivec3(q, layer), 0)
+        SP_REDUCE_TAPS(v, p, s, SP_LOAD_TEX)
+    }
+    return v;
+}
+
+void spBarrierQueueFamily() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+void spBarrierWorkgroup() {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+}
+
+// The tail: levels b+tileLevels+1 .. b+tileLevels+tailLevels from spData, exact weights.
+void spTail(int tid, int layer) {
+    ivec2 s = spLevelSize(pc.tileLevels);
+    int inOff = pc.handoffOffset + layer * s.x * s.y;
+    // Each layer owns a fixed slice of every scratch region (the size of the first tail level):
+    // slices sized by the current level would let a layer's later level overwrite another
+    // layer's earlier one, and the layers' last groups run concurrently.
+    ivec2 first = spLevelSize(pc.tileLevels + 1);
+    int slice = layer * first.x * first.y;
+    for (int j = 1; j <= pc.tailLevels; ++j) {
+        int rel = pc.tileLevels + j;
+        ivec2 d = max(s >> 1, ivec2(1));
+        int outOff = pc.scratchOffset + (j & 1) * pc.scratchSize + slice;
+        bool keep = j < pc.tailLevels;
+        for (int i = tid; i < d.x * d.y; i += SP_GROUP) {
+            ivec2 p = ivec2(i % d.x, i / d.x);
+            vec4 v;
+#define SP_LOAD_TAIL(q) spData[inOff + (q).y * s.x + (q).x]
+            SP_REDUCE_TAPS(v, p, s, SP_LOAD_TAIL)
+            spStore(rel, p, layer, v);
+            if (keep) {
+                spData[outOff + i] = v;
+            }
+        }
+        spBarrierWorkgroup();
+        s = d;
+        inOff = outOff;
+    }
+}
+
+void main() {
+    // Logical invocation id from the subgroup ids: quad swaps then pair lanes 4k..4k+3, which
+    // this mapping places on a 2x2 block (bits: x0 y0 x1 x2 x3 y1 y2 y3).
+    int tid = int(gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
+    int layer = int(gl_WorkGroupID.z);
+    ivec2 tile = ivec2(gl_WorkGroupID.xy) + pc.tileOffset;
+    ivec2 xy = ivec2((tid & 1) | ((tid >> 1) & 0xE), ((tid >> 1) & 1) | ((tid >> 4) & 0xE));
+
+    // step 1: a 2x2 block of level b+1 per invocation
+    ivec2 p1 = tile * 32 + 2 * xy;
+    vec4 a = spStep1(p1, layer);
+    vec4 b = spStep1(p1 + ivec2(1, 0), layer);
+    vec4 c = spStep1(p1 + ivec2(0, 1), layer);
+    vec4 d = spStep1(p1 + ivec2(1, 1), layer);
+    spEmit(1, p1, layer, a);
+    spEmit(1, p1 + ivec2(1, 0), layer, b);
+    spEmit(1, p1 + ivec2(0, 1), layer, c);
+    spEmit(1, p1 + ivec2(1, 1), layer, d);
+
+    if (pc.tileLevels >= 2) {
+        // step 2 in registers
+        SP_T v = spReduce4(SP_T(a), SP_T(b), SP_T(c), SP_T(d));
+        spEmit(2, tile * 16 + xy, layer, vec4(v));
+        if (pc.tileLevels >= 3) {
+            // step 3: quad swaps (fp32 values: quad ops on halves need subgroup extended types)
+            vec4 h = subgroupQuadSwapHorizontal(vec4(v));
+            vec4 vv = subgroupQuadSwapVertical(vec4(v));
+            vec4 dg = subgroupQuadSwapDiagonal(vec4(v));
+            // every lane sums in the same order, so lane 0 holds the group's value
+            bool lead = (tid & 3) == 0;
+            SP_T v3 = spReduce4(v, SP_T(h), SP_T(vv), SP_T(dg));
+            if (lead) {
+                spEmit(3, tile * 8 + (xy >> 1), layer, vec4(v3));
+                spLds[(xy.y >> 1) * 8 + (xy.x >> 1)] = v3;
+            }
+        }
+    }
+    // steps 4..6 in shared memory (uniform loop: every invocation reaches every barrier)
+    for (int rel = 4; rel <= pc.tileLevels; ++rel) {
+        spBarrierWorkgroup();
+        int n = 64 >> rel;
+        SP_T v;
+        bool working = tid < n * n;
+        ivec2 p = ivec2(tid % n, tid / n);
+        if (working) {
+            int i = 2 * p.y * (2 * n) + 2 * p.x;
+            v = spReduce4(spLds[i], spLds[i + 1], spLds[i + 2 * n], spLds[i + 2 * n + 1]);
+        }
+        spBarrierWorkgroup();
+        if (working) {
+            spLds[tid] = v;
+            spEmit(rel, tile * n + p, layer, vec4(v));
+        }
+    }
+    if (pc.tailLevels == 0) {
+        return;
+    }
+    spBarrierQueueFamily();
+    if (tid == 0) {
+        uint arrived = atomicAdd(spCounter[layer], 1u, gl_ScopeQueueFamily,
+                                 gl_StorageSemanticsBuffer,
+                                 gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable
+                                 | gl_SemanticsMakeVisible);
+        spIsLast = arrived == uint(pc.groupsPerLayer - 1);
+    }
+    spBarrierQueueFamily();
+    if (!spIsLast) {
+        return;
+    }
+    if (tid == 0) {
+        // ready for the next run: the last group resets its layer's counter
+        atomicStore(spCounter[layer], 0u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
+                    gl_SemanticsRelaxed);
+    }
+    spTail(tid, layer);
+}
+
+#endif

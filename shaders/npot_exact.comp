@@ -1,0 +1,159 @@
+#version 460
+// npot_exact.comp: up to NPOT_MAX_LEVELS exact levels per dispatch (nvpro vk_compute_mipmaps
+// class). Host side: mipview/gpu/strategies/npot_exact.py plans which levels each dispatch makes
+// and the tile size; this kernel is the same for its "fast" path (even sides, many levels) and
+// its "general" path (odd sides, 2 levels): only the push constants differ.
+//
+// Schedule of one work group, input level S (push srcSize), levels S+1 .. S+k (k = pc.levels):
+// * The group owns a tile of pc.tile x pc.tile texels of the LAST level S+k. Walking down, it
+//   needs region [lo, hi) of each level S+j: twice the region above, plus one texel when that
+//   level's side is odd (its 3-tap footprint). Regions of neighbouring groups overlap by that
+//   texel: each group recomputes the shared border samples instead of synchronising with its
+//   neighbour (nvpro's general pipeline); with even sides they do not overlap at all.
+// * Level S+1 is reduced from texelFetch on the sampled view of S (hardware sRGB decode); level
+//   S+j (j > 1) from the float region of S+j-1 in shared memory, so intermediates are never
+//   quantised inside a dispatch. Regions ping-pong between npotA_ (odd j) and npotB_ (even j).
+// * Every texel of every level is stored by exactly one group: the one whose tile, scaled down
+//   the chain, covers it (the last group of a row/column also owns the remainder).
+// The reduction itself is mip_common.glsl's MIP_REDUCE_EXACT, shared with per_level.comp.
+#extension GL_GOOGLE_include_directive : require
+#include "mip_common.glsl"
+
+// Threads per group (1D), and the sides of the two shared regions. The host checks every plan
+// step against these (npot_exact.py: region_sides), so no bounds check is needed here.
+layout(local_size_x_id = 0, local_size_y = 1, local_size_z = 1) in;
+layout(constant_id = 1) const int NPOT_A_SIDE = 33;
+layout(constant_id = 2) const int NPOT_B_SIDE = 16;
+const int NPOT_MAX_LEVELS = 6;  // = number of dst bindings; npot_exact.py MAX_LEVELS
+// sRGB only: srcLevel is a UNORM view and the shader decodes. Some samplers' built-in sRGB decode
+// is an approximation (lavapipe's is off by up to ~0.3 LSB after re-encoding), and the exact
+// pyramid should not inherit it.
+layout(constant_id = 3) const bool NPOT_DECODE_SRGB = false;
+// f16 only: round to the nearest half before the store; lavapipe's float -> half store
+// conversion truncates (1 ulp error), which a chain of several dispatches accumulates.
+layout(constant_id = 4) const bool NPOT_ROUND_HALF = false;
+// 8-bit formats: quantise in the shader, and keep the float intermediate that the next level of
+// this dispatch reads within 0.5 - NPOT_TIE_MARGIN LSB of the stored byte. Without the margin a
+// value on a tie (x.5 LSB) could be stored rounded down yet feed the next level as x.5, and that
+// level could then land 1.0 + rounding noise LSB from the exact reduction of the stored bytes
+// (the step error, whose tolerance is 1 LSB). The chain pays at most the margin.
+layout(constant_id = 5) const bool NPOT_UNORM8 = false;
+const float NPOT_TIE_MARGIN = 1.0 / 256.0;  // LSB
+
+layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
+// One binding per output level: lavapipe cannot index storage-image arrays dynamically.
+// Bindings past pc.levels are bound to a level this dispatch writes anyway, and never touched.
+layout(set = 0, binding = 1) writeonly uniform image2DArray dst1;
+layout(set = 0, binding = 2) writeonly uniform image2DArray dst2;
+layout(set = 0, binding = 3) writeonly uniform image2DArray dst3;
+layout(set = 0, binding = 4) writeonly uniform image2DArray dst4;
+layout(set = 0, binding = 5) writeonly uniform image2DArray dst5;
+layout(set = 0, binding = 6) writeonly uniform image2DArray dst6;
+
+// Layout mirrored by npot_exact.py (_push): ivec2 srcSize, int levels, int tile.
+layout(push_constant) uniform NpotPush {
+    ivec2 srcSize;  // size of the input level S
+    int levels;     // k, 1 .. NPOT_MAX_LEVELS
+    int tile;       // side of the group's tile at level S+k
+} pc;
+
+shared vec4 npotA_[NPOT_A_SIDE * NPOT_A_SIDE];
+shared vec4 npotB_[NPOT_B_SIDE * NPOT_B_SIDE];
+
+vec4 npotFetch_(ivec3 q) {
+    vec4 v = texelFetch(srcLevel, q, 0);
+    return NPOT_DECODE_SRGB ? vec4(mipSrgbToLinear(v.rgb), v.a) : v;
+}
+
+void npotStore_(int j, ivec3 p, vec4 e) {
+    switch (j) {
+        case 1: imageStore(dst1, p, e); break;
+        case 2: imageStore(dst2, p, e); break;
+        case 3: imageStore(dst3, p, e); break;
+        case 4: imageStore(dst4, p, e); break;
+        case 5: imageStore(dst5, p, e); break;
+        default: imageStore(dst6, p, e); break;
+    }
+}
+
+// Stores linear value v of level S+j at p when this group owns p; returns the value the next
+// level of this dispatch reads instead of v (v itself, or v pulled off a tie: NPOT_UNORM8).
+vec4 npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
+    vec4 e = mipEncode(v);
+    if (NPOT_ROUND_HALF) {
+        e = mipRoundToHalf(e);
+    }
+    if (NPOT_UNORM8) {
+        vec4 u = clamp(e, 0.0, 1.0) * 255.0;
+        vec4 q = round(u);
+        vec4 lim = vec4(0.5 - NPOT_TIE_MARGIN);
+        if (any(greaterThan(abs(u - q), lim))) {  // rare: only near ties
+            v = mipDecode(clamp(u, q - lim, q + lim) / 255.0);
+        }
+        e = q / 255.0;
+    }
+    if (owned) {
+        npotStore_(j, p, e);
+    }
+    return v;
+}
+
+void main() {
+    const int threads = int(gl_WorkGroupSize.x);
+    const int tid = int(gl_LocalInvocationIndex);
+    const int layer = int(gl_WorkGroupID.z);
+    const int k = pc.levels;
+
+    ivec2 size[NPOT_MAX_LEVELS + 1];
+    size[0] = pc.srcSize;
+    for (int j = 1; j <= k; ++j) {
+        size[j] = max(size[j - 1] >> 1, ivec2(1));
+    }
+
+    // Regions [lo, hi) this group computes, and the part [lo, ownHi) it stores.
+    ivec2 lo[NPOT_MAX_LEVELS + 1];
+    ivec2 hi[NPOT_MAX_LEVELS + 1];
+    ivec2 ownHi[NPOT_MAX_LEVELS + 1];
+    lo[k] = ivec2(gl_WorkGroupID.xy) * pc.tile;
+    hi[k] = min(size[k], lo[k] + pc.tile);
+    ownHi[k] = hi[k];
+    bvec2 lastTile = greaterThanEqual(lo[k] + pc.tile, size[k]);
+    for (int j = k - 1; j >= 1; --j) {
+        // A side of 1 stays 1: its group index is 0, so lo stays 0 and min() clamps hi to 1.
+        lo[j] = 2 * lo[j + 1];
+        hi[j] = min(size[j], 2 * hi[j + 1] + (size[j] & 1));
+        ownHi[j] = mix((lo[k] + pc.tile) << (k - j), size[j], lastTile);
+    }
+
+    for (int j = 1; j <= k; ++j) {
+        ivec2 ext = hi[j] - lo[j];
+        ivec2 below = lo[j - 1];  // origin of the region of level S+j-1 in shared memory
+        for (int idx = tid; idx < ext.x * ext.y; idx += threads) {
+            ivec2 p = lo[j] + ivec2(idx % ext.x, idx / ext.x);
+            vec4 v;
+#define NPOT_LOAD_SRC_(q) npotFetch_(ivec3(q, layer))
+#define NPOT_LOAD_A_(q) npotA_[((q).y - below.y) * NPOT_A_SIDE + (q).x - below.x]
+#define NPOT_LOAD_B_(q) npotB_[((q).y - below.y) * NPOT_B_SIDE + (q).x - below.x]
+            if (j == 1) {
+                MIP_REDUCE_EXACT(v, p, size[0], NPOT_LOAD_SRC_)
+            } else if ((j & 1) == 0) {
+                MIP_REDUCE_EXACT(v, p, size[j - 1], NPOT_LOAD_A_)
+            } else {
+                MIP_REDUCE_EXACT(v, p, size[j - 1], NPOT_LOAD_B_)
+            }
+#undef NPOT_LOAD_SRC_
+#undef NPOT_LOAD_A_
+#undef NPOT_LOAD_B_
+            v = npotEmit_(j, ivec3(p, layer), all(lessThan(p, ownHi[j])), v);
+            if (j < k) {
+                ivec2 r = p - lo[j];
+                if ((j & 1) == 1) {
+                    npotA_[r.y * NPOT_A_SIDE + r.x] = v;
+                } else {
+                    npotB_[r.y * NPOT_B_SIDE + r.x] = v;
+                }
+            }
+        }
+        barrier();  // level S+j's region is complete before S+j+1 reads it
+    }
+}

@@ -1,0 +1,237 @@
+#version 460
+// subgroup.comp: several mip levels per dispatch, 2x2 steps by subgroupShuffleXor while the
+// 2x2 group of cells lies in one subgroup, then through shared memory. Host side and the
+// dispatch plan: ../mipview/gpu/strategies/subgroup.py.
+//
+// One workgroup = 256 invocations = a 16x16 grid of cells (placed by the LAYOUT constant, see
+// include/subgroup_layout.glsl). Three modes (push constant `mode`, uniform per dispatch):
+//
+//  TILE (0)      the workgroup reduces a 2^T x 2^T tile of the source (T = TILE_LEVELS, 5 or 6)
+//                by up to T levels. Each invocation fetches 2^(T-4) x 2^(T-4) source texels and
+//                makes its cell's first T-4 levels in registers; the four levels of the 16x16 grid
+//                follow, in subgroup while mipSubgroupSteps() allows, else in shared memory (one
+//                barrier per level). Exact only while every source side is even (2x2 box) or 1
+//                (the missing neighbour gets weight 0): the host plans it only there.
+//  PER_LEVEL (1) one output texel per invocation, the reference's exact 2- or 3-tap weights
+//                (MIP_REDUCE_EXACT): for levels whose source has an odd side > 1.
+//  TAIL (2)      one workgroup per layer takes the whole remaining chain of a source of <= 1024
+//                texels (max side 64, <= 6 levels) through shared memory with exact weights:
+//                the odd-sided small levels cost one dispatch, not one each.
+//
+// Intermediates stay in float inside a dispatch (better chain error than re-reading 8 bits), and
+// across dispatches too: the last level of a dispatch also goes, unquantised, to a float scratch
+// buffer that the next dispatch reads instead of the stored image (pc.srcScratch/dstScratch >= 0;
+// the host leaves a boundary level quantised only where it would take too much memory).
+// Output level j (1..6 below the source) is binding j: lavapipe has no dynamic indexing of
+// storage-image arrays, so the store switches on the level instead of indexing an array.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "mip_common.glsl"
+#include "subgroup_layout.glsl"
+
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
+
+layout(constant_id = 0) const int LAYOUT = MIP_LAYOUT_MORTON;
+layout(constant_id = 1) const int TILE_LEVELS = 5;  // 5: 32x32 tile, 6: 64x64 tile
+// Debug: TILE mode writes (lane, subgroup id, subgroup size, 1) / 255 into the first output
+// level instead of colour, so a test can read back where each invocation sits.
+layout(constant_id = 2) const bool DEBUG_LANES = false;
+
+const int MODE_TILE = 0;
+const int MODE_PER_LEVEL = 1;
+const int MODE_TAIL = 2;
+
+layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
+layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel1;
+layout(set = 0, binding = 2) writeonly uniform image2DArray dstLevel2;
+layout(set = 0, binding = 3) writeonly uniform image2DArray dstLevel3;
+layout(set = 0, binding = 4) writeonly uniform image2DArray dstLevel4;
+layout(set = 0, binding = 5) writeonly uniform image2DArray dstLevel5;
+layout(set = 0, binding = 6) writeonly uniform image2DArray dstLevel6;
+// Linear float texels of the level between two dispatches, (layer, y, x) row-major per level.
+layout(set = 0, binding = 7, std430) buffer SubgroupScratch {
+    vec4 scratch[];
+};
+
+// Mirrored by SubgroupPush in subgroup.py.
+layout(push_constant) uniform SubgroupPush {
+    ivec2 srcSize;  // size of the source level
+    int mode;       // MODE_*
+    int levels;     // how many levels this dispatch makes (1..6)
+    int srcScratch; // >= 0: read the source from scratch[srcScratch + ...], not srcLevel
+    int dstScratch; // >= 0: also write the last level (linear float) to scratch[dstScratch + ...]
+} pc;
+
+// TILE uses [0, 512) as two ping-pong halves; TAIL the whole array (one source of <= 1024).
+shared vec4 sgShared[1024];
+
+int layer;
+
+ivec2 levelSize(int j) {
+    return max(pc.srcSize >> j, ivec2(1));
+}
+
+// Source texel q (inside the level), decoded to linear.
+vec4 loadSrcInside(ivec2 q) {
+    if (pc.srcScratch >= 0) {
+        return scratch[pc.srcScratch + (layer * pc.srcSize.y + q.y) * pc.srcSize.x + q.x];
+    }
+    return texelFetch(srcLevel, ivec3(q, layer), 0);
+}
+
+vec4 loadSrc(ivec2 q) {
+    // Clamped: cells past the edge of a partial tile compute finite values nobody stores.
+    return loadSrcInside(min(q, pc.srcSize - 1));
+}
+
+void storeLevel(int j, ivec2 p, vec4 v) {
+    if (any(greaterThanEqual(p, levelSize(j)))) {
+        return;
+    }
+    if (j == pc.levels && pc.dstScratch >= 0) {
+        ivec2 size = levelSize(j);
+        scratch[pc.dstScratch + (layer * size.y + p.y) * size.x + p.x] = v;
+    }
+    ivec3 q = ivec3(p, layer);
+    vec4 e = mipEncode(v);
+    switch (j) {
+        case 1: imageStore(dstLevel1, q, e); break;
+        case 2: imageStore(dstLevel2, q, e); break;
+        case 3: imageStore(dstLevel3, q, e); break;
+        case 4: imageStore(dstLevel4, q, e); break;
+        case 5: imageStore(dstLevel5, q, e); break;
+        default: imageStore(dstLevel6, q, e); break;
+    }
+}
+
+// 2x2 box of a (0,0), b (1,0), c (0,1), d (1,1) from a source of srcSize whose sides are even or
+// 1; a side of 1 has no second texel, so its first one counts twice (exact weights 1, 0).
+vec4 reduce2x2(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 srcSize) {
+    if (srcSize.x == 1) {
+        b = a;
+        d = c;
+    }
+    if (srcSize.y == 1) {
+        c = a;
+        d = b;
+    }
+    return 0.25 * ((a + b) + (c + d));
+}
+
+vec4 reduceSrc2x2(ivec2 q) {
+    return reduce2x2(loadSrc(q), loadSrc(q + ivec2(1, 0)), loadSrc(q + ivec2(0, 1)),
+                     loadSrc(q + ivec2(1, 1)), pc.srcSize);
+}
+
+void tileMode() {
+    int sgBits = findLSB(gl_SubgroupSize);
+    uint index = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    ivec2 cell = mipLayoutPosition(LAYOUT, index, sgBits);
+    ivec2 group = ivec2(gl_WorkGroupID.xy);
+    ivec2 origin = group << TILE_LEVELS;  // in source texels
+    const int pre = TILE_LEVELS - 4;       // levels made in registers before the grid
+
+    vec4 v;
+    if (pre == 1) {
+        v = reduceSrc2x2(origin + 2 * cell);
+        vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
+        storeLevel(1, (group << 4) + cell, DEBUG_LANES ? debug : v);
+    } else {
+        // 4x4 source texels -> 2x2 texels of level 1 -> 1 texel of level 2
+        vec4 l1[4];
+        for (int k = 0; k < 4; ++k) {
+            ivec2 o = ivec2(k & 1, k >> 1);
+            l1[k] = reduceSrc2x2(origin + 4 * cell + 2 * o);
+            vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
+            storeLevel(1, (group << 5) + 2 * cell + o, DEBUG_LANES ? debug : l1[k]);
+        }
+        if (pc.levels < 2) {
+            return;  // uniform: before any barrier
+        }
+        v = reduce2x2(l1[0], l1[1], l1[2], l1[3], levelSize(1));
+        storeLevel(2, (group << 4) + cell, v);
+    }
+
+    int inSubgroup = mipSubgroupSteps(LAYOUT, sgBits);
+    for (int j = 0; j < 4; ++j) {
+        int level = pre + j + 1;
+        if (level > pc.levels) {
+            break;  // uniform
+        }
+        int d = 1 << j;
+        vec4 b, c, e;
+        if (j < inSubgroup) {
+            // Partners differ from this lane in exactly one index bit (or two, diagonally).
+            uint mx = 1u << uint(mipLayoutBit(LAYOUT, 0, j, sgBits));
+            uint my = 1u << uint(mipLayoutBit(LAYOUT, 1, j, sgBits));
+            b = subgroupShuffleXor(v, mx);
+            c = subgroupShuffleXor(v, my);
+            e = subgroupShuffleXor(v, mx | my);
+        } else {
+            // Ping-pong halves: the next write goes to the other half, so one barrier per level.
+            int base = (j & 1) * 256;
+            sgShared[base + cell.y * 16 + cell.x] = v;
+            barrier();
+            b = sgShared[base + cell.y * 16 + (cell.x ^ d)];
+            c = sgShared[base + (cell.y ^ d) * 16 + cell.x];
+            e = sgShared[base + (cell.y ^ d) * 16 + (cell.x ^ d)];
+        }
+        // Every invocation reduces (uniform control flow for the shuffles); only the corner cell
+        // of each 2d x 2d block holds a meaningful value and stores it.
+        v = reduce2x2(v, b, c, e, levelSize(level - 1));
+        if (((cell.x | cell.y) & (2 * d - 1)) == 0) {
+            storeLevel(level, (group << (3 - j)) + (cell >> (j + 1)), v);
+        }
+    }
+}
+
+void perLevelMode() {
+    uint t = gl_LocalInvocationIndex;
+    ivec2 p = ivec2(gl_WorkGroupID.xy) * 16 + ivec2(t & 15u, t >> 4u);
+    if (any(greaterThanEqual(p, levelSize(1)))) {
+        return;
+    }
+    vec4 v;
+    MIP_REDUCE_EXACT(v, p, pc.srcSize, loadSrcInside)
+    storeLevel(1, p, v);
+}
+
+void tailMode() {
+    int t = int(gl_LocalInvocationIndex);
+    ivec2 size = pc.srcSize;
+    for (int i = t; i < size.x * size.y; i += 256) {
+        sgShared[i] = loadSrcInside(ivec2(i % size.x, i / size.x));
+    }
+    barrier();
+    // Levels are packed row-major at their own width; an output level has <= 256 texels
+    // (a source of <= 1024 texels, max side 64), one per invocation.
+#define SUBGROUP_LOAD_SHARED(q) sgShared[(q).y * size.x + (q).x]
+    for (int j = 1; j <= pc.levels; ++j) {
+        ivec2 dst = levelSize(j);
+        bool mine = t < dst.x * dst.y;
+        ivec2 p = ivec2(t % dst.x, t / dst.x);
+        vec4 v = vec4(0.0);
+        if (mine) {
+            MIP_REDUCE_EXACT(v, p, size, SUBGROUP_LOAD_SHARED)
+            storeLevel(j, p, v);
+        }
+        barrier();  // everyone has read the source level
+        if (mine) {
+            sgShared[t] = v;
+        }
+        barrier();  // the new level is complete
+        size = dst;
+    }
+}
+
+void main() {
+    layer = int(gl_WorkGroupID.z);
+    if (pc.mode == MODE_TILE) {
+        tileMode();
+    } else if (pc.mode == MODE_PER_LEVEL) {
+        perLevelMode();
+    } else {
+        tailMode();
+    }
+}

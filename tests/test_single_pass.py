@@ -1,0 +1,186 @@
+"""single-pass (SPD class): exactness on POT/NPOT sizes, min/max, layers, repeat stability,
+sub-rectangle updates, and the planner (which needs no device)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mipview import compare
+from mipview.formats import Format, mip_count, to_storage
+from mipview.gpu.dirty import parse_rect, run_strategy, upload_rect
+from mipview.gpu.resources import MipImage
+from mipview.gpu.runner import run_once
+from mipview.gpu.strategies.single_pass import TAIL_TEXELS, SinglePass, plan_passes
+from mipview.layers import make_layers
+from mipview.reference import reference_pyramid
+from mipview.results import StrategySpec
+
+# the flat base chain tolerance (stricter than within_tolerance for floats), with the
+# reference's float64 slack
+SLACK = compare.REFERENCE_SLACK
+
+
+def _spec(**opts: str) -> StrategySpec:
+    return StrategySpec("single-pass", tuple(sorted(opts.items())))
+
+
+def _image(rng: np.random.Generator, w: int, h: int, fmt: Format, layers: int = 1) -> np.ndarray:
+    pixels = rng.random((h, w, 4))
+    level0 = to_storage(pixels, fmt)
+    return make_layers(level0, layers) if layers > 1 else level0
+
+
+def _check(levels: list[np.ndarray], level0: np.ndarray, fmt: Format, reduction: str) -> None:
+    ref = reference_pyramid(level0, fmt, reduction)
+    assert len(levels) == len(ref)
+    if reduction == "mean":
+        rep = compare.error_report(levels, fmt, ref, reduction)
+        step_tol, chain_tol = compare.TOLERANCE[fmt]
+        worst = compare.format_worst(max(rep.chain + rep.step, key=lambda e: e.max_error))
+        assert rep.max_step <= step_tol + SLACK and rep.max_chain <= chain_tol + SLACK, worst
+    else:  # min/max pick source values: exactly equal
+        for i, (a, r) in enumerate(zip(levels, ref, strict=True)):
+            bad = np.argwhere(a.astype(np.float64) != r)
+            assert bad.size == 0, f"level {i}: {len(bad)} texels differ, first at {bad[0]}"
+
+
+def _run(gpu, level0: np.ndarray, fmt: Format, **opts: str) -> list[np.ndarray]:
+    mip = run_once(gpu, level0, fmt, [_spec(**opts)])
+    assert not mip.skipped, mip.skipped
+    return list(mip.results[0].levels)
+
+
+# --- planner (no device) -------------------------------------------------------------------------
+@pytest.mark.parametrize("w,h,dispatches", [
+    (1, 1, 0), (64, 64, 1), (63, 65, 1), (4096, 4096, 1), (2048, 256, 1), (5000, 3, 1),
+    (1920, 1080, 2), (8192, 8192, 2), (16384, 16384, 2), (16384, 1, 1), (4095, 4095, 6),
+])
+def test_plan_covers_every_level_once(w: int, h: int, dispatches: int) -> None:
+    passes, size = plan_passes(w, h, layers=3)
+    assert len(passes) == dispatches
+    levels = [lv for p in passes for lv in p.levels]
+    assert levels == list(range(1, mip_count(w, h)))
+    for p in passes:
+        assert 1 <= p.tile_levels <= 6 and len(p.levels) <= 14
+    assert size >= 1
+
+
+def test_plan_tail_starts_small() -> None:
+    passes, _ = plan_passes(4096, 4096)
+    (p,) = passes
+    assert (p.tile_levels, p.tail_levels) == (6, 6) and 64 * 64 <= TAIL_TEXELS
+
+
+# --- correctness ------------------------------------------------------------------------------------
+SMALL = [(1, 1), (63, 65), (64, 64), (5000, 3)]
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+@pytest.mark.parametrize("reduction", ["mean", "min", "max"])
+@pytest.mark.parametrize("w,h", SMALL, ids=lambda v: str(v))
+def test_small_sizes(gpu, rng, w: int, h: int, reduction: str, fmt: Format) -> None:
+    level0 = _image(rng, w, h, fmt)
+    _check(_run(gpu, level0, fmt, reduction=reduction), level0, fmt, reduction)
+
+
+@pytest.mark.parametrize("w,h,fmt,reduction", [
+    (1920, 1080, Format.SRGB, "mean"),
+    (2048, 256, Format.F16, "max"),
+    (2048, 256, Format.UNORM, "mean"),
+])
+def test_larger_sizes(gpu, rng, w: int, h: int, fmt: Format, reduction: str) -> None:
+    level0 = _image(rng, w, h, fmt)
+    _check(_run(gpu, level0, fmt, reduction=reduction), level0, fmt, reduction)
+
+
+def test_4096_once(gpu, rng) -> None:
+    level0 = _image(rng, 4096, 4096, Format.UNORM)
+    _check(_run(gpu, level0, Format.UNORM), level0, Format.UNORM, "mean")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "min"])
+def test_six_layers(gpu, rng, reduction: str) -> None:
+    level0 = _image(rng, 96, 130, Format.F16, layers=6)
+    assert not np.array_equal(level0[0], level0[1])
+    levels = _run(gpu, level0, Format.F16, reduction=reduction)
+    assert levels[1].shape == (6, 65, 48, 4)
+    _check(levels, level0, Format.F16, reduction)
+
+
+@pytest.mark.parametrize("opts,fmt", [
+    ({"load": "bilinear"}, Format.SRGB),
+    ({"fp16": "on"}, Format.UNORM),
+    ({"fp16": "on"}, Format.F16),
+    ({"fp16": "on", "reduction": "max"}, Format.SRGB),
+])
+def test_variants(gpu, rng, opts: dict[str, str], fmt: Format) -> None:
+    level0 = _image(rng, 256, 128, fmt)
+    _check(_run(gpu, level0, fmt, **opts), level0, fmt, opts.get("reduction", "mean"))
+
+
+def test_unsupported_reasons(gpu) -> None:
+    caps = gpu.caps
+    assert SinglePass.unsupported_reason(caps, Format.UNORM, 63, 64, 1, {"load": "bilinear"})
+    assert SinglePass.unsupported_reason(caps, Format.UNORM, 64, 64, 1,
+                                         {"load": "bilinear", "reduction": "min"})
+    assert SinglePass.unsupported_reason(caps, Format.F32, 64, 64, 1, {"fp16": "on"})
+    assert SinglePass.unsupported_reason(caps, Format.UNORM, 64, 64, 1, {}) is None
+    assert SinglePass.reduction({"reduction": "max"}) == "max"
+
+
+def test_repeats_bit_identical(gpu, rng) -> None:
+    """Runs after the first reuse the reset counters, and the layers' last groups run their
+    tails concurrently (an early scratch-layout race showed up about once in 60 runs here)."""
+    level0 = _image(rng, 300, 200, Format.F32, layers=6)
+    image = MipImage(gpu, Format.F32, 300, 200, 6)
+    strategy = SinglePass(gpu, {})
+    try:
+        image.upload(level0)
+        strategy.prepare(image)
+        run_strategy(gpu, strategy, image)
+        first = image.read_levels()
+        for run in range(25):
+            run_strategy(gpu, strategy, image)
+            for i, (a, b) in enumerate(zip(first, image.read_levels(), strict=True)):
+                assert np.array_equal(a, b), f"run {run + 2}: level {i} changed"
+    finally:
+        gpu.wait_idle()
+        strategy.release()
+        image.destroy()
+    _check(first, level0, Format.F32, "mean")
+
+
+# --- sub-rectangle updates ---------------------------------------------------------------------------
+@pytest.mark.parametrize("w,h,layers,rect", [
+    (200, 150, 1, "64,32,64,64"),      # exactly one tile, at tile borders
+    (200, 150, 1, "63,0,2,1"),         # straddles a tile border
+    (200, 150, 6, "190,140,10,10"),    # the image corner
+    (129, 67, 1, "0,60,129,7"),        # odd sides: 3-tap footprints cross tiles
+    (300, 2, 1, "250,1,50,1"),         # height 2 -> 1 at level 1
+    (600, 300, 1, "100,100,200,50"),   # two passes: the change travels through the hand-off
+])
+def test_rect_update_matches_full_run(gpu, rng, w: int, h: int, layers: int, rect: str) -> None:
+    fmt = Format.UNORM
+    r = parse_rect(rect, w, h)
+    x, y, rw, rh = r
+    before = _image(rng, w, h, fmt, layers)
+    after = before.copy()
+    after[..., y:y + rh, x:x + rw, :] = 255 - after[..., y:y + rh, x:x + rw, :]
+    cls = SinglePass
+    image = MipImage(gpu, fmt, w, h, layers)
+    strategy = cls(gpu, {})
+    try:
+        image.upload(before)
+        strategy.prepare(image)
+        run_strategy(gpu, strategy, image)
+        upload_rect(image, after, r)
+        run_strategy(gpu, strategy, image, r)
+        partial = image.read_levels()
+    finally:
+        gpu.wait_idle()
+        strategy.release()
+        image.destroy()
+    full = _run(gpu, after, fmt)
+    for i, (a, b) in enumerate(zip(partial, full, strict=True)):
+        assert np.array_equal(a, b), f"level {i} differs from a full run"
