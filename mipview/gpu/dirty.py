@@ -16,7 +16,7 @@ from mipview.gpu import strategies
 from mipview.gpu.context import GpuContext
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimestampPool, timing_from_runs
+from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
 from mipview.gpu.vkapi import flag, vk
 from mipview.results import StrategySpec
 
@@ -86,35 +86,21 @@ def run_strategy(ctx: GpuContext, strategy: Any, image: MipImage, rect: Rect | N
 
 def _time(ctx: GpuContext, strategy: Any, image: MipImage, rect: Rect | None, runs: int,
           batches: int) -> Any:
-    pool = TimestampPool(ctx, runs * 8)
-    cmd = ctx.allocate_command_buffer()
+    def record(cmd: Any, marks: Marks) -> None:
+        if rect is None:
+            strategy.record(cmd, image, marks)
+        else:
+            strategy.record_rect(cmd, image, rect, marks)
+
+    batch = TimedBatch(ctx, runs, record, stamps_per_run=8)
     try:
-        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo())
-        pool.reset(cmd)
-        all_marks: list[Marks] = []
-        for _ in range(runs):
-            memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
-                           "MEMORY_READ|MEMORY_WRITE")
-            marks = Marks(pool, all_marks[-1].next if all_marks else 0)
-            marks.begin(cmd)
-            if rect is None:
-                strategy.record(cmd, image, marks)
-            else:
-                strategy.record_rect(cmd, image, rect, marks)
-            marks.end(cmd)
-            all_marks.append(marks)
-        vk.vkEndCommandBuffer(cmd)
+        batch.submit(timed=False)  # the first batch warms up
         samples: list[tuple[float, list[float]]] = []
-        for b in range(batches):
-            ctx.submit_and_wait(cmd)
-            if b:  # the first batch warms up
-                ticks = pool.read(all_marks[-1].next)
-                samples += [m.durations_us(ticks) for m in all_marks]
-        return timing_from_runs(samples, all_marks[0].labels)
+        for _ in range(batches - 1):
+            samples += batch.submit()
+        return timing_from_runs(samples, batch.labels)
     finally:
-        ctx.wait_idle()
-        ctx.free_command_buffer(cmd)
-        pool.destroy()
+        batch.destroy()
 
 
 def bench_dirty(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: list[StrategySpec],

@@ -20,6 +20,7 @@ for auto-exposure). Results match numpy's float64 to float32 rounding (tests/tes
 from __future__ import annotations
 
 import struct
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.strategies.npot_exact import unorm_sampled_view
 from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimestampPool, timing_from_runs
+from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
 from mipview.gpu.vkapi import flag, vk
 from mipview.reference import _check
 from mipview.results import TimingStats
@@ -197,41 +198,21 @@ def time_mean(ctx: GpuContext, level0: np.ndarray, fmt: Format, kind: str = "mea
               warmup_ms: float = 200.0, runs_per_batch: int = 10) -> TimingStats:
     """GPU time of the whole reduction (all passes), ``repeat`` runs after ``warmup_ms`` of
     untimed runs; runs are batched in one command buffer as the runner does (no CPU gaps)."""
-    import time
-
     _check_args(kind, block, method)
     image, _ = _upload(ctx, level0, fmt)
     reducer = MeanReducer(ctx, image, kind, block, method)
-    batch = max(1, min(runs_per_batch, repeat))
-    pool = TimestampPool(ctx, batch * (len(reducer.passes) + 2))
-    cmd = ctx.allocate_command_buffer()
+    runs_in_batch = max(1, min(runs_per_batch, repeat))
+    batch = TimedBatch(ctx, runs_in_batch, lambda cmd, marks: reducer.record(cmd, marks),
+                       stamps_per_run=len(reducer.passes) + 2)
     try:
-        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo())
-        pool.reset(cmd)
-        all_marks: list[Marks] = []
-        for _ in range(batch):
-            memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
-                           "MEMORY_READ|MEMORY_WRITE")
-            marks = Marks(pool, all_marks[-1].next if all_marks else 0)
-            marks.begin(cmd)
-            reducer.record(cmd, marks)
-            marks.end(cmd)
-            all_marks.append(marks)
-        memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_WRITE", "ALL_COMMANDS",
-                       "MEMORY_READ|MEMORY_WRITE")
-        vk.vkEndCommandBuffer(cmd)
         end = time.perf_counter() + warmup_ms / 1000.0
         while time.perf_counter() < end:
-            ctx.submit_and_wait(cmd)
+            batch.submit(timed=False)
         runs: list[tuple[float, list[float]]] = []
         while len(runs) < repeat:
-            ctx.submit_and_wait(cmd)
-            ticks = pool.read(all_marks[-1].next)
-            runs += [m.durations_us(ticks) for m in all_marks]
-        return timing_from_runs(runs[:repeat], all_marks[0].labels).total
+            runs += batch.submit()
+        return timing_from_runs(runs[:repeat], batch.labels).total
     finally:
-        ctx.wait_idle()
-        ctx.free_command_buffer(cmd)
-        pool.destroy()
+        batch.destroy()
         reducer.release()
         image.destroy()

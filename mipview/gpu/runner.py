@@ -22,7 +22,7 @@ from mipview.gpu.context import GpuContext
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimestampPool, timing_from_runs
+from mipview.gpu.timing import TimedBatch, timing_from_runs
 from mipview.gpu.vkapi import flag, vk
 from mipview.results import MipResult, StrategyResult, StrategySpec
 
@@ -39,7 +39,7 @@ class _Prepared:
     runs: list[tuple[float, list[float]]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     levels: list[np.ndarray] | None = None
-    batches: dict[int, tuple[Any, TimestampPool, list[Marks]]] = field(default_factory=dict)
+    batches: dict[int, TimedBatch] = field(default_factory=dict)
 
 
 class Session:
@@ -92,46 +92,29 @@ class Session:
         return [p.spec for p in self.prepared]
 
     # --- command buffers ------------------------------------------------------------------
-    def _batch(self, p: _Prepared, runs: int) -> tuple[Any, TimestampPool, list[Marks]]:
+    def _batch(self, p: _Prepared, runs: int) -> TimedBatch:
         """A command buffer of ``runs`` timed runs, recorded once and resubmitted."""
-        if runs in p.batches:
-            return p.batches[runs]
-        pool = TimestampPool(self.ctx, runs * MAX_STAMPS_PER_RUN)
-        cmd = self.ctx.allocate_command_buffer()
-        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo())
-        pool.reset(cmd)
-        all_marks: list[Marks] = []
-        for i in range(runs):
-            if self._evict is not None:
+        if runs not in p.batches:
+            evict = self._evict
+
+            def fill(cmd: Any, i: int) -> None:
+                assert evict is not None
                 memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "TRANSFER",
                                "TRANSFER_WRITE")
-                vk.vkCmdFillBuffer(cmd, self._evict.handle, 0, self._evict.size, i)
-            # Every run starts after all earlier work, so runs never overlap and the opening
-            # stamp excludes set-up.
-            memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
-                           "MEMORY_READ|MEMORY_WRITE")
-            # stamps are packed run after run: reading back must not touch unwritten queries
-            marks = Marks(pool, all_marks[-1].next if all_marks else 0)
-            marks.begin(cmd)
-            p.strategy.record(cmd, p.image, marks)
-            marks.end(cmd)
-            if marks.count > MAX_STAMPS_PER_RUN:
-                raise RuntimeError(f"{p.spec}: more than {MAX_STAMPS_PER_RUN} timestamps per run")
-            all_marks.append(marks)
-        memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_WRITE", "ALL_COMMANDS",
-                       "MEMORY_READ|MEMORY_WRITE")
-        vk.vkEndCommandBuffer(cmd)
-        p.batches[runs] = (cmd, pool, all_marks)
+                vk.vkCmdFillBuffer(cmd, evict.handle, 0, evict.size, i)
+
+            p.batches[runs] = TimedBatch(
+                self.ctx, runs, lambda cmd, marks: p.strategy.record(cmd, p.image, marks),
+                before_each=fill if evict is not None else None,
+                stamps_per_run=MAX_STAMPS_PER_RUN)
         return p.batches[runs]
 
     def _submit(self, p: _Prepared, runs: int, keep: bool) -> None:
-        cmd, pool, all_marks = self._batch(p, runs)
-        self.ctx.submit_and_wait(cmd)
+        batch = self._batch(p, runs)
+        samples = batch.submit(timed=keep)
         if keep:
-            ticks = pool.read(all_marks[-1].next)
-            for marks in all_marks:
-                p.runs.append(marks.durations_us(ticks))
-            p.labels = list(all_marks[0].labels)
+            p.runs += samples
+            p.labels = batch.labels
 
     # --- public -----------------------------------------------------------------------------
     def generate(self) -> None:
@@ -189,9 +172,8 @@ class Session:
     def close(self) -> None:
         self.ctx.wait_idle()
         for p in self.prepared:
-            for cmd, pool, _ in p.batches.values():
-                self.ctx.free_command_buffer(cmd)
-                pool.destroy()
+            for batch in p.batches.values():
+                batch.destroy()
             p.batches.clear()
             p.strategy.release()
             p.image.destroy()

@@ -7,6 +7,7 @@ while earlier work is still running.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mipview.gpu.context import GpuContext
@@ -97,3 +98,61 @@ def timing_from_runs(runs: list[tuple[float, list[float]]], labels: list[str]) -
     marks = tuple((label, TimingStats(tuple(r[1][i] for r in runs)))
                   for i, label in enumerate(labels))
     return GpuTiming(total, marks)
+
+
+class TimedBatch:
+    """``runs`` timed runs recorded into one command buffer, resubmitted as often as wanted.
+
+    Each run starts with a full memory barrier (so runs never overlap and the opening stamp
+    excludes earlier work), then ``record(cmd, marks)`` between a begin and an end stamp.
+    ``before_each(cmd, i)`` records untimed set-up (e.g. a cache-evicting fill) ahead of the
+    barrier. Many runs per submit keep the GPU fed: no CPU gap lets its clock drop between
+    samples (../shared/gpu/README.md).
+    """
+
+    def __init__(self, ctx: GpuContext, runs: int, record: Callable[[Any, Marks], None],
+                 before_each: Callable[[Any, int], None] | None = None,
+                 stamps_per_run: int = 64) -> None:
+        from mipview.gpu.sync import memory_barrier
+
+        self.ctx = ctx
+        self.pool = TimestampPool(ctx, runs * stamps_per_run)
+        self.cmd = ctx.allocate_command_buffer()
+        self.marks: list[Marks] = []
+        vk.vkBeginCommandBuffer(self.cmd, vk.VkCommandBufferBeginInfo())
+        self.pool.reset(self.cmd)
+        for i in range(runs):
+            if before_each is not None:
+                before_each(self.cmd, i)
+            memory_barrier(self.cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
+                           "MEMORY_READ|MEMORY_WRITE")
+            # stamps are packed run after run: a read-back must not touch unwritten queries
+            marks = Marks(self.pool, self.marks[-1].next if self.marks else 0)
+            marks.begin(self.cmd)
+            record(self.cmd, marks)
+            marks.end(self.cmd)
+            if marks.count > stamps_per_run:
+                raise RuntimeError(f"more than {stamps_per_run} timestamps per run")
+            self.marks.append(marks)
+        memory_barrier(self.cmd, "ALL_COMMANDS", "MEMORY_WRITE", "ALL_COMMANDS",
+                       "MEMORY_READ|MEMORY_WRITE")
+        vk.vkEndCommandBuffer(self.cmd)
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.marks[0].labels) if self.marks else []
+
+    def submit(self, timed: bool = True) -> list[tuple[float, list[float]]]:
+        """Run the batch and wait; (total, per-mark) microseconds of each run when ``timed``."""
+        self.ctx.submit_and_wait(self.cmd)
+        if not timed:
+            return []
+        ticks = self.pool.read(self.marks[-1].next)
+        return [m.durations_us(ticks) for m in self.marks]
+
+    def destroy(self) -> None:
+        if self.cmd is not None:
+            self.ctx.wait_idle()
+            self.ctx.free_command_buffer(self.cmd)
+            self.cmd = None
+            self.pool.destroy()

@@ -33,7 +33,7 @@ from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets, get_pipeline
 from mipview.gpu.resources import Buffer
 from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimestampPool, timing_from_runs
+from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
 from mipview.gpu.vkapi import flag, vk
 from mipview.results import DeviceSummary, GpuTiming
 
@@ -149,7 +149,7 @@ class _Way:
     labels: list[str] = field(default_factory=list)
     dispatches: int = 0
     chains: list[list[np.ndarray]] | None = None
-    batches: dict[int, tuple[Any, TimestampPool, list[Marks]]] = field(default_factory=dict)
+    batches: dict[int, TimedBatch] = field(default_factory=dict)
 
 
 def _storage_range(ctx: GpuContext) -> int:
@@ -310,35 +310,19 @@ class BatchSession:
                 w.reduce.push(cmd, np.array([level, i, n, 0], dtype=np.uint32).tobytes())
                 vk.vkCmdDispatch(cmd, -(-lw // TILE), -(-lh // TILE), 1)
 
-    def _batch(self, w: _Way, runs: int) -> tuple[Any, TimestampPool, list[Marks]]:
-        if runs in w.batches:
-            return w.batches[runs]
-        pool = TimestampPool(self.ctx, runs * 3)
-        cmd = self.ctx.allocate_command_buffer()
-        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo())
-        pool.reset(cmd)
-        all_marks: list[Marks] = []
-        for _ in range(runs):
-            memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
-                           "MEMORY_READ|MEMORY_WRITE")
-            marks = Marks(pool, all_marks[-1].next if all_marks else 0)
-            marks.begin(cmd)
-            self._record(cmd, w, marks)
-            marks.end(cmd)
-            all_marks.append(marks)
-        memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_WRITE", "ALL_COMMANDS",
-                       "MEMORY_READ|MEMORY_WRITE")
-        vk.vkEndCommandBuffer(cmd)
-        w.batches[runs] = (cmd, pool, all_marks)
+    def _batch(self, w: _Way, runs: int) -> TimedBatch:
+        if runs not in w.batches:
+            w.batches[runs] = TimedBatch(self.ctx, runs,
+                                         lambda cmd, marks: self._record(cmd, w, marks),
+                                         stamps_per_run=3)
         return w.batches[runs]
 
     def _submit(self, w: _Way, runs: int, keep: bool) -> None:
-        cmd, pool, all_marks = self._batch(w, runs)
-        self.ctx.submit_and_wait(cmd)
+        batch = self._batch(w, runs)
+        samples = batch.submit(timed=keep)
         if keep:
-            ticks = pool.read(all_marks[-1].next)
-            w.runs += [m.durations_us(ticks) for m in all_marks]
-            w.labels = list(all_marks[0].labels)
+            w.runs += samples
+            w.labels = batch.labels
 
     # --- public -------------------------------------------------------------------------------
     def reset_pages(self) -> None:
@@ -428,9 +412,8 @@ class BatchSession:
     def close(self) -> None:
         self.ctx.wait_idle()
         for w in self.ways:
-            for cmd, pool, _ in w.batches.values():
-                self.ctx.free_command_buffer(cmd)
-                pool.destroy()
+            for batch in w.batches.values():
+                batch.destroy()
             w.batches.clear()
             for s in w.sets:
                 s.destroy()
