@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -31,7 +32,7 @@ from PySide6.QtWidgets import (
 from mipview import compare
 from mipview.compare import LevelError
 from mipview.formats import Format
-from mipview.ui.display import first_layer
+from mipview.ui.display import layer_count
 from mipview.ui.messages import Analysis, RunOutput
 
 EXACT = "__exact__"
@@ -62,6 +63,15 @@ class HeatmapView(QWidget):
                          ("colormap", self.cmap_combo)):
             bar.addWidget(QLabel(label))
             bar.addWidget(w)
+        # shown only for layered runs; the table's figures cover every layer, the map one
+        self.layer_label = QLabel("layer")
+        self.layer_spin = QSpinBox()
+        self.layer_spin.setRange(0, 0)
+        self.layer_spin.setToolTip("array layer of the heatmap (the table covers all layers)")
+        self.layer_spin.valueChanged.connect(lambda _: self._show_selected_level())
+        bar.addWidget(self.layer_label)
+        bar.addWidget(self.layer_spin)
+        self._show_layers(1)
         self.summary = QLabel("")
         bar.addWidget(self.summary, 1)
         lay.addLayout(bar)
@@ -111,6 +121,17 @@ class HeatmapView(QWidget):
         self.table.setRowCount(0)
         self.image.clear()
         self.summary.setText("")
+        self._show_layers(1)
+
+    def _show_layers(self, n: int) -> None:
+        self.layer_spin.blockSignals(True)
+        self.layer_spin.setRange(0, n - 1)
+        self.layer_spin.blockSignals(False)
+        self.layer_label.setVisible(n > 1)
+        self.layer_spin.setVisible(n > 1)
+
+    def set_layer(self, layer: int) -> None:
+        self.layer_spin.setValue(layer)
 
     def set_data(self, output: RunOutput, analysis: Analysis) -> None:
         self.output, self.analysis = output, analysis
@@ -128,6 +149,9 @@ class HeatmapView(QWidget):
             self.strategy_combo.setCurrentText(keep)
         for combo in (self.strategy_combo, self.against_combo):
             combo.blockSignals(False)
+        results = output.mip.results
+        self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
+                          else 1)
         self._refresh()
 
     def select(self, strategy: str, against: str = EXACT) -> None:
@@ -170,6 +194,11 @@ class HeatmapView(QWidget):
         if worst is not None:
             self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
                                  f"   (max over levels {max(finite, default=0):.3g})")
+        if self.layer_spin.maximum() > 0:
+            # the worst texel's layer, so the map shows it at once
+            self.layer_spin.blockSignals(True)
+            self.layer_spin.setValue(worst.worst[0] if worst is not None else 0)
+            self.layer_spin.blockSignals(False)
         self.table.selectRow(self.worst_level)
         self._show_level(self.worst_level)
 
@@ -202,14 +231,18 @@ class HeatmapView(QWidget):
     def _show_level(self, level: int) -> None:
         if not self.maps or level >= len(self.maps):
             return
-        m = first_layer(self.maps[level])
-        finite = m[np.isfinite(m)]
+        full = self.maps[level]
+        layered = full.ndim == 3  # error maps are (H, W) or (L, H, W)
+        m = full[min(self.layer_spin.value(), full.shape[0] - 1)] if layered else full
+        # one colour scale for every layer of the level, so layers compare at a glance
+        finite = full[np.isfinite(full)]
         vmax = float(finite.max()) if finite.size else 1.0
         vmax = vmax if vmax > 0 else 1.0
         shown = np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=0.0)
         self.image.setImage(shown, autoLevels=False)
         self.colorbar.setLevels((0.0, vmax))
-        self.plot.setTitle(f"level {level}: {m.shape[1]}x{m.shape[0]}", color="#d8d8d8")
+        where = f", layer {self.layer_spin.value()}" if layered else ""
+        self.plot.setTitle(f"level {level}: {m.shape[1]}x{m.shape[0]}{where}", color="#d8d8d8")
         self.plot.autoRange(padding=0.02)
 
     def _set_cmap(self, name: str) -> None:

@@ -7,6 +7,7 @@ Signals (emitted after the views show the data; tests and automation wait on the
 -------
 sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigAnalysisShown(Analysis)
 sigStatsShown(LiveStats)     sigJobFinished(int)      sigErrorShown(WorkerError)
+sigBatchShown(BatchOutput)
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ from PySide6.QtWidgets import (
 from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
 from mipview.results import StrategySpec
+from mipview.ui.batch_view import BatchView
 from mipview.ui.heatmap_view import HeatmapView
 from mipview.ui.messages import (
     Analysis,
+    BatchOutput,
+    BatchRequest,
     DeviceList,
     LiveStats,
     OpenedImage,
@@ -63,9 +67,11 @@ class MainWindow(QMainWindow):
     sigStatsShown = Signal(object)
     sigJobFinished = Signal(int)
     sigErrorShown = Signal(object)
+    sigBatchShown = Signal(object)
     # to the worker (queued: they cross into its thread)
     _sigOpen = Signal(object)
     _sigRun = Signal(object)
+    _sigBatch = Signal(object)
     _sigDevice = Signal(str)
     _sigShutdown = Signal()
 
@@ -83,6 +89,7 @@ class MainWindow(QMainWindow):
         self.errors: list[WorkerError] = []
         self._job = 0
         self._run_job = -1
+        self._batch_job = -1
         self._busy_jobs: set[int] = set()
 
         self.panel = StrategyPanel(self.settings)
@@ -95,6 +102,8 @@ class MainWindow(QMainWindow):
         tabs = QTabWidget()
         tabs.addTab(self.pyramid, "Pyramid")
         tabs.addTab(self.heatmap, "Heatmaps")
+        self.batch = BatchView()
+        tabs.addTab(self.batch, "Batch")
         self.tabs = tabs
         self.setCentralWidget(tabs)
         self.panel_dock = self._dock("Setup", self.panel, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -107,6 +116,8 @@ class MainWindow(QMainWindow):
         self.panel.sigStop.connect(self.stop)
         self.panel.sigDeviceChosen.connect(self.set_device)
         self.panel.sigChanged.connect(self._update_support)
+        self.batch.sigRun.connect(self.run_batch)
+        self.batch.sigStop.connect(self.stop)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
 
         self.thread_ = QThread(self)
@@ -116,6 +127,7 @@ class MainWindow(QMainWindow):
         self.thread_.started.connect(self.worker.start)
         self._sigOpen.connect(self.worker.open_image)
         self._sigRun.connect(self.worker.run)
+        self._sigBatch.connect(self.worker.run_batch)
         self._sigDevice.connect(self.worker.set_device)
         self._sigShutdown.connect(self.worker.shutdown)
         w = self.worker
@@ -125,6 +137,7 @@ class MainWindow(QMainWindow):
         w.sigRunOutput.connect(self._on_run_output)
         w.sigAnalysis.connect(self._on_analysis)
         w.sigStats.connect(self._on_stats)
+        w.sigBatch.connect(self._on_batch)
         w.sigProgress.connect(self._on_progress)
         w.sigJobFinished.connect(self._on_job_finished)
         w.sigError.connect(self._on_error)
@@ -271,7 +284,22 @@ class MainWindow(QMainWindow):
         fmt = self.current_format()
         assert fmt is not None
         self._sigRun.emit(RunRequest(job, self.opened.source, fmt, tuple(specs),
-                                     repeat=self.panel.repeat_spin.value(), live=live))
+                                     repeat=self.panel.repeat_spin.value(), live=live,
+                                     layers=self.panel.layers_spin.value()))
+        return job
+
+    def run_batch(self, fields: dict | None = None) -> int:
+        """Run a batch in the worker (``fields``: BatchRequest fields; default the Batch tab's
+        current choices); returns the job id."""
+        if fields is None:
+            self.batch.request_run()  # comes back here through sigRun
+            return self._batch_job
+        self.stop()
+        job = self._next_job()
+        self._batch_job = job
+        choice = self.panel.format_choice()
+        fmt = None if choice == AUTO_FORMAT else Format.parse(choice)
+        self._sigBatch.emit(BatchRequest(job=job, fmt=fmt, **fields))
         return job
 
     def stop(self) -> None:
@@ -309,8 +337,13 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event) -> None:  # noqa: N802
         files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if files:
-            event.acceptProposedAction()
+        if not files:
+            return
+        event.acceptProposedAction()
+        if len(files) > 1 or os.path.isdir(files[0]):  # several files or a folder: a batch
+            self.batch.set_sources(files)
+            self.tabs.setCurrentWidget(self.batch)
+        else:
             self.open_image(files[0])
 
     # --- worker results ---------------------------------------------------------------------
@@ -325,13 +358,19 @@ class MainWindow(QMainWindow):
         else:
             self.device_label.setText(f"{caps.name} (subgroup {caps.subgroup_size})")
             self.chart.plot.setTitle(f"GPU time per strategy — {caps.name}")
+        self.batch.update_support(caps)
         self._update_support()
 
     def _update_support(self) -> None:
         src = self.opened.source if self.opened else None
         self.panel.update_support(self.caps, self.current_format(),
                                   src.width if src else 1, src.height if src else 1,
-                                  src.layers if src else 1)
+                                  self.run_layers())
+
+    def run_layers(self) -> int:
+        """Array layers the next run has: the Layers control's count, else the image's own."""
+        n = self.panel.layers_spin.value()
+        return n if n > 1 else (self.opened.source.layers if self.opened else 1)
 
     def _on_opened(self, opened: OpenedImage) -> None:
         self.opened = opened
@@ -386,6 +425,16 @@ class MainWindow(QMainWindow):
                                    f"{best[1].total.median:.1f} us")
         self.sigStatsShown.emit(stats)
 
+    def _on_batch(self, out: BatchOutput) -> None:
+        if out.job != self._batch_job:
+            return
+        self.batch.set_result(out.result)
+        if out.result.validation_messages:
+            self.statusBar().showMessage(
+                f"{len(out.result.validation_messages)} Vulkan validation message(s): "
+                f"{out.result.validation_messages[0][:200]}", 20000)
+        self.sigBatchShown.emit(out)
+
     def _on_progress(self, text: str) -> None:
         self.statusBar().showMessage(text, 4000)
 
@@ -399,6 +448,7 @@ class MainWindow(QMainWindow):
     def _set_busy(self) -> None:
         busy = self.is_busy()
         self.panel.set_busy(busy)
+        self.batch.set_busy(busy)
         self.progress.setVisible(busy)
 
     def _on_error(self, err: WorkerError) -> None:

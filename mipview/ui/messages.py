@@ -1,7 +1,7 @@
 """Frozen dataclasses that cross between the UI thread and the GPU worker thread.
 
 Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``,
-``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``). Arrays inside are never written
+``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``). Arrays inside are never written
 after they are built, so neither side needs a lock.
 """
 
@@ -13,6 +13,7 @@ import numpy as np
 
 from mipview.compare import LevelError
 from mipview.formats import Format
+from mipview.gpu.batch import BatchResult
 from mipview.gpu.context import DeviceCaps
 from mipview.imageio import SourceImage
 from mipview.results import GpuTiming, MipResult, StrategySpec
@@ -32,7 +33,8 @@ class OpenedImage:
     job: int
     path: str
     source: SourceImage
-    #: level 0 as 8-bit RGBA for display (what the viewer shows before any run)
+    #: level 0 as 8-bit RGBA for display (what the viewer shows before any run); (L, H, W, 4)
+    #: when the image has layers
     preview: np.ndarray
 
 
@@ -46,6 +48,8 @@ class RunRequest:
     specs: tuple[StrategySpec, ...]
     repeat: int = 20
     live: bool = False
+    #: > 1: run on this many layers made from the image by ``mipview.layers.make_layers``
+    layers: int = 1
 
 
 @dataclass(frozen=True)
@@ -103,3 +107,27 @@ class WorkerError:
 class DeviceList:
     devices: tuple[DeviceCaps, ...]
     current: DeviceCaps | None
+
+
+@dataclass(frozen=True)
+class BatchRequest:
+    """A batch run (Batch tab): image files, or ``synthetic`` seeded images when no paths."""
+
+    job: int
+    ways: tuple[str, ...]
+    #: image files (a folder is expanded by the window); empty: synthetic images
+    paths: tuple[str, ...] = ()
+    synthetic: int = 0
+    max_side: int = 2048
+    seed: int = 0
+    #: None: the first file's suggested format (unorm for synthetic batches)
+    fmt: Format | None = None
+    repeat: int = 10
+
+
+@dataclass(frozen=True)
+class BatchOutput:
+    """``mipview.gpu.batch.BatchResult`` of a batch run (levels, per-way timings and counts)."""
+
+    job: int
+    result: BatchResult

@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from mipview.formats import Format
-from mipview.ui.display import first_layer, texel_text, to_display
+from mipview.ui.display import first_layer, layer_count, texel_text, to_display
 
 ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
@@ -49,12 +50,15 @@ class Panel:
     items: list[pg.ImageItem] = field(default_factory=list)
     rects: list[QRectF] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
-    display: dict[int, np.ndarray] = field(default_factory=dict)
+    display: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
 
-    def display_level(self, i: int) -> np.ndarray:
-        if i not in self.display:
-            self.display[i] = to_display(self.levels[i], self.fmt)
-        return self.display[i]
+    def display_level(self, i: int, layer: int = 0) -> np.ndarray:
+        """8-bit RGBA of level ``i``, layer ``layer`` (clamped: a single-layer pyramid shows
+        its only layer whatever is selected)."""
+        layer = min(layer, layer_count(self.levels[i]) - 1)
+        if (layer, i) not in self.display:
+            self.display[(layer, i)] = to_display(self.levels[i], self.fmt, layer)
+        return self.display[(layer, i)]
 
 
 def level_layout(sizes: list[tuple[int, int]], gap: int) -> list[QRectF]:
@@ -83,6 +87,14 @@ class PyramidView(QWidget):
         self.mode_combo.currentIndexChanged.connect(lambda _: self._relayout())
         bar.addWidget(QLabel("Show"))
         bar.addWidget(self.mode_combo)
+        # shown only when a pyramid has array layers (multi-page TIFF, or the Layers control)
+        self.layer_label = QLabel("Layer")
+        self.layer_spin = QSpinBox()
+        self.layer_spin.setToolTip("array layer shown in every panel")
+        self.layer_spin.setRange(0, 0)
+        self.layer_spin.valueChanged.connect(lambda _: self._relayout(fit=False))
+        bar.addWidget(self.layer_label)
+        bar.addWidget(self.layer_spin)
         self.reference_check = QCheckBox("Exact reference")
         self.reference_check.setToolTip("Add a panel with the float64 reference pyramid")
         self.reference_check.toggled.connect(lambda _: self._rebuild())
@@ -117,6 +129,7 @@ class PyramidView(QWidget):
         self._pyramids = list(pyramids)
         self._reference = None
         self._update_modes()
+        self._update_layers()
         self._rebuild()
         if old is not None:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
@@ -143,6 +156,24 @@ class PyramidView(QWidget):
         idx = self.mode_combo.findData(current)
         self.mode_combo.setCurrentIndex(max(0, idx))
         self.mode_combo.blockSignals(False)
+
+    def layers(self) -> int:
+        """Most array layers of any pyramid shown (1: no layer selector)."""
+        return max((layer_count(p[2][0]) for p in self._pyramids if p[2]), default=1)
+
+    def _update_layers(self) -> None:
+        n = self.layers()
+        self.layer_spin.blockSignals(True)
+        self.layer_spin.setRange(0, n - 1)
+        self.layer_spin.blockSignals(False)
+        self.layer_label.setVisible(n > 1)
+        self.layer_spin.setVisible(n > 1)
+
+    def set_layer(self, layer: int) -> None:
+        self.layer_spin.setValue(layer)
+
+    def layer(self) -> int:
+        return self.layer_spin.value()
 
     def set_mode(self, level: int) -> None:
         """``ALL_LEVELS`` or one level index."""
@@ -193,8 +224,9 @@ class PyramidView(QWidget):
                 best, best_scale = cols, scale
         return best
 
-    def _relayout(self) -> None:
+    def _relayout(self, fit: bool = True) -> None:
         mode = self.mode_combo.currentData()
+        layer = self.layer_spin.value()
         for panel in self.panels:
             for item in panel.items:
                 panel.view.removeItem(item)
@@ -211,12 +243,13 @@ class PyramidView(QWidget):
                 rects = [QRectF(0, 0, *sizes[level])]
             for i, rect in zip(shown, rects, strict=True):
                 item = pg.ImageItem(axisOrder="row-major")
-                item.setImage(panel.display_level(i), autoLevels=False, levels=None)
+                item.setImage(panel.display_level(i, layer), autoLevels=False, levels=None)
                 item.setPos(rect.x(), rect.y())
                 panel.view.addItem(item)
                 panel.items.append(item)
             panel.rects, panel.shown = rects, shown
-        self.fit()
+        if fit:
+            self.fit()
 
     def fit(self) -> None:
         if self.panels:
@@ -248,8 +281,11 @@ class PyramidView(QWidget):
     def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
         a = panel.levels[level]
         h, w = first_layer(a).shape[:2]
-        return (f"{panel.title} | level {level} ({w}x{h}) | x {x}, y {y} | "
-                f"{texel_text(a, x, y, panel.fmt)}")
+        layers = layer_count(a)
+        layer = min(self.layer_spin.value(), layers - 1)
+        where = f"layer {layer}/{layers} | " if layers > 1 else ""
+        return (f"{panel.title} | {where}level {level} ({w}x{h}) | x {x}, y {y} | "
+                f"{texel_text(a, x, y, panel.fmt, layer)}")
 
     def _mouse_moved(self, scene_pos: QPointF) -> None:
         text = ""

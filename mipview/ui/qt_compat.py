@@ -1,4 +1,4 @@
-"""Work around a refcount bug of shiboken6/PySide6 6.12 on Python < 3.12.
+"""Guard against a refcount bug of shiboken6/PySide6 6.12 on Python < 3.12.
 
 Found while testing the app: with PySide6 6.12.0 on Python 3.11, every call of a Qt method that
 returns ``void`` decrements the refcount of ``None`` once without the matching increment (and
@@ -6,9 +6,12 @@ Python overrides of virtuals do the same to ``True`` / ``False``). Python 3.12 m
 singletons immortal, which hides it there; on 3.11 a few thousand calls later the interpreter
 aborts with "Fatal Python error: none_dealloc" (the live chart reaches that within seconds).
 
-:func:`pin_singletons` probes for the leak and, only when it is present, gives ``None``,
-``True`` and ``False`` a refcount too large to ever reach zero, which is exactly what 3.12's
-immortality does. The real fix is a PySide6 release without the bug (or Python >= 3.12).
+The fix is the pin ``PySide6-Essentials<6.12`` in pyproject.toml (6.11.3 is checked clean with
+:func:`leaks_none`). This module is only a guard for environments that end up with a leaking
+release anyway (a pip upgrade past the pin, a distro package): :func:`pin_singletons` probes for
+the leak and, only when it is detected, gives ``None``, ``True`` and ``False`` a refcount too
+large to ever reach zero, which is exactly what 3.12's immortality does. With a clean PySide6 it
+does nothing.
 """
 
 from __future__ import annotations

@@ -100,6 +100,13 @@ class StrategyPanel(QWidget):
         self.repeat_spin.setValue(20)
         self.repeat_spin.setToolTip("timed runs per strategy after the first (0: levels only)")
         runs.addRow("Timed runs", self.repeat_spin)
+        self.layers_spin = QSpinBox()
+        self.layers_spin.setRange(1, 64)
+        self.layers_spin.setValue(1)
+        self.layers_spin.setToolTip("array layers built from the image for the run (mirrors, "
+                                    "flips, channel swaps; 1 = off: the image's own layers)")
+        self.layers_spin.valueChanged.connect(lambda _: self.sigChanged.emit())
+        runs.addRow("Layers", self.layers_spin)
         self.run_on_open = QCheckBox("Run when an image is opened")
         self.run_on_open.setChecked(True)
         runs.addRow(self.run_on_open)
@@ -236,6 +243,7 @@ class StrategyPanel(QWidget):
             return
         s.setValue("panel/format", self.format_choice())
         s.setValue("panel/repeat", self.repeat_spin.value())
+        s.setValue("panel/layers", self.layers_spin.value())
         s.setValue("panel/run_on_open", self.run_on_open.isChecked())
         s.setValue("panel/strategies", [str(r.spec()) for r in self.rows.values()
                                         if r.check.isChecked()])
@@ -247,6 +255,7 @@ class StrategyPanel(QWidget):
         i = self.format_combo.findData(s.value("panel/format", AUTO_FORMAT))
         self.format_combo.setCurrentIndex(max(0, i))
         self.repeat_spin.setValue(int(s.value("panel/repeat", 20)))
+        self.layers_spin.setValue(int(s.value("panel/layers", 1)))
         self.run_on_open.setChecked(str(s.value("panel/run_on_open", True)).lower() == "true")
         saved = s.value("panel/strategies", []) or []
         if isinstance(saved, str):

@@ -15,6 +15,7 @@ sigRunOutput(RunOutput)    levels read back (first thing a run emits)
 sigAnalysis(Analysis)      errors and heatmaps against the exact reference
 sigStats(LiveStats)        timing statistics (throttled during a run; ``final`` at its end)
 sigProgress(str)           a line for the status bar
+sigBatch(BatchOutput)      a batch run's result (Batch tab)
 sigJobFinished(int)        the job id, after its last other signal, also when it failed
 sigError(WorkerError)      anything that went wrong; the worker stays usable
 """
@@ -28,6 +29,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -36,11 +38,14 @@ from mipview import compare, imageio
 from mipview.formats import Format
 from mipview.gpu import strategies
 from mipview.gpu.context import GpuContext, list_devices
+from mipview.layers import make_layers
 from mipview.reference import reference_pyramid
 from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
-from mipview.ui.display import fast_storage, to_display
+from mipview.ui.display import display_layers, fast_storage
 from mipview.ui.messages import (
     Analysis,
+    BatchOutput,
+    BatchRequest,
     DeviceList,
     LiveStats,
     OpenedImage,
@@ -88,6 +93,7 @@ class GpuWorker(QObject):
     sigAnalysis = Signal(object)
     sigStats = Signal(object)
     sigProgress = Signal(str)
+    sigBatch = Signal(object)
     sigJobFinished = Signal(int)
     sigError = Signal(object)
 
@@ -98,8 +104,9 @@ class GpuWorker(QObject):
         self.ctx: GpuContext | None = None
         self._cancel_upto = -1
         self._messages: list[str] = []
-        #: (source, format) -> level 0 storage of the last image (converting 4096^2 takes time)
-        self._level0: tuple[object, Format, np.ndarray] | None = None
+        #: (source, format, layers) -> level 0 storage of the last image (converting 4096^2
+        #: takes time)
+        self._level0: tuple[object, Format, int, np.ndarray] | None = None
 
     # --- called from the UI thread ------------------------------------------------------
     def cancel(self, upto_job: int) -> None:
@@ -132,7 +139,7 @@ class GpuWorker(QObject):
             self.sigProgress.emit(f"loading {req.path}")
             source = imageio.load(req.path)
             level0 = self._storage(source, req.fmt or source.suggested_format())
-            preview = to_display(level0, req.fmt or source.suggested_format())
+            preview = display_layers(level0, req.fmt or source.suggested_format())
             self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
         except imageio.ImageLoadError as exc:
             self.sigError.emit(WorkerError(req.job, "Cannot open image", str(exc)))
@@ -147,6 +154,17 @@ class GpuWorker(QObject):
             self._run(req)
         except Exception as exc:  # noqa: BLE001
             self._fail(req.job, "GPU run failed", exc)
+        finally:
+            self.sigJobFinished.emit(req.job)
+
+    @Slot(object)
+    def run_batch(self, req: BatchRequest) -> None:
+        try:
+            self._run_batch(req)
+        except imageio.ImageLoadError as exc:
+            self.sigError.emit(WorkerError(req.job, "Cannot open image", str(exc)))
+        except Exception as exc:  # noqa: BLE001
+            self._fail(req.job, "Batch run failed", exc)
         finally:
             self.sigJobFinished.emit(req.job)
 
@@ -171,13 +189,17 @@ class GpuWorker(QObject):
             ctx.close()
             self._messages.extend(ctx.messages)
 
-    def _storage(self, source: imageio.SourceImage, fmt: Format) -> np.ndarray:
+    def _storage(self, source: imageio.SourceImage, fmt: Format, layers: int = 1) -> np.ndarray:
+        """Level 0 in ``fmt``; ``layers`` > 1 builds that many layers from (layer 0 of) it."""
         cached = self._level0
-        if cached is not None and cached[0] is source and cached[1] is fmt:
-            return cached[2]
+        if cached is not None and cached[0] is source and cached[1] is fmt \
+                and cached[2] == layers:
+            return cached[3]
         level0 = fast_storage(source.pixels, fmt)
+        if layers > 1:  # mirrors/flips/channel swaps: exact on storage values too
+            level0 = make_layers(level0, layers)
         level0.setflags(write=False)
-        self._level0 = (source, fmt, level0)
+        self._level0 = (source, fmt, layers, level0)
         return level0
 
     def _fail(self, job: int, title: str, exc: BaseException) -> None:
@@ -201,7 +223,7 @@ class GpuWorker(QObject):
         source = req.source
         check_size(ctx, source.width, source.height)
         self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
-        level0 = self._storage(source, req.fmt)
+        level0 = self._storage(source, req.fmt, req.layers)
         t0 = time.perf_counter()
         with Session(ctx, level0, req.fmt, list(req.specs)) as session:
             self.sigProgress.emit("generating")
@@ -220,6 +242,41 @@ class GpuWorker(QObject):
                 self._profile_live(req, session, device, stop)
             else:
                 self._profile(req, session, device, stop, t0)
+
+    def _run_batch(self, req: BatchRequest) -> None:
+        from mipview.gpu.batch import BatchSession
+        from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
+
+        if self.ctx is None:
+            raise RuntimeError("no Vulkan device is open")
+        stop: Callable[[], bool] = lambda: self._cancel_upto >= req.job  # noqa: E731
+        if req.paths:
+            sources = []
+            for i, path in enumerate(req.paths):
+                self.sigProgress.emit(f"loading {i + 1}/{len(req.paths)}: {path}")
+                sources.append(imageio.load(path))
+                if stop():
+                    return
+            fmt = req.fmt or sources[0].suggested_format()
+            # a batch is 2D images: a layered file contributes its first layer
+            level0 = [fast_storage(s.pixels[0] if s.pixels.ndim == 4 else s.pixels, fmt)
+                      for s in sources]
+            names = [s.name for s in sources]
+        else:
+            fmt = req.fmt or Format.UNORM
+            sizes = synthetic_sizes(req.synthetic, req.seed, req.max_side)
+            level0 = synthetic_batch(sizes, fmt, req.seed)
+            names = [f"#{i} {w}x{h}" for i, (w, h) in enumerate(sizes)]
+        self.sigProgress.emit(f"batch of {len(level0)} images: generating")
+        with BatchSession(self.ctx, level0, fmt, req.ways, names) as session:
+            session.generate()
+            if req.repeat > 0 and not stop():
+                self.sigProgress.emit(f"batch: timing {req.repeat} runs per way")
+                session.time(req.repeat, should_stop=stop)
+            result = session.result()
+        self._messages.extend(result.validation_messages)
+        result = replace(result, validation_messages=self._take_messages())
+        self.sigBatch.emit(BatchOutput(req.job, result))
 
     def _profile(self, req: RunRequest, session, device: str, stop, t0: float) -> None:
         last = [0.0]

@@ -272,3 +272,17 @@ def test_qt_refcount_workaround_keeps_none_alive(qapp):
         obj.setObjectName("x")
     assert sys.getrefcount(None) > 1000
     assert qt_compat.pin_singletons() == (sys.version_info < (3, 12) and qt_compat._PINNED)
+
+
+def test_pinned_pyside_does_not_leak_none(qapp):
+    """pyproject pins PySide6 < 6.12 because 6.12.0 leaks; the installed one must be clean, so
+    the qt_compat guard stays inactive."""
+    import PySide6
+
+    from mipview.ui import qt_compat
+
+    version = tuple(int(p) for p in PySide6.__version__.split(".")[:2])
+    if version >= (6, 12):
+        pytest.skip(f"PySide6 {PySide6.__version__} is outside the pinned range")
+    assert not qt_compat.leaks_none()
+    assert not qt_compat._PINNED
