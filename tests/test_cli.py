@@ -1,0 +1,109 @@
+"""The command line: happy paths write what they promise; bad input is one line and exit 2."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from mipview.cli import main
+
+
+@pytest.fixture
+def png(tmp_path, rng):
+    path = tmp_path / "img.png"
+    Image.fromarray(rng.integers(0, 256, (21, 34, 4), dtype=np.uint8), "RGBA").save(path)
+    return path
+
+
+def test_devices_lists_lavapipe():
+    res = subprocess.run([sys.executable, "-m", "mipview", "devices"], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "llvmpipe" in res.stdout and "subgroup size" in res.stdout
+
+
+def test_run_writes_levels_and_report(png, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", str(png), "--strategies", "blit,per-level", "--out", str(out),
+                 "--validate"]) == 0
+    levels = sorted((out / "per-level").glob("level_*.png"))
+    assert len(levels) == 6
+    assert Image.open(levels[1]).size == (17, 10)
+    report = json.loads((out / "report.json").read_text())
+    per_level = next(s for s in report["strategies"] if s["name"] == "per-level")
+    assert per_level["within_tolerance"] is True
+    assert len(per_level["errors"]["chain"]) == 6
+    assert report["validation_messages"] == []
+    blit = next(s for s in report["strategies"] if s["name"] == "blit")
+    assert blit["max_chain_error"] > per_level["max_chain_error"]  # NPOT: blit drops texels
+
+
+def test_run_float_format_writes_16_bit_png(png, tmp_path):
+    out = tmp_path / "f"
+    assert main(["run", str(png), "--strategies", "per-level", "--format", "f16",
+                 "--out", str(out)]) == 0
+    data = (out / "per-level" / "level_01.png").read_bytes()
+    assert data[24] == 16  # IHDR bit depth
+
+
+def test_bench_json(tmp_path, capsys):
+    path = tmp_path / "b.json"
+    assert main(["bench", "--size", "40x24", "--strategies", "per-level", "--repeat", "3",
+                 "--warmup-ms", "0", "--json", str(path)]) == 0
+    data = json.loads(path.read_text())
+    s = data["strategies"][0]
+    assert s["timing"]["n"] == 3 and s["timing"]["min_us"] <= s["timing"]["median_us"]
+    assert [d["label"] for d in s["dispatches"]] == [f"level {i}" for i in range(1, 6)]
+    assert s["effective_gbps"] > 0 and 0 < s["fraction_of_copy_floor"]
+    assert data["copy_bandwidth"]["floor_gbps"] > 0
+    assert data["device"]["subgroup_size"] >= 4 and data["image"]["format"] == "unorm"
+    assert "median" in capsys.readouterr().out
+
+
+def _bad(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    return str(path)
+
+
+@pytest.mark.parametrize("argv_fn, needle", [
+    (lambda t: ["run", str(t / "missing.png")], "no such file"),
+    (lambda t: ["run", _bad(t, "empty.png", b"")], "empty"),
+    (lambda t: ["run", _bad(t, "text.png", b"hello, not an image\n" * 20)], "not an image"),
+    (lambda t: ["run", _bad(t, "trunc.png", _truncated_png())], "trunc"),
+    (lambda t: ["bench", "--size", "64", "--strategies", "nope"], "unknown strategy"),
+    (lambda t: ["bench", "--size", "64", "--strategies", "per-level:foo=1"], "no option"),
+    (lambda t: ["bench", "--size", "64", "--device", "no-such-gpu"], "no Vulkan device"),
+    (lambda t: ["bench", "--size", "20000x4", "--strategies", "per-level"], "device limit"),
+    (lambda t: ["bench", "--size", "abc"], "bad size"),
+    (lambda t: ["run", "--size", "8", "--format", "rgb565"], "unknown format"),
+], ids=["missing", "empty", "not-image", "truncated", "strategy", "option", "device",
+        "too-large", "size", "format"])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv_fn, needle):
+    argv = argv_fn(tmp_path)
+    if argv[0] == "run":
+        argv += ["--out", str(tmp_path / "o")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
+    assert needle.lower() in err.lower()
+
+
+def _truncated_png():
+    import io
+
+    buf = io.BytesIO()
+    Image.fromarray(np.arange(64 * 64 * 3, dtype=np.uint32).astype(np.uint8).reshape(64, 64, 3)
+                    ).save(buf, "PNG")
+    return buf.getvalue()[: len(buf.getvalue()) // 2]
+
+
+def test_strategy_specs_expand_all():
+    from mipview.cli import expand_specs
+
+    names = [str(s) for s in expand_specs("per-level,single-pass:reduction=all")]
+    assert names == ["per-level", "single-pass:reduction=mean", "single-pass:reduction=min",
+                     "single-pass:reduction=max"]
