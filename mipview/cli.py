@@ -97,9 +97,7 @@ def _format(args: argparse.Namespace, source: Any) -> Any:
 
 
 def _level0(source: Any, fmt: Any, layers: int = 1) -> np.ndarray:
-    from mipview.formats import to_storage
-
-    level0 = to_storage(source.pixels, fmt)
+    level0 = source.storage(fmt)  # 8-bit sources: their bytes as they are (read-only)
     if layers > 1:  # --layers N: N different layers made from the image
         from mipview.layers import make_layers
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -110,10 +111,90 @@ def _width_range(text: str) -> range:
     return range(a, b + 1)
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class SweepRow:
+    """One width of a sweep: the exact mean and every curve's 1x1 value (storage units)."""
+
+    width: int
+    exact: tuple[float, ...]
+    #: (name, RGBA value) per curve: ``gpu-mean`` first, then each strategy that ran
+    values: tuple[tuple[str, tuple[float, ...]], ...]
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Each strategy's 1x1 level (and the GPU mean) against the exact mean, per width.
+
+    Errors are the max over channels, in ``unit`` (LSB for 8-bit formats, relative for floats).
+    ``widths`` holds the widths done: fewer than asked when the sweep was stopped."""
+
+    widths: tuple[int, ...]
+    height: int
+    fmt: Any
+    kind: str
+    unit: str
+    device: str
+    #: per strategy (spec string, in the order given) the error at each width
+    errors: tuple[tuple[str, tuple[float, ...]], ...]
+    #: the GPU mean's (mipview.gpu.mean) error at each width
+    gpu_mean: tuple[float, ...]
+    rows: tuple[SweepRow, ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
+    validation_messages: tuple[str, ...] = ()
+    stopped: bool = False
+
+    def curves(self) -> dict[str, list[float]]:
+        """Name -> errors per width, ``gpu-mean`` first (the table's and the JSON's order)."""
+        return {"gpu-mean": list(self.gpu_mean), **{n: list(e) for n, e in self.errors}}
+
+
+def sweep_curves(ctx: Any, widths: Sequence[int], height: int, fmt: Any,
+                 specs: Sequence[Any], seed: int = 0, kind: str = "zoneplate",
+                 should_stop: Callable[[], bool] | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> SweepResult:
+    """For every width a ``kind`` synthetic image of ``width`` x ``height``: each strategy's
+    1x1 level and the GPU mean against the exact mean (numpy float64).
+
+    ``should_stop`` is polled before each width (a stopped sweep returns the widths done);
+    ``progress(done, total)`` is called after each width."""
     from mipview import imageio
-    from mipview.formats import Format, to_storage
+    from mipview.formats import to_storage
     from mipview.gpu.mean import gpu_mean, mean_reference
+
+    widths = list(widths)
+    curves: dict[str, list[float]] = {}
+    rows: list[SweepRow] = []
+    messages: list[str] = []
+    skipped: tuple[tuple[str, str], ...] = ()
+    device = ctx.caps.name
+    stopped = False
+    for i, w in enumerate(widths):
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        src = imageio.synthetic(w, height, seed=seed, kind=kind)
+        level0 = to_storage(src.pixels, fmt)
+        exact = mean_reference(level0, fmt, "mean")
+        mip, tops = _one_by_one(ctx, level0, fmt, list(specs))
+        messages += mip.validation_messages
+        device = mip.device.name
+        skipped = tuple((str(s), why) for s, why in mip.skipped)
+        tops = {"gpu-mean": gpu_mean(ctx, level0, fmt, "mean"), **tops}
+        for name, value in tops.items():
+            curves.setdefault(name, []).append(float(_errors(value, exact, fmt.is_float).max()))
+        rows.append(SweepRow(w, tuple(exact.tolist()),
+                             tuple((n, tuple(v.tolist())) for n, v in tops.items())))
+        if progress is not None:
+            progress(i + 1, len(widths))
+    messages += ctx.take_messages()
+    gmean = curves.pop("gpu-mean", [])
+    return SweepResult(tuple(widths[:len(rows)]), height, fmt, kind, fmt.error_unit, device,
+                       tuple((n, tuple(e)) for n, e in curves.items()), tuple(gmean),
+                       tuple(rows), skipped, tuple(messages), stopped)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from mipview.formats import Format
 
     widths = _width_range(args.width_range)
     if args.height < 1:
@@ -123,33 +204,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     specs = expand_specs(args.strategies)
-    curves: dict[str, list[float]] = {}
-    rows: list[dict[str, Any]] = []
     with _open_context(args) as ctx:
-        for w in widths:
-            src = imageio.synthetic(w, args.height, seed=args.seed, kind=args.kind)
-            level0 = to_storage(src.pixels, fmt)
-            exact = mean_reference(level0, fmt, "mean")
-            mip, tops = _one_by_one(ctx, level0, fmt, specs)
-            tops = {"gpu-mean": gpu_mean(ctx, level0, fmt, "mean"), **tops}
-            row: dict[str, Any] = {"width": w, "exact": exact.tolist(), "values": {}}
-            for name, value in tops.items():
-                err = float(_errors(value, exact, fmt.is_float).max())
-                curves.setdefault(name, []).append(err)
-                row["values"][name] = value.tolist()
-            rows.append(row)
-        skipped = [(str(s), why) for s, why in mip.skipped]
-        messages = ctx.take_messages()
-    _print_sweep(list(widths), curves, fmt.error_unit, print)
-    for spec, why in skipped:
+        res = sweep_curves(ctx, widths, args.height, fmt, specs, seed=args.seed, kind=args.kind)
+    curves = res.curves()
+    _print_sweep(list(res.widths), curves, res.unit, print)
+    for spec, why in res.skipped:
         print(f"{spec}: skipped: {why}")
     if args.json:
+        rows = [{"width": r.width, "exact": list(r.exact),
+                 "values": {n: list(v) for n, v in r.values}} for r in res.rows]
         Path(args.json).write_text(json.dumps({
             "height": args.height, "format": fmt.label, "kind": args.kind,
-            "unit": fmt.error_unit, "widths": list(widths), "max_error": curves,
-            "rows": rows, "skipped": skipped}, indent=2))
+            "unit": res.unit, "widths": list(res.widths), "max_error": curves,
+            "rows": rows, "skipped": [list(s) for s in res.skipped]}, indent=2))
         print(f"wrote {args.json}")
-    return 0 if not messages else 1
+    return 0 if not res.validation_messages else 1
 
 
 def _print_sweep(widths: list[int], curves: dict[str, list[float]], unit: str,

@@ -8,6 +8,7 @@ file and says what is wrong with it.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import struct
@@ -26,45 +27,73 @@ class ImageLoadError(MipviewError):
     """A source image could not be read; the message names the file and the reason."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, eq=False)
 class SourceImage:
     """A decoded source image.
 
     Attributes
     ----------
     pixels : float32 (H, W, 4) or (L, H, W, 4), read-only; [0, 1] for integer sources (colour
-        as stored, i.e. sRGB-encoded), raw values for float sources.
+        as stored, i.e. sRGB-encoded), raw values for float sources. For 8-bit sources it is
+        made from ``rgba8`` on first use (a 4096^2 image is 268 MB of float32: converting it
+        was most of the time to open one, and the GPU path does not need it).
+    rgba8 : uint8 (H, W, 4) or (L, H, W, 4), read-only: the samples of an 8-bit source
+        (grey replicated, alpha 255 where the file has none); None for other sources.
     path : the file it came from, None for synthetic images.
     description : e.g. "PNG RGBA 8-bit".
     bit_depth : bits per sample in the file (1, 8, 16 or 32).
     is_float : whether the file holds float samples.
+
+    ``SourceImage(pixels, ...)`` takes float32 pixels, or uint8 RGBA samples (then ``rgba8``).
     """
 
-    pixels: np.ndarray
-    path: str | None = None
-    description: str = ""
-    bit_depth: int = 8
-    is_float: bool = False
+    path: str | None
+    description: str
+    bit_depth: int
+    is_float: bool
+    rgba8: np.ndarray | None
 
-    def __post_init__(self) -> None:
-        p = self.pixels
-        if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype != np.float32:
-            raise ValueError(f"SourceImage wants float32 (H, W, 4) or (L, H, W, 4) pixels, "
-                             f"got {p.dtype} {p.shape}")
+    def __init__(self, pixels: np.ndarray, path: str | None = None, description: str = "",
+                 bit_depth: int = 8, is_float: bool = False) -> None:
+        p = pixels
+        if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype not in (np.float32, np.uint8):
+            raise ValueError(f"SourceImage wants float32 (or uint8) (H, W, 4) or (L, H, W, 4) "
+                             f"pixels, got {p.dtype} {p.shape}")
         # shared across threads without copies: make accidental writes fail loudly
         p.setflags(write=False)
+        for name, value in (("path", path), ("description", description),
+                            ("bit_depth", bit_depth), ("is_float", is_float),
+                            ("rgba8", p if p.dtype == np.uint8 else None)):
+            object.__setattr__(self, name, value)
+        if p.dtype == np.float32:
+            self.__dict__["pixels"] = p  # what the cached property would return
+
+    @functools.cached_property
+    def pixels(self) -> np.ndarray:
+        # the same float32 operations as every 8-bit loader path did before (bit for bit)
+        assert self.rgba8 is not None
+        out = self.rgba8.astype(np.float32)
+        out *= np.float32(1.0 / 255.0)
+        out.setflags(write=False)
+        return out
+
+    @property
+    def _array(self) -> np.ndarray:
+        """Whichever array is at hand, for shapes (never triggers the float conversion)."""
+        return self.rgba8 if self.rgba8 is not None else self.pixels
 
     @property
     def width(self) -> int:
-        return int(self.pixels.shape[-2])
+        return int(self._array.shape[-2])
 
     @property
     def height(self) -> int:
-        return int(self.pixels.shape[-3])
+        return int(self._array.shape[-3])
 
     @property
     def layers(self) -> int:
-        return int(self.pixels.shape[0]) if self.pixels.ndim == 4 else 1
+        a = self._array
+        return int(a.shape[0]) if a.ndim == 4 else 1
 
     @property
     def name(self) -> str:
@@ -80,7 +109,12 @@ class SourceImage:
         return Format.UNORM
 
     def storage(self, fmt: Format) -> np.ndarray:
-        """Level 0 as ``fmt`` storage values (see :func:`mipview.formats.to_storage`)."""
+        """Level 0 as ``fmt`` storage values (see :func:`mipview.formats.to_storage`).
+
+        For an 8-bit source in an 8-bit format that is ``rgba8`` itself (read-only, not a
+        copy): to_storage of its float pixels rounds back to exactly these bytes."""
+        if self.rgba8 is not None and not fmt.is_float:
+            return self.rgba8
         return to_storage(self.pixels, fmt)
 
 
@@ -172,11 +206,29 @@ def _rgba(channels: np.ndarray, scale: float | None) -> np.ndarray:
     return out
 
 
+def _rgba8(channels: np.ndarray) -> np.ndarray:
+    """uint8 (H, W) or (H, W, C) with C in 1..4 -> uint8 (H, W, 4), grey replicated, alpha 255
+    (what :func:`_rgba` with scale 255 gives, before its conversion to float)."""
+    c = np.asarray(channels)
+    if c.dtype != np.uint8:
+        raise ValueError(f"8-bit samples expected, got {c.dtype}")
+    if c.ndim == 2:
+        c = c[..., None]
+    h, w, n = c.shape
+    if n == 4:
+        return c
+    out = np.empty((h, w, 4), np.uint8)
+    out[..., :3] = c[..., :1] if n in (1, 2) else c[..., :3]
+    out[..., 3] = c[..., -1] if n == 2 else 255
+    return out
+
+
 _GREY_NAMES = {"L": "grey", "LA": "grey+alpha", "RGB": "RGB", "RGBA": "RGBA"}
 
 
 def _frame(img: Image.Image, data: bytes) -> tuple[np.ndarray, str, int, bool]:
-    """The current frame as (float32 (H, W, 4), description, bit depth, is_float)."""
+    """The current frame as (pixels (H, W, 4), description, bit depth, is_float); pixels are
+    uint8 samples for 8-bit sources (:func:`_rgba8`), float32 otherwise (:func:`_rgba`)."""
     mode = img.mode
     note = ""
     png16 = _png16_colour(data, img) if img.format == "PNG" else None
@@ -198,21 +250,21 @@ def _frame(img: Image.Image, data: bytes) -> tuple[np.ndarray, str, int, bool]:
     if mode == "F":
         return _rgba(np.asarray(img), None), "grey 32-bit float", 32, True
     if mode == "1":
-        return _rgba(np.asarray(img.convert("L")), 255.0), "1-bit", 1, False
+        return _rgba8(np.asarray(img.convert("L"))), "1-bit", 1, False
     if "transparency" in img.info and mode in ("L", "RGB", "P"):
         label = "palette" if mode == "P" else _GREY_NAMES[mode]
-        return (_rgba(np.asarray(img.convert("RGBA")), 255.0),
+        return (_rgba8(np.asarray(img.convert("RGBA"))),
                 f"{label}+transparency 8-bit{note}", 8, False)
     if mode in ("L", "LA", "RGB", "RGBA"):
-        return _rgba(np.asarray(img), 255.0), f"{_GREY_NAMES[mode]} 8-bit{note}", 8, False
+        return _rgba8(np.asarray(img)), f"{_GREY_NAMES[mode]} 8-bit{note}", 8, False
     if mode in ("P", "PA"):
-        return _rgba(np.asarray(img.convert("RGBA")), 255.0), "palette 8-bit", 8, False
+        return _rgba8(np.asarray(img.convert("RGBA"))), "palette 8-bit", 8, False
     if mode in ("La", "RGBa"):  # premultiplied alpha
         target = "LA" if mode == "La" else "RGBA"
-        return (_rgba(np.asarray(img.convert(target)), 255.0),
+        return (_rgba8(np.asarray(img.convert(target))),
                 f"{_GREY_NAMES[target]} 8-bit (un-premultiplied)", 8, False)
     has_alpha = "A" in mode
-    return (_rgba(np.asarray(img.convert("RGBA" if has_alpha else "RGB")), 255.0),
+    return (_rgba8(np.asarray(img.convert("RGBA" if has_alpha else "RGB"))),
             f"{mode} 8-bit (converted to RGB)", 8, False)
 
 
@@ -251,6 +303,8 @@ def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
             img.seek(i)
             pix, desc, bits, is_float = _frame(img, data)
             pages.append((_orient(pix, _orientation(img)), desc, bits, is_float))
+        if len({p[0].dtype for p in pages}) > 1:  # 8-bit pages among deeper ones: float
+            pages = [(_as_float(p[0]),) + p[1:] for p in pages]
         if len({p[0].shape for p in pages}) == 1:
             pixels = np.stack([p[0] for p in pages])
             extra.append(f"{frames} pages as layers")
@@ -271,8 +325,16 @@ def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
         if frames > 1:
             extra.append(f"first of {frames} frames")
     description = f"{kind} {desc}" + "".join(f", {e}" for e in extra)
-    return SourceImage(np.ascontiguousarray(pixels, dtype=np.float32), name, description, bits,
+    dtype = np.uint8 if pixels.dtype == np.uint8 else np.float32
+    return SourceImage(np.ascontiguousarray(pixels, dtype=dtype), name, description, bits,
                        is_float)
+
+
+def _as_float(pixels: np.ndarray) -> np.ndarray:
+    """float32 pixels of a frame: uint8 samples converted as SourceImage.pixels does."""
+    if pixels.dtype != np.uint8:
+        return pixels
+    return SourceImage(pixels).pixels
 
 
 def load(path: str | os.PathLike[str]) -> SourceImage:

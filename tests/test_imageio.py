@@ -421,3 +421,31 @@ def test_samples_match_generator(tmp_path: Path) -> None:
             assert fresh.mode == committed.mode and fresh.size == committed.size
             diff = np.abs(np.asarray(fresh).astype(int) - np.asarray(committed).astype(int))
             assert diff.max() <= 1 and diff.mean() < 1e-3, path.name
+
+
+# --- 8-bit fast path: uint8 samples kept, float pixels made on demand ----------------------------
+@pytest.mark.parametrize("mode", ["RGBA", "RGB", "L", "LA"])
+def test_8bit_fast_path_equals_float_path(tmp_path: Path, mode: str) -> None:
+    """The uint8-keeping loader gives bit for bit the float32 pixels the float loader
+    (``_rgba(samples, 255.0)``) gave, and storage() equals to_storage() of those pixels."""
+    from mipview.formats import to_storage
+    from mipview.imageio import _rgba
+
+    values = np.arange(256, dtype=np.uint8)  # every 8-bit value, in every channel
+    a = np.stack([np.roll(values, 37 * c) for c in range(4)], -1).reshape(16, 16, 4)
+    a = np.concatenate([a, np.random.default_rng(7).integers(0, 256, (5, 16, 4), np.uint8)])
+    img = Image.fromarray(a, "RGBA").convert(mode)
+    img.save(tmp_path / "a.png")
+    s = load(tmp_path / "a.png")
+    assert s.rgba8 is not None and s.rgba8.dtype == np.uint8
+    assert (s.width, s.height, s.layers) == (16, 21, 1)
+    assert "pixels" not in s.__dict__  # sizes and 8-bit storage never convert to float
+    for fmt in (Format.UNORM, Format.SRGB):
+        assert s.storage(fmt) is s.rgba8
+    assert "pixels" not in s.__dict__
+    before = _rgba(np.asarray(img), 255.0)
+    assert s.pixels.dtype == np.float32 and not s.pixels.flags.writeable
+    np.testing.assert_array_equal(s.pixels, before)
+    assert np.array_equal(s.pixels.view(np.uint32), before.view(np.uint32))  # bits, not ==
+    for fmt in Format:
+        np.testing.assert_array_equal(s.storage(fmt), to_storage(before, fmt))

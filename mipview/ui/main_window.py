@@ -7,7 +7,7 @@ Signals (emitted after the views show the data; tests and automation wait on the
 -------
 sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigAnalysisShown(Analysis)
 sigStatsShown(LiveStats)     sigJobFinished(int)      sigErrorShown(WorkerError)
-sigBatchShown(BatchOutput)
+sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)
 """
 
 from __future__ import annotations
@@ -43,10 +43,14 @@ from mipview.ui.messages import (
     OpenRequest,
     RunOutput,
     RunRequest,
+    SweepOutput,
+    SweepProgress,
+    SweepRequest,
     WorkerError,
 )
 from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
 from mipview.ui.strategy_panel import AUTO_FORMAT, StrategyPanel
+from mipview.ui.sweep_view import SweepView
 from mipview.ui.timing_chart import TimingChart
 from mipview.ui.worker import GpuWorker
 
@@ -68,10 +72,12 @@ class MainWindow(QMainWindow):
     sigJobFinished = Signal(int)
     sigErrorShown = Signal(object)
     sigBatchShown = Signal(object)
+    sigSweepShown = Signal(object)
     # to the worker (queued: they cross into its thread)
     _sigOpen = Signal(object)
     _sigRun = Signal(object)
     _sigBatch = Signal(object)
+    _sigSweep = Signal(object)
     _sigDevice = Signal(str)
     _sigShutdown = Signal()
 
@@ -90,6 +96,7 @@ class MainWindow(QMainWindow):
         self._job = 0
         self._run_job = -1
         self._batch_job = -1
+        self._sweep_job = -1
         self._busy_jobs: set[int] = set()
 
         self.panel = StrategyPanel(self.settings)
@@ -104,6 +111,8 @@ class MainWindow(QMainWindow):
         tabs.addTab(self.heatmap, "Heatmaps")
         self.batch = BatchView()
         tabs.addTab(self.batch, "Batch")
+        self.sweep = SweepView()
+        tabs.addTab(self.sweep, "Sweep")
         self.tabs = tabs
         self.setCentralWidget(tabs)
         self.panel_dock = self._dock("Setup", self.panel, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -118,6 +127,8 @@ class MainWindow(QMainWindow):
         self.panel.sigChanged.connect(self._update_support)
         self.batch.sigRun.connect(self.run_batch)
         self.batch.sigStop.connect(self.stop)
+        self.sweep.sigRun.connect(self.run_sweep)
+        self.sweep.sigStop.connect(self.stop)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
 
         self.thread_ = QThread(self)
@@ -128,6 +139,7 @@ class MainWindow(QMainWindow):
         self._sigOpen.connect(self.worker.open_image)
         self._sigRun.connect(self.worker.run)
         self._sigBatch.connect(self.worker.run_batch)
+        self._sigSweep.connect(self.worker.run_sweep)
         self._sigDevice.connect(self.worker.set_device)
         self._sigShutdown.connect(self.worker.shutdown)
         w = self.worker
@@ -138,6 +150,8 @@ class MainWindow(QMainWindow):
         w.sigAnalysis.connect(self._on_analysis)
         w.sigStats.connect(self._on_stats)
         w.sigBatch.connect(self._on_batch)
+        w.sigSweepProgress.connect(self._on_sweep_progress)
+        w.sigSweep.connect(self._on_sweep)
         w.sigProgress.connect(self._on_progress)
         w.sigJobFinished.connect(self._on_job_finished)
         w.sigError.connect(self._on_error)
@@ -302,6 +316,25 @@ class MainWindow(QMainWindow):
         self._sigBatch.emit(BatchRequest(job=job, fmt=fmt, **fields))
         return job
 
+    def run_sweep(self, fields: dict | None = None) -> int | None:
+        """Sweep the checked strategies over widths in the worker (``fields``: SweepRequest
+        fields; default the Sweep tab's current choices); returns the job id, None if no
+        strategy is checked."""
+        if fields is None:
+            job = self._sweep_job
+            self.sweep.request_run()  # comes back here through sigRun
+            return self._sweep_job if self._sweep_job != job else None
+        specs = self.panel.specs()
+        if not specs:
+            self.statusBar().showMessage("no runnable strategy is checked", 5000)
+            return None
+        self.stop()
+        job = self._next_job()
+        self._sweep_job = job
+        self.sweep.set_progress(0, fields["last"] - fields["first"] + 1)
+        self._sigSweep.emit(SweepRequest(job=job, specs=tuple(specs), **fields))
+        return job
+
     def stop(self) -> None:
         """Abandon every job sent so far, at its next checkpoint."""
         self.worker.cancel(self._job)
@@ -435,6 +468,20 @@ class MainWindow(QMainWindow):
                 f"{out.result.validation_messages[0][:200]}", 20000)
         self.sigBatchShown.emit(out)
 
+    def _on_sweep_progress(self, p: SweepProgress) -> None:
+        if p.job == self._sweep_job:
+            self.sweep.set_progress(p.done, p.total)
+
+    def _on_sweep(self, out: SweepOutput) -> None:
+        if out.job != self._sweep_job:
+            return
+        self.sweep.set_result(out.result)
+        if out.result.validation_messages:
+            self.statusBar().showMessage(
+                f"{len(out.result.validation_messages)} Vulkan validation message(s): "
+                f"{out.result.validation_messages[0][:200]}", 20000)
+        self.sigSweepShown.emit(out)
+
     def _on_progress(self, text: str) -> None:
         self.statusBar().showMessage(text, 4000)
 
@@ -449,6 +496,7 @@ class MainWindow(QMainWindow):
         busy = self.is_busy()
         self.panel.set_busy(busy)
         self.batch.set_busy(busy)
+        self.sweep.set_busy(busy)
         self.progress.setVisible(busy)
 
     def _on_error(self, err: WorkerError) -> None:

@@ -1,13 +1,15 @@
 """Frozen dataclasses that cross between the UI thread and the GPU worker thread.
 
 Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``,
-``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``). Arrays inside are never written
+``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
+``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``). Arrays inside are never written
 after they are built, so neither side needs a lock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +19,9 @@ from mipview.gpu.batch import BatchResult
 from mipview.gpu.context import DeviceCaps
 from mipview.imageio import SourceImage
 from mipview.results import GpuTiming, MipResult, StrategySpec
+
+if TYPE_CHECKING:
+    from mipview.cli_mean import SweepResult
 
 
 @dataclass(frozen=True)
@@ -131,3 +136,31 @@ class BatchOutput:
 
     job: int
     result: BatchResult
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """The Sweep tab: 1x1 level vs exact mean for widths ``first``..``last`` (inclusive)."""
+
+    job: int
+    first: int
+    last: int
+    height: int
+    fmt: Format
+    specs: tuple[StrategySpec, ...]
+    kind: str = "zoneplate"
+
+
+@dataclass(frozen=True)
+class SweepProgress:
+    job: int
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class SweepOutput:
+    """``mipview.cli_mean.SweepResult`` of a sweep (the widths done, if it was stopped)."""
+
+    job: int
+    result: SweepResult

@@ -16,6 +16,7 @@ sigAnalysis(Analysis)      errors and heatmaps against the exact reference
 sigStats(LiveStats)        timing statistics (throttled during a run; ``final`` at its end)
 sigProgress(str)           a line for the status bar
 sigBatch(BatchOutput)      a batch run's result (Batch tab)
+sigSweepProgress(SweepProgress), sigSweep(SweepOutput)  a width sweep (Sweep tab)
 sigJobFinished(int)        the job id, after its last other signal, also when it failed
 sigError(WorkerError)      anything that went wrong; the worker stays usable
 """
@@ -41,7 +42,7 @@ from mipview.gpu.context import GpuContext, list_devices
 from mipview.layers import make_layers
 from mipview.reference import reference_pyramid
 from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
-from mipview.ui.display import display_layers, fast_storage
+from mipview.ui.display import display_layers
 from mipview.ui.messages import (
     Analysis,
     BatchOutput,
@@ -53,6 +54,9 @@ from mipview.ui.messages import (
     RunOutput,
     RunRequest,
     StrategyErrors,
+    SweepOutput,
+    SweepProgress,
+    SweepRequest,
     WorkerError,
 )
 
@@ -94,6 +98,8 @@ class GpuWorker(QObject):
     sigStats = Signal(object)
     sigProgress = Signal(str)
     sigBatch = Signal(object)
+    sigSweepProgress = Signal(object)
+    sigSweep = Signal(object)
     sigJobFinished = Signal(int)
     sigError = Signal(object)
 
@@ -168,6 +174,15 @@ class GpuWorker(QObject):
         finally:
             self.sigJobFinished.emit(req.job)
 
+    @Slot(object)
+    def run_sweep(self, req: SweepRequest) -> None:
+        try:
+            self._run_sweep(req)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(req.job, "Sweep failed", exc)
+        finally:
+            self.sigJobFinished.emit(req.job)
+
     @Slot()
     def shutdown(self) -> None:
         """Close the context in the thread that made it, then end the thread's event loop."""
@@ -195,7 +210,7 @@ class GpuWorker(QObject):
         if cached is not None and cached[0] is source and cached[1] is fmt \
                 and cached[2] == layers:
             return cached[3]
-        level0 = fast_storage(source.pixels, fmt)
+        level0 = source.storage(fmt)  # 8-bit: the file's bytes, no float round trip
         if layers > 1:  # mirrors/flips/channel swaps: exact on storage values too
             level0 = make_layers(level0, layers)
         level0.setflags(write=False)
@@ -259,8 +274,7 @@ class GpuWorker(QObject):
                     return
             fmt = req.fmt or sources[0].suggested_format()
             # a batch is 2D images: a layered file contributes its first layer
-            level0 = [fast_storage(s.pixels[0] if s.pixels.ndim == 4 else s.pixels, fmt)
-                      for s in sources]
+            level0 = [st[0] if st.ndim == 4 else st for st in (s.storage(fmt) for s in sources)]
             names = [s.name for s in sources]
         else:
             fmt = req.fmt or Format.UNORM
@@ -277,6 +291,25 @@ class GpuWorker(QObject):
         self._messages.extend(result.validation_messages)
         result = replace(result, validation_messages=self._take_messages())
         self.sigBatch.emit(BatchOutput(req.job, result))
+
+    def _run_sweep(self, req: SweepRequest) -> None:
+        from mipview.cli_mean import sweep_curves
+
+        if self.ctx is None:
+            raise RuntimeError("no Vulkan device is open")
+        stop: Callable[[], bool] = lambda: self._cancel_upto >= req.job  # noqa: E731
+        widths = range(req.first, req.last + 1)
+
+        def progress(done: int, total: int) -> None:
+            self.sigSweepProgress.emit(SweepProgress(req.job, done, total))
+            self.sigProgress.emit(f"sweep: width {widths[done - 1]} ({done}/{total})")
+
+        self.sigProgress.emit(f"sweep: {len(widths)} widths x {req.height} {req.fmt.label}")
+        result = sweep_curves(self.ctx, widths, req.height, req.fmt, req.specs, kind=req.kind,
+                              should_stop=stop, progress=progress)
+        self._messages.extend(result.validation_messages)
+        result = replace(result, validation_messages=self._take_messages())
+        self.sigSweep.emit(SweepOutput(req.job, result))
 
     def _profile(self, req: RunRequest, session, device: str, stop, t0: float) -> None:
         last = [0.0]
