@@ -138,19 +138,30 @@ void tileMode() {
         vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
         storeLevel(1, (group << 4) + cell, DEBUG_LANES ? debug : v);
     } else {
-        // 4x4 source texels -> 2x2 texels of level 1 -> 1 texel of level 2
+        // 4x4 source texels -> 2x2 texels of level 1 -> 1 texel of level 2. The 16 fetches run
+        // in Z order whatever the layout (a quad of lanes on a 2x2 block of cells: texture
+        // fetches are served per quad, and the 4x1 quads of row-major/square cost ~1.5x), then
+        // one shared-memory exchange hands each level-2 value to its cell in the layout.
+        bool remap = LAYOUT != MIP_LAYOUT_MORTON && !DEBUG_LANES;
+        ivec2 fetchCell = remap ? mipLayoutPosition(MIP_LAYOUT_MORTON, index, sgBits) : cell;
         vec4 l1[4];
         for (int k = 0; k < 4; ++k) {
             ivec2 o = ivec2(k & 1, k >> 1);
-            l1[k] = reduceSrc2x2(origin + 4 * cell + 2 * o);
+            l1[k] = reduceSrc2x2(origin + 4 * fetchCell + 2 * o);
             vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
-            storeLevel(1, (group << 5) + 2 * cell + o, DEBUG_LANES ? debug : l1[k]);
+            storeLevel(1, (group << 5) + 2 * fetchCell + o, DEBUG_LANES ? debug : l1[k]);
         }
         if (pc.levels < 2) {
             return;  // uniform: before any barrier
         }
         v = reduce2x2(l1[0], l1[1], l1[2], l1[3], levelSize(1));
-        storeLevel(2, (group << 4) + cell, v);
+        storeLevel(2, (group << 4) + fetchCell, v);
+        if (remap) {
+            // [512, 768): outside the grid steps' ping-pong halves
+            sgShared[512 + fetchCell.y * 16 + fetchCell.x] = v;
+            barrier();
+            v = sgShared[512 + cell.y * 16 + cell.x];
+        }
     }
 
     int inSubgroup = mipSubgroupSteps(LAYOUT, sgBits);

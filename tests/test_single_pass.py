@@ -72,6 +72,14 @@ def test_plan_tail_starts_small() -> None:
     assert (p.tile_levels, p.tail_levels) == (6, 6) and 64 * 64 <= TAIL_TEXELS
 
 
+def test_plan_tiled_tail() -> None:
+    # the last group reruns the tile phase when the tail is one 64x64 tile, even down to 1x1
+    assert [p.tail_tiled for p in plan_passes(4096, 4096)[0]] == [True]
+    assert [p.tail_tiled for p in plan_passes(8192, 8192)[0]] == [False, True]
+    assert [p.tail_tiled for p in plan_passes(1920, 1080)[0]] == [False, False]
+    assert [p.tail_tiled for p in plan_passes(2048, 256)[0]] == [False]  # 2x1 below: odd
+
+
 # --- correctness ------------------------------------------------------------------------------------
 SMALL = [(1, 1), (63, 65), (64, 64), (5000, 3)]
 
@@ -97,6 +105,15 @@ def test_larger_sizes(gpu, rng, w: int, h: int, fmt: Format, reduction: str) -> 
 def test_4096_once(gpu, rng) -> None:
     level0 = _image(rng, 4096, 4096, Format.UNORM)
     _check(_run(gpu, level0, Format.UNORM), level0, Format.UNORM, "mean")
+
+
+@pytest.mark.parametrize("w,layers,fmt,reduction", [
+    (256, 2, Format.UNORM, "mean"), (512, 1, Format.F16, "max"), (256, 3, Format.SRGB, "min"),
+])
+def test_tiled_tail(gpu, rng, w: int, layers: int, fmt: Format, reduction: str) -> None:
+    assert plan_passes(w, w, layers)[0][-1].tail_tiled
+    level0 = _image(rng, w, w, fmt, layers=layers)
+    _check(_run(gpu, level0, fmt, reduction=reduction), level0, fmt, reduction)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "min"])

@@ -64,7 +64,7 @@ layout(set = 0, binding = 14) writeonly uniform image2DArray spOut14;
 layout(set = 0, binding = 15, std430) coherent buffer SpCounters { uint spCounter[]; };
 layout(set = 0, binding = 16, std430) coherent buffer SpData { vec4 spData[]; };
 
-// Mirrors _PUSH in mipview/gpu/strategies/single_pass.py (12 ints, std430).
+// Mirrors _PUSH in mipview/gpu/strategies/single_pass.py (13 ints, std430).
 layout(push_constant) uniform SpPush {
     ivec2 srcSize;       // level b
     ivec2 tileOffset;    // tile of workgroup (0, 0): sub-rectangle updates dispatch fewer tiles
@@ -76,6 +76,7 @@ layout(push_constant) uniform SpPush {
     int handoffOffset;   // vec4 index of level b+tileLevels, layer 0; < 0: not kept
     int scratchOffset;   // two tail regions of scratchSize vec4 each
     int scratchSize;
+    int tailTiled;       // the tail runs the tile phase on the hand-off (one 64x64 tile, even)
 } pc;
 
 shared SP_T spLds[64];
@@ -84,6 +85,17 @@ shared bool spIsLast;
 ivec2 spLevelSize(int rel) {
     return max(pc.srcSize >> rel, ivec2(1));
 }
+
+// Where one tile phase reads and writes: the pass's source level (image or buffer), or, for a
+// tiled tail, the hand-off level in spData with outputs numbered from pc.tileLevels + 1.
+struct SpSource {
+    ivec2 size;      // source level
+    bool fromBuffer; // read spData[offset..] instead of spSrc
+    int offset;      // vec4 index of the source level, layer 0
+    int relBase;     // output level k of this phase is pass level relBase + k
+    int levels;      // levels made by this phase
+    bool keep;       // its last level is the hand-off (spKeep)
+};
 
 void spStore(int rel, ivec2 p, int layer, vec4 v) {
     ivec3 q = ivec3(p, layer);
@@ -152,18 +164,37 @@ void spEmit(int rel, ivec2 p, int layer, vec4 v) {
     }
 }
 
-// Level b+1 texel p (clamped into the level, so no load leaves the source).
-vec4 spStep1(ivec2 p, int layer) {
-    ivec2 s = pc.srcSize;
-    p = min(p, spLevelSize(1) - 1);
+// Output k of a tile phase (level relBase + k of the pass).
+void spEmitPhase(SpSource src, int k, ivec2 p, int layer, vec4 v) {
+    if (all(lessThan(p, max(src.size >> k, ivec2(1))))) {
+        spStore(src.relBase + k, p, layer, v);
+        if (src.keep) {
+            spKeep(k, p, layer, v);
+        }
+    }
+}
+
+// Level 1 texel p of a phase (clamped into the level, so no load leaves the source).
+vec4 spStep1(SpSource src, ivec2 p, int layer) {
+    ivec2 s = src.size;
+    p = min(p, max(s >> 1, ivec2(1)) - 1);
+    bool even = ((s.x | s.y) & 1) == 0;
     vec4 v;
-    if (pc.srcFromBuffer != 0) {
-#define SP_LOAD_BUF(q) spData[pc.srcOffset + (layer * s.y + (q).y) * s.x + (q).x]
-        SP_REDUCE_TAPS(v, p, s, SP_LOAD_BUF)
+    if (src.fromBuffer) {
+#define SP_LOAD_BUF(q) spData[src.offset + (layer * s.y + (q).y) * s.x + (q).x]
+        if (even) {
+            // even sides: a plain 2x2 box, no tap loop (the exact weights are all 1/4)
+            ivec2 q = 2 * p;
+            v = vec4(spReduce4(SP_T(SP_LOAD_BUF(q)), SP_T(SP_LOAD_BUF(q + ivec2(1, 0))),
+                               SP_T(SP_LOAD_BUF(q + ivec2(0, 1))),
+                               SP_T(SP_LOAD_BUF(q + ivec2(1, 1)))));
+        } else {
+            SP_REDUCE_TAPS(v, p, s, SP_LOAD_BUF)
+        }
     } else if (SP_BILINEAR) {
         // the centre of the 2x2 block: weights exactly 1/4 each
         v = textureLod(spSrc, vec3(vec2(2 * p + 1) / vec2(s), float(layer)), 0.0);
-    } else if (((s.x | s.y) & 1) == 0) {
+    } else if (even) {
         ivec3 q = ivec3(2 * p, layer);
         v = vec4(spReduce4(SP_T(texelFetch(spSrc, q, 0)),
                            SP_T(texelFetch(spSrc, q + ivec3(1, 0, 0), 0)),
@@ -218,30 +249,26 @@ void spTail(int tid, int layer) {
     }
 }
 
-void main() {
-    // Logical invocation id from the subgroup ids: quad swaps then pair lanes 4k..4k+3, which
-    // this mapping places on a 2x2 block (bits: x0 y0 x1 x2 x3 y1 y2 y3).
-    int tid = int(gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
-    int layer = int(gl_WorkGroupID.z);
-    ivec2 tile = ivec2(gl_WorkGroupID.xy) + pc.tileOffset;
-    ivec2 xy = ivec2((tid & 1) | ((tid >> 1) & 0xE), ((tid >> 1) & 1) | ((tid >> 4) & 0xE));
-
-    // step 1: a 2x2 block of level b+1 per invocation
+// One 64x64 tile of src.size reduced by src.levels (<= 6) levels inside the workgroup. Every
+// invocation calls it (barriers inside); steps 2.. are boxes, so the host only plans them where
+// the level below has even sides.
+void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy) {
+    // step 1: a 2x2 block of level 1 per invocation
     ivec2 p1 = tile * 32 + 2 * xy;
-    vec4 a = spStep1(p1, layer);
-    vec4 b = spStep1(p1 + ivec2(1, 0), layer);
-    vec4 c = spStep1(p1 + ivec2(0, 1), layer);
-    vec4 d = spStep1(p1 + ivec2(1, 1), layer);
-    spEmit(1, p1, layer, a);
-    spEmit(1, p1 + ivec2(1, 0), layer, b);
-    spEmit(1, p1 + ivec2(0, 1), layer, c);
-    spEmit(1, p1 + ivec2(1, 1), layer, d);
+    vec4 a = spStep1(src, p1, layer);
+    vec4 b = spStep1(src, p1 + ivec2(1, 0), layer);
+    vec4 c = spStep1(src, p1 + ivec2(0, 1), layer);
+    vec4 d = spStep1(src, p1 + ivec2(1, 1), layer);
+    spEmitPhase(src, 1, p1, layer, a);
+    spEmitPhase(src, 1, p1 + ivec2(1, 0), layer, b);
+    spEmitPhase(src, 1, p1 + ivec2(0, 1), layer, c);
+    spEmitPhase(src, 1, p1 + ivec2(1, 1), layer, d);
 
-    if (pc.tileLevels >= 2) {
+    if (src.levels >= 2) {
         // step 2 in registers
         SP_T v = spReduce4(SP_T(a), SP_T(b), SP_T(c), SP_T(d));
-        spEmit(2, tile * 16 + xy, layer, vec4(v));
-        if (pc.tileLevels >= 3) {
+        spEmitPhase(src, 2, tile * 16 + xy, layer, vec4(v));
+        if (src.levels >= 3) {
             // step 3: quad swaps (fp32 values: quad ops on halves need subgroup extended types)
             vec4 h = subgroupQuadSwapHorizontal(vec4(v));
             vec4 vv = subgroupQuadSwapVertical(vec4(v));
@@ -250,15 +277,15 @@ void main() {
             bool lead = (tid & 3) == 0;
             SP_T v3 = spReduce4(v, SP_T(h), SP_T(vv), SP_T(dg));
             if (lead) {
-                spEmit(3, tile * 8 + (xy >> 1), layer, vec4(v3));
+                spEmitPhase(src, 3, tile * 8 + (xy >> 1), layer, vec4(v3));
                 spLds[(xy.y >> 1) * 8 + (xy.x >> 1)] = v3;
             }
         }
     }
     // steps 4..6 in shared memory (uniform loop: every invocation reaches every barrier)
-    for (int rel = 4; rel <= pc.tileLevels; ++rel) {
+    for (int k = 4; k <= src.levels; ++k) {
         spBarrierWorkgroup();
-        int n = 64 >> rel;
+        int n = 64 >> k;
         SP_T v;
         bool working = tid < n * n;
         ivec2 p = ivec2(tid % n, tid / n);
@@ -269,9 +296,24 @@ void main() {
         spBarrierWorkgroup();
         if (working) {
             spLds[tid] = v;
-            spEmit(rel, tile * n + p, layer, vec4(v));
+            spEmitPhase(src, k, tile * n + p, layer, vec4(v));
         }
     }
+}
+
+void main() {
+    // Logical invocation id from the subgroup ids: quad swaps then pair lanes 4k..4k+3, which
+    // this mapping places on a 2x2 block. Full Z order (bits: x0 y0 x1 y1 x2 y2 x3 y3) keeps a
+    // subgroup's fetches square (32 lanes: 32x16 texels of the source, not SPD's 64x8 strip).
+    int tid = int(gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
+    int layer = int(gl_WorkGroupID.z);
+    ivec2 tile = ivec2(gl_WorkGroupID.xy) + pc.tileOffset;
+    ivec2 xy = ivec2((tid & 1) | ((tid >> 1) & 2) | ((tid >> 2) & 4) | ((tid >> 3) & 8),
+                     ((tid >> 1) & 1) | ((tid >> 2) & 2) | ((tid >> 3) & 4) | ((tid >> 4) & 8));
+
+    spTilePhase(SpSource(pc.srcSize, pc.srcFromBuffer != 0, pc.srcOffset, 0, pc.tileLevels,
+                         true),
+                tid, layer, tile, xy);
     if (pc.tailLevels == 0) {
         return;
     }
@@ -292,7 +334,15 @@ void main() {
         atomicStore(spCounter[layer], 0u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
                     gl_SemanticsRelaxed);
     }
-    spTail(tid, layer);
+    if (pc.tailTiled != 0) {
+        // SPD's tail: the hand-off (<= 64x64, even down to 1x1) as one more tile, in parallel
+        // through registers, quad swaps and shared memory instead of level by level in memory
+        ivec2 s = spLevelSize(pc.tileLevels);
+        spTilePhase(SpSource(s, true, pc.handoffOffset, pc.tileLevels, pc.tailLevels, false),
+                    tid, layer, ivec2(0), xy);
+    } else {
+        spTail(tid, layer);
+    }
 }
 
 #endif

@@ -5,7 +5,9 @@ for ``fp16=on``). A dispatch (a *pass*) starts at level ``b``: each 256-invocati
 reduces a 64x64 tile of level ``b`` to levels ``b+1 .. b+t`` (t <= 6) without leaving the group
 (registers, quad swaps, shared memory); then, when the rest of the chain is small, every group
 bumps an atomic counter of its layer and the last group to arrive computes the remaining levels
-(the *tail*) and resets the counter (zeroed once at ``prepare`` with vkCmdFillBuffer).
+(the *tail*) and resets the counter (zeroed once at ``prepare`` with vkCmdFillBuffer). When the
+tail starts from at most one 64x64 tile with even sides below it (4096^2: 64x64 -> 1x1), the last
+group runs the tile phase once more on it, in parallel as SPD does, not level by level.
 
 Choices, and why:
 
@@ -63,8 +65,8 @@ OUTPUTS = 14           # storage bindings: 16384 has 14 levels below level 0
 TAIL_TEXELS = 8192     # the last group finishes the chain from a level this small
 REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
-# Mirrors SpPush in shaders/include/spd_reduce.glsl: 12 ints.
-_PUSH = struct.Struct("<12i")
+# Mirrors SpPush in shaders/include/spd_reduce.glsl: 13 ints.
+_PUSH = struct.Struct("<13i")
 
 Rect = tuple[int, int, int, int]  # x, y, width, height on level 0
 
@@ -81,6 +83,7 @@ class SpPass:
     scratch_offset: int
     scratch_size: int
     groups: tuple[int, int]
+    tail_tiled: bool = False  # the last group runs the tile phase once more on the hand-off
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -119,9 +122,20 @@ def plan_passes(width: int, height: int, layers: int = 1) -> tuple[list[SpPass],
             scratch, used = used, used + 2 * scratch_size
         w1, h1 = sizes[base + 1]
         passes.append(SpPass(base, t, tail, src, handoff, scratch, max(scratch_size, 0),
-                             (group_count(w1, TILE_OUT), group_count(h1, TILE_OUT))))
+                             (group_count(w1, TILE_OUT), group_count(h1, TILE_OUT)),
+                             _tail_tiled(sizes, h, tail)))
         base, src = h + tail, handoff
     return passes, max(used, 1)
+
+
+def _tail_tiled(sizes: list[tuple[int, int]], h: int, tail: int) -> bool:
+    """The tail fits one tile phase: a source of at most one 64x64 tile, at most 6 levels, and
+    box steps 2.. exact (every level below them has even sides; step 1 keeps exact weights)."""
+    if not 0 < tail <= TILE_LEVELS:
+        return False
+    w, h_ = sizes[h]
+    return (w <= 2 * TILE_OUT and h_ <= 2 * TILE_OUT
+            and all(_even(sizes[h + k]) for k in range(1, tail)))
 
 
 def _affected(lo: int, hi: int, n_src: int) -> tuple[int, int]:
@@ -238,7 +252,7 @@ class SinglePass(Strategy):
         self.pipeline.push(cmd, _PUSH.pack(
             w, h, first[0], first[1], p.tile_levels, p.tail_levels, int(p.src_offset >= 0),
             counts[0] * counts[1], max(p.src_offset, 0), p.handoff_offset, max(p.scratch_offset, 0),
-            p.scratch_size))
+            p.scratch_size, int(p.tail_tiled)))
         vk.vkCmdDispatch(cmd, counts[0], counts[1], image.layers)
 
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
