@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strategies", default="blit,per-level")
     parser.add_argument("--shots", default="test-artifacts")
     args = parser.parse_args(argv)
+    from mipview.ui.app import reserve_ui_core
+
+    reserve_ui_core()  # as `mipview gui` does
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
     from PySide6.QtCore import QSettings, QTimer
