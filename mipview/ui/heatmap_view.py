@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -33,6 +32,7 @@ from mipview import compare
 from mipview.compare import LevelError
 from mipview.formats import Format
 from mipview.ui.display import layer_count
+from mipview.ui.layer_selector import LayerSelector
 from mipview.ui.messages import Analysis, RunOutput
 
 EXACT = "__exact__"
@@ -64,12 +64,9 @@ class HeatmapView(QWidget):
             bar.addWidget(QLabel(label))
             bar.addWidget(w)
         # shown only for layered runs; the table's figures cover every layer, the map one
-        self.layer_label = QLabel("layer")
-        self.layer_spin = QSpinBox()
-        self.layer_spin.setRange(0, 0)
-        self.layer_spin.setToolTip("array layer of the heatmap (the table covers all layers)")
+        self.layer_spin = LayerSelector(
+            "layer", "array layer of the heatmap (the table covers all layers)")
         self.layer_spin.valueChanged.connect(lambda _: self._show_selected_level())
-        bar.addWidget(self.layer_label)
         bar.addWidget(self.layer_spin)
         self._show_layers(1)
         self.summary = QLabel("")
@@ -124,11 +121,7 @@ class HeatmapView(QWidget):
         self._show_layers(1)
 
     def _show_layers(self, n: int) -> None:
-        self.layer_spin.blockSignals(True)
-        self.layer_spin.setRange(0, n - 1)
-        self.layer_spin.blockSignals(False)
-        self.layer_label.setVisible(n > 1)
-        self.layer_spin.setVisible(n > 1)
+        self.layer_spin.set_count(n)
 
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
@@ -196,9 +189,7 @@ class HeatmapView(QWidget):
                                  f"   (max over levels {max(finite, default=0):.3g})")
         if self.layer_spin.maximum() > 0:
             # the worst texel's layer, so the map shows it at once
-            self.layer_spin.blockSignals(True)
-            self.layer_spin.setValue(worst.worst[0] if worst is not None else 0)
-            self.layer_spin.blockSignals(False)
+            self.layer_spin.set_value_silently(worst.worst[0] if worst is not None else 0)
         self.table.selectRow(self.worst_level)
         self._show_level(self.worst_level)
 

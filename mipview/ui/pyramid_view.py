@@ -25,13 +25,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from mipview.formats import Format
 from mipview.ui.display import first_layer, layer_count, texel_text, to_display
+from mipview.ui.layer_selector import LayerSelector
 
 ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
@@ -88,12 +88,8 @@ class PyramidView(QWidget):
         bar.addWidget(QLabel("Show"))
         bar.addWidget(self.mode_combo)
         # shown only when a pyramid has array layers (multi-page TIFF, or the Layers control)
-        self.layer_label = QLabel("Layer")
-        self.layer_spin = QSpinBox()
-        self.layer_spin.setToolTip("array layer shown in every panel")
-        self.layer_spin.setRange(0, 0)
+        self.layer_spin = LayerSelector("Layer", "array layer shown in every panel")
         self.layer_spin.valueChanged.connect(lambda _: self._relayout(fit=False))
-        bar.addWidget(self.layer_label)
         bar.addWidget(self.layer_spin)
         self.reference_check = QCheckBox("Exact reference")
         self.reference_check.setToolTip("Add a panel with the float64 reference pyramid")
@@ -163,11 +159,7 @@ class PyramidView(QWidget):
 
     def _update_layers(self) -> None:
         n = self.layers()
-        self.layer_spin.blockSignals(True)
-        self.layer_spin.setRange(0, n - 1)
-        self.layer_spin.blockSignals(False)
-        self.layer_label.setVisible(n > 1)
-        self.layer_spin.setVisible(n > 1)
+        self.layer_spin.set_count(n)
 
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
