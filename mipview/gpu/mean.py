@@ -31,7 +31,6 @@ from mipview.formats import Format, decode, encode
 from mipview.gpu.context import GpuContext
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.strategies.npot_exact import unorm_sampled_view
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
 from mipview.gpu.vkapi import flag, vk
@@ -118,7 +117,8 @@ class MeanReducer:
             ctx, "mean", ("sampled", "storage_buffer", "storage_buffer"), push_size=32,
             constants={0: block, 1: block, 2: kind == "log-mean", 3: srgb,
                        4: method == "padded", 5: float(LOG_EPS)})
-        self._view = unorm_sampled_view(image, 0) if srgb else None
+        # sRGB: the shader decodes the stored bytes itself
+        src_view = (image.encoded_views if srgb else image.sampled_views)[0]
         sampler = get_sampler(ctx)
         self.sets = DescriptorSets(self.pipeline, n_pass)
         # pass i writes buffers[(n - i) % 2], so the last pass lands in the host-visible one
@@ -126,7 +126,7 @@ class MeanReducer:
         for i in range(n_pass):
             dst = self.buffers[self._dst[i]]
             src = self.buffers[1 - self._dst[i]]
-            self.sets.write(i, [(self._view or image.sampled_views[0], sampler),
+            self.sets.write(i, [(src_view, sampler),
                                 (src.handle, 0, src.size), (dst.handle, 0, dst.size)])
 
     def record(self, cmd: Any, marks: Marks | None = None) -> None:
@@ -151,9 +151,6 @@ class MeanReducer:
         self.sets.destroy()
         for b in self.buffers:
             b.destroy()
-        if self._view is not None:
-            vk.vkDestroyImageView(self.ctx.device, self._view, None)
-            self._view = None
 
 
 def _result(values: np.ndarray, fmt: Format, kind: str, layered: bool) -> np.ndarray:

@@ -143,14 +143,24 @@ class MipImage:
         vk.vkBindImageMemory(dev, self.image, self.memory, 0)
         for level in range(self.levels):
             if self.fmt.is_srgb:
+                # UNORM supports storage and sampling, so this one view also serves shaders
+                # that read the encoded bytes and decode them exactly (``encoded_views``)
                 self.storage_views.append(self._view(level, self.fmt.info.vk_storage_format,
-                                                     flag("VK_IMAGE_USAGE_STORAGE_BIT")))
+                                                     flag("VK_IMAGE_USAGE_STORAGE_BIT")
+                                                     | flag("VK_IMAGE_USAGE_SAMPLED_BIT")))
                 self.sampled_views.append(self._view(level, self.fmt.info.vk_format,
                                                      flag("VK_IMAGE_USAGE_SAMPLED_BIT")))
             else:
                 view = self._view(level, self.fmt.info.vk_format, 0)
                 self.storage_views.append(view)
                 self.sampled_views.append(view)
+
+    @property
+    def encoded_views(self) -> list[Any]:
+        """Per-level views whose sampled reads give the stored values undecoded (the UNORM
+        alias of an sRGB image; the plain view otherwise), for shaders that decode sRGB
+        themselves rather than trust the sampler's decode (lavapipe's is 0.3 LSB off)."""
+        return self.storage_views
 
     def _view(self, level: int, vk_format: int, usage: int) -> Any:
         usage_info = vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None

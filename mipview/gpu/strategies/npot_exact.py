@@ -34,7 +34,7 @@ from mipview.gpu.resources import MipImage
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag, vk
+from mipview.gpu.vkapi import vk
 from mipview.results import DispatchInfo
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
@@ -181,16 +181,14 @@ class NpotExact(Strategy):
                                      4: image.fmt is Format.F16,
                                      5: not image.fmt.is_float, 10: srgb})
         self._steps = self.steps(image.width, image.height)
-        self._unorm_views = {}
         self.sets = DescriptorSets(self.pipeline, max(1, len(self._steps)))
         sampler = get_sampler(self.ctx)
         for i, step in enumerate(self._steps):
             outs = list(step.outputs)
             # unused bindings alias the dispatch's last output: valid, and never accessed
             outs += [outs[-1]] * (MAX_LEVELS - len(outs))
-            src_view = image.sampled_views[step.src]
-            if srgb:  # the shader decodes exactly (NPOT_DECODE_SRGB in npot_exact.comp)
-                src_view = self._unorm_views[step.src] = unorm_sampled_view(image, step.src)
+            # sRGB: the shader decodes exactly (NPOT_DECODE_SRGB in npot_exact.comp)
+            src_view = (image.encoded_views if srgb else image.sampled_views)[step.src]
             self.sets.write(i, [(src_view, sampler)]
                             + [image.storage_views[level] for level in outs])
 
@@ -208,19 +206,4 @@ class NpotExact(Strategy):
         if getattr(self, "sets", None) is not None:
             self.sets.destroy()
             self.sets = None
-        for view in getattr(self, "_unorm_views", {}).values():
-            vk.vkDestroyImageView(self.ctx.device, view, None)
-        self._unorm_views = {}
 
-
-def unorm_sampled_view(image: MipImage, level: int) -> Any:
-    """A UNORM sampled view of one level of an sRGB image (created MUTABLE_FORMAT), so a shader
-    reads the encoded bytes and decodes them itself. The caller destroys it."""
-    usage = vk.VkImageViewUsageCreateInfo(usage=flag("VK_IMAGE_USAGE_SAMPLED_BIT"))
-    rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
-                                     baseMipLevel=level, levelCount=1, baseArrayLayer=0,
-                                     layerCount=image.layers)
-    info = vk.VkImageViewCreateInfo(
-        image=image.image, viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"),
-        format=Format.UNORM.info.vk_format, subresourceRange=rng, pNext=usage)
-    return vk.vkCreateImageView(image.ctx.device, info, None)
