@@ -62,11 +62,3 @@ def texel_text(a: np.ndarray, x: int, y: int, fmt: Format | None, layer: int = 0
     eight = ", ".join(f"{c:3d}" for c in as8)
     floats = ", ".join(f"{c:.4f}" for c in flt)
     return f"8-bit ({eight})  float ({floats})"
-
-
-def fast_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
-    """:func:`mipview.formats.to_storage` (its float32 fast path lives there now, so the CLI and
-    bench benefit too); kept as a name for existing callers."""
-    from mipview.formats import to_storage
-
-    return to_storage(pixels, fmt)
