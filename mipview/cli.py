@@ -181,31 +181,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
     with _open_context(args) as ctx:
         bandwidth = copy_bandwidth(ctx)
         floor = bandwidth.floor_gbps
-        with Session(ctx, level0, fmt, specs, cold=args.cold) as session:
+        with Session(ctx, level0, fmt, specs, cold=args.cold and args.evict) as session:
             session.generate()  # the levels checked below come from this first run
             session.time(args.repeat, warmup_ms=args.warmup_ms)
             mip = session.result(copy_bandwidth_gbps=floor)
+        read = _image_read(ctx, level0, fmt, args)
         dirty_rows = None
         if args.dirty:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             from mipview.gpu import dirty
 
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, dirty.parse_rect(args.dirty),
                                            args.repeat)
-    checks = report.check_results(mip, level0)
-    cache = "cold (L2 evicted before each run)" if args.cold else "warm"
+    checks = None if args.no_check else report.check_results(mip, level0)
+    cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
     print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
           f"{args.warmup_ms:g} ms warm-up, caches {cache}")
     print(f"copy floor {floor:.1f} GB/s (vkCmdCopyBuffer {bandwidth.transfer_gbps:.1f}, "
-          f"compute copy {bandwidth.compute_gbps:.1f})")
+          f"compute copy {bandwidth.compute_gbps:.1f}); reading level 0 through the sampler "
+          f"alone: {read.timing.median:.1f} us ({read.gbps:.1f} GB/s)")
     print(report.bench_table(mip, checks))
     if dirty_rows is not None:
         print(dirty.format_rows(dirty_rows))
     if args.json:
         data = report.result_dict(mip, checks, {
             "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
-            "warmup_ms": args.warmup_ms, "cache": "cold" if args.cold else "warm",
-            "copy_bandwidth": bandwidth.as_dict()})
+            "warmup_ms": args.warmup_ms,
+            "cache": f"cold-{args.evict}" if args.cold else "warm",
+            "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
         for entry in data["strategies"]:
             entry.pop("errors", None)  # per-level detail belongs to `mipview run`
         if dirty_rows is not None:
@@ -213,6 +216,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(data, indent=2))
         print(f"wrote {args.json}")
     return 0 if not mip.validation_messages else 1
+
+
+def _image_read(ctx: Any, level0: np.ndarray, fmt: Any, args: argparse.Namespace) -> Any:
+    """The sampled-read ceiling of level 0 (mipview/gpu/image_read.py), cached as the bench."""
+    from mipview.gpu.evict import CacheEvictor
+    from mipview.gpu.image_read import image_read
+
+    evict = CacheEvictor(ctx, args.evict) if args.cold else None
+    try:
+        return image_read(ctx, level0, fmt, evict, repeats=max(5, min(args.repeat, 50)))
+    finally:
+        if evict is not None:
+            evict.destroy()
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -261,7 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the GPU busy this long before timing (default 1000)")
     p.add_argument("--repeat", type=int, default=50, help="timed runs per strategy (default 50)")
     p.add_argument("--cold", action="store_true",
-                   help="evict caches (untimed large buffer fill) before every timed run")
+                   help="evict caches before every timed run (untimed)")
+    p.add_argument("--evict", choices=("clean", "dirty"), default="clean",
+                   help="with --cold: read a large buffer (clean lines, default) or fill one "
+                        "(dirty lines the timed run must write back)")
+    p.add_argument("--no-check", action="store_true",
+                   help="skip the comparison with the reference (sweeps of many options)")
     p.add_argument("--json", help="write results as JSON here")
     p.add_argument("--dirty", metavar="X,Y,W,H",
                    help="also time a sub-rectangle update against a full run")

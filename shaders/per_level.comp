@@ -8,6 +8,11 @@
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
 
+// Fixed per pipeline (one per kind of level): the general 2/3-tap loop costs registers that the
+// common even case does not need, and registers decide how many invocations stay resident.
+layout(constant_id = 2) const bool EVEN = false;      // source sides even: a plain 2x2 box
+layout(constant_id = 3) const bool BILINEAR = false;  // EVEN, and one linear sample instead
+
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
 layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel;
 
@@ -24,6 +29,15 @@ void main() {
     }
 #define PER_LEVEL_LOAD(q) texelFetch(srcLevel, ivec3(q, layer), 0)
     vec4 v;
-    MIP_REDUCE_EXACT(v, p, pc.srcSize, PER_LEVEL_LOAD)
+    if (BILINEAR) {
+        // the centre of the 2x2 block: weights exactly 1/4 each
+        v = textureLod(srcLevel, vec3(vec2(2 * p + 1) / vec2(pc.srcSize), float(layer)), 0.0);
+    } else if (EVEN) {
+        ivec2 q = 2 * p;
+        v = 0.25 * ((PER_LEVEL_LOAD(q) + PER_LEVEL_LOAD(q + ivec2(1, 0)))
+                    + (PER_LEVEL_LOAD(q + ivec2(0, 1)) + PER_LEVEL_LOAD(q + ivec2(1, 1))));
+    } else {
+        MIP_REDUCE_EXACT(v, p, pc.srcSize, PER_LEVEL_LOAD)
+    }
     imageStore(dstLevel, ivec3(p, layer), mipEncode(v));
 }

@@ -4,7 +4,7 @@
 // dispatch plan: ../mipview/gpu/strategies/subgroup.py.
 //
 // One workgroup = 256 invocations = a 16x16 grid of cells (placed by the LAYOUT constant, see
-// include/subgroup_layout.glsl). Three modes (push constant `mode`, uniform per dispatch):
+// include/subgroup_layout.glsl). Three modes (specialization constant MODE, one pipeline each):
 //
 //  TILE (0)      the workgroup reduces a 2^T x 2^T tile of the source (T = TILE_LEVELS, 5 or 6)
 //                by up to T levels. Each invocation fetches 2^(T-4) x 2^(T-4) source texels and
@@ -20,7 +20,7 @@
 //
 // Intermediates stay in float inside a dispatch (better chain error than re-reading 8 bits), and
 // across dispatches too: the last level of a dispatch also goes, unquantised, to a float scratch
-// buffer that the next dispatch reads instead of the stored image (pc.srcScratch/dstScratch >= 0;
+// buffer that the next dispatch reads instead of the stored image (SRC_SCRATCH, pc.dstScratch >= 0;
 // the host leaves a boundary level quantised only where it would take too much memory).
 // Output level j (1..6 below the source) is binding j: lavapipe has no dynamic indexing of
 // storage-image arrays, so the store switches on the level instead of indexing an array.
@@ -29,6 +29,7 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "mip_common.glsl"
 #include "subgroup_layout.glsl"
+#include "tile_schedule.glsl"
 
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 
@@ -37,6 +38,14 @@ layout(constant_id = 1) const int TILE_LEVELS = 5;  // 5: 32x32 tile, 6: 64x64 t
 // Debug: TILE mode writes (lane, subgroup id, subgroup size, 1) / 255 into the first output
 // level instead of colour, so a test can read back where each invocation sits.
 layout(constant_id = 2) const bool DEBUG_LANES = false;
+// TILE reads an image source with one bilinear sample per 2x2 block (load=bilinear)
+layout(constant_id = 3) const bool BILINEAR = false;
+// a workgroup with several tiles fetches the next one before reducing this one (prefetch=on)
+layout(constant_id = 4) const bool PREFETCH = false;
+// The dispatch's mode and source, fixed per pipeline: the compiler then drops the other modes'
+// paths, and registers (allocated for the worst path) decide how many workgroups stay resident.
+layout(constant_id = 5) const int MODE = 0;               // MODE_* below
+layout(constant_id = 6) const bool SRC_SCRATCH = false;   // read scratch[srcScratch..], not srcLevel
 
 const int MODE_TILE = 0;
 const int MODE_PER_LEVEL = 1;
@@ -57,10 +66,11 @@ layout(set = 0, binding = 7, std430) buffer SubgroupScratch {
 // Mirrored by SubgroupPush in subgroup.py.
 layout(push_constant) uniform SubgroupPush {
     ivec2 srcSize;  // size of the source level
-    int mode;       // MODE_*
     int levels;     // how many levels this dispatch makes (1..6)
-    int srcScratch; // >= 0: read the source from scratch[srcScratch + ...], not srcLevel
+    int srcScratch; // SRC_SCRATCH: where the source starts in scratch[]
     int dstScratch; // >= 0: also write the last level (linear float) to scratch[dstScratch + ...]
+    int regionX;    // TILE: tiles per row (tile_schedule.glsl)
+    int regionTiles;// TILE: tiles per layer
 } pc;
 
 // TILE uses [0, 512) as two ping-pong halves; TAIL the whole array (one source of <= 1024).
@@ -74,7 +84,7 @@ ivec2 levelSize(int j) {
 
 // Source texel q (inside the level), decoded to linear.
 vec4 loadSrcInside(ivec2 q) {
-    if (pc.srcScratch >= 0) {
+    if (SRC_SCRATCH) {
         return scratch[pc.srcScratch + (layer * pc.srcSize.y + q.y) * pc.srcSize.x + q.x];
     }
     return texelFetch(srcLevel, ivec3(q, layer), 0);
@@ -124,38 +134,56 @@ vec4 reduceSrc2x2(ivec2 q) {
                      loadSrc(q + ivec2(1, 1)), pc.srcSize);
 }
 
-void tileMode() {
-    int sgBits = findLSB(gl_SubgroupSize);
-    uint index = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
-    ivec2 cell = mipLayoutPosition(LAYOUT, index, sgBits);
-    ivec2 group = ivec2(gl_WorkGroupID.xy);
-    ivec2 origin = group << TILE_LEVELS;  // in source texels
-    const int pre = TILE_LEVELS - 4;       // levels made in registers before the grid
+// The level-1 values of the source block at q (2x2 texels, even sides or 1): a box of 4 texel
+// loads, or (BILINEAR, reading the image) one linear sample at the block's centre, whose
+// weights are exactly 1/4 each (a side of 1: the clamped edge repeats, weights 1/2).
+vec4 blockSrc(ivec2 q) {
+    if (BILINEAR && !SRC_SCRATCH) {
+        return textureLod(srcLevel, vec3(vec2(q + 1) / vec2(pc.srcSize), float(layer)), 0.0);
+    }
+    return reduceSrc2x2(q);
+}
 
-    vec4 v;
-    if (pre == 1) {
-        v = reduceSrc2x2(origin + 2 * cell);
-        vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
-        storeLevel(1, (group << 4) + cell, DEBUG_LANES ? debug : v);
+// A tile's fetches: each invocation's level-1 values (tile=32: l1[0] of its cell; tile=64: the
+// 2x2 level-1 texels of its fetch cell). Apart from the reduction so that a workgroup can fetch
+// its next tile before it reduces this one (PREFETCH).
+struct TileFetch {
+    vec4 l1[4];
+};
+
+TileFetch fetchTile(ivec2 tile, ivec2 fetchCell) {
+    ivec2 origin = tile << TILE_LEVELS;  // in source texels
+    TileFetch f;
+    if (TILE_LEVELS == 5) {
+        f.l1[0] = blockSrc(origin + 2 * fetchCell);
     } else {
-        // 4x4 source texels -> 2x2 texels of level 1 -> 1 texel of level 2. The 16 fetches run
-        // in Z order whatever the layout (a quad of lanes on a 2x2 block of cells: texture
-        // fetches are served per quad, and the 4x1 quads of row-major/square cost ~1.5x), then
-        // one shared-memory exchange hands each level-2 value to its cell in the layout.
-        bool remap = LAYOUT != MIP_LAYOUT_MORTON && !DEBUG_LANES;
-        ivec2 fetchCell = remap ? mipLayoutPosition(MIP_LAYOUT_MORTON, index, sgBits) : cell;
-        vec4 l1[4];
+        for (int k = 0; k < 4; ++k) {
+            f.l1[k] = blockSrc(origin + 4 * fetchCell + 2 * ivec2(k & 1, k >> 1));
+        }
+    }
+    return f;
+}
+
+void reduceTile(ivec2 tile, ivec2 cell, ivec2 fetchCell, bool remap, int sgBits, TileFetch f) {
+    vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
+    vec4 v;
+    if (TILE_LEVELS == 5) {
+        v = f.l1[0];
+        storeLevel(1, (tile << 4) + cell, DEBUG_LANES ? debug : v);
+    } else {
+        // 4x4 source texels -> 2x2 texels of level 1 -> 1 texel of level 2. The fetches run in
+        // Z order whatever the layout (a quad of lanes on a 2x2 block of cells: texture fetches
+        // are served per quad, and the 4x1 quads of row-major/square cost ~1.5x), then one
+        // shared-memory exchange hands each level-2 value to its cell in the layout.
         for (int k = 0; k < 4; ++k) {
             ivec2 o = ivec2(k & 1, k >> 1);
-            l1[k] = reduceSrc2x2(origin + 4 * fetchCell + 2 * o);
-            vec4 debug = vec4(gl_SubgroupInvocationID, gl_SubgroupID, gl_SubgroupSize, 255) / 255.0;
-            storeLevel(1, (group << 5) + 2 * fetchCell + o, DEBUG_LANES ? debug : l1[k]);
+            storeLevel(1, (tile << 5) + 2 * fetchCell + o, DEBUG_LANES ? debug : f.l1[k]);
         }
         if (pc.levels < 2) {
-            return;  // uniform: before any barrier
+            return;  // uniform, and before any barrier
         }
-        v = reduce2x2(l1[0], l1[1], l1[2], l1[3], levelSize(1));
-        storeLevel(2, (group << 4) + fetchCell, v);
+        v = reduce2x2(f.l1[0], f.l1[1], f.l1[2], f.l1[3], levelSize(1));
+        storeLevel(2, (tile << 4) + fetchCell, v);
         if (remap) {
             // [512, 768): outside the grid steps' ping-pong halves
             sgShared[512 + fetchCell.y * 16 + fetchCell.x] = v;
@@ -164,6 +192,7 @@ void tileMode() {
         }
     }
 
+    const int pre = TILE_LEVELS - 4;  // levels made in registers before the grid
     int inSubgroup = mipSubgroupSteps(LAYOUT, sgBits);
     for (int j = 0; j < 4; ++j) {
         int level = pre + j + 1;
@@ -192,7 +221,37 @@ void tileMode() {
         // of each 2d x 2d block holds a meaningful value and stores it.
         v = reduce2x2(v, b, c, e, levelSize(level - 1));
         if (((cell.x | cell.y) & (2 * d - 1)) == 0) {
-            storeLevel(level, (group << (3 - j)) + (cell >> (j + 1)), v);
+            storeLevel(level, (tile << (3 - j)) + (cell >> (j + 1)), v);
+        }
+    }
+}
+
+void tileMode() {
+    int sgBits = findLSB(gl_SubgroupSize);
+    uint index = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    ivec2 cell = mipLayoutPosition(LAYOUT, index, sgBits);
+    bool remap = TILE_LEVELS == 6 && LAYOUT != MIP_LAYOUT_MORTON && !DEBUG_LANES;
+    ivec2 fetchCell = remap ? mipLayoutPosition(MIP_LAYOUT_MORTON, index, sgBits) : cell;
+
+    int stride = mipGroupCount();
+    int t = mipGroupIndex();
+    if (t >= pc.regionTiles) {
+        return;  // uniform: the whole workgroup
+    }
+    TileFetch next = fetchTile(mipTileAt(t, pc.regionX), fetchCell);
+    for (; t < pc.regionTiles; t += stride) {
+        TileFetch f = next;
+        bool more = t + stride < pc.regionTiles;
+        ivec2 nextTile = mipTileAt(t + stride, pc.regionX);
+        if (PREFETCH && more) {
+            next = fetchTile(nextTile, fetchCell);
+        }
+        reduceTile(mipTileAt(t, pc.regionX), cell, fetchCell, remap, sgBits, f);
+        if (more) {
+            if (!PREFETCH) {
+                next = fetchTile(nextTile, fetchCell);
+            }
+            barrier();  // the next tile rewrites shared memory
         }
     }
 }
@@ -238,9 +297,9 @@ void tailMode() {
 
 void main() {
     layer = int(gl_WorkGroupID.z);
-    if (pc.mode == MODE_TILE) {
+    if (MODE == MODE_TILE) {
         tileMode();
-    } else if (pc.mode == MODE_PER_LEVEL) {
+    } else if (MODE == MODE_PER_LEVEL) {
         perLevelMode();
     } else {
         tailMode();

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -19,16 +18,13 @@ from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu import strategies
 from mipview.gpu.context import GpuContext
-from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.evict import CacheEvictor
+from mipview.gpu.resources import MipImage
 from mipview.gpu.strategies.base import Strategy
-from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import TimedBatch, timing_from_runs
-from mipview.gpu.vkapi import flag, vk
 from mipview.results import MipResult, StrategyResult, StrategySpec
 
 MAX_STAMPS_PER_RUN = 64
-EVICT_BYTES_GPU = 256 << 20  # bigger than any L2 we know of (H100: 50 MB)
-EVICT_BYTES_CPU = 32 << 20
 
 
 @dataclass
@@ -46,7 +42,9 @@ class Session:
     """Strategies prepared on one source image; ``generate`` then optionally ``time``."""
 
     def __init__(self, ctx: GpuContext, level0: np.ndarray, fmt: Format,
-                 specs: list[StrategySpec], cold: bool = False) -> None:
+                 specs: list[StrategySpec], cold: bool | str = False) -> None:
+        """``cold``: evict caches before every timed run, True or "clean" (a read leaves clean
+        lines), or "dirty" (a fill leaves dirty ones; mipview/gpu/evict.py)."""
         self.ctx = ctx
         self.fmt = fmt
         self.cold = cold
@@ -59,13 +57,12 @@ class Session:
         self.level0 = np.ascontiguousarray(data.astype(fmt.dtype, copy=False))
         self.prepared: list[_Prepared] = []
         self.skipped: list[tuple[StrategySpec, str]] = []
-        self._evict: Buffer | None = None
+        self._evict: CacheEvictor | None = None
         try:
             for spec in specs:
                 self._prepare(spec)
             if cold:
-                size = EVICT_BYTES_CPU if ctx.caps.device_type == "cpu" else EVICT_BYTES_GPU
-                self._evict = Buffer(ctx, size, flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"))
+                self._evict = CacheEvictor(ctx, "clean" if cold is True else str(cold))
         except Exception:
             self.close()
             raise
@@ -95,17 +92,9 @@ class Session:
     def _batch(self, p: _Prepared, runs: int) -> TimedBatch:
         """A command buffer of ``runs`` timed runs, recorded once and resubmitted."""
         if runs not in p.batches:
-            evict = self._evict
-
-            def fill(cmd: Any, i: int) -> None:
-                assert evict is not None
-                memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "TRANSFER",
-                               "TRANSFER_WRITE")
-                vk.vkCmdFillBuffer(cmd, evict.handle, 0, evict.size, i)
-
             p.batches[runs] = TimedBatch(
                 self.ctx, runs, lambda cmd, marks: p.strategy.record(cmd, p.image, marks),
-                before_each=fill if evict is not None else None,
+                before_each=self._evict.record if self._evict is not None else None,
                 stamps_per_run=MAX_STAMPS_PER_RUN)
         return p.batches[runs]
 

@@ -27,6 +27,7 @@
 #extension GL_KHR_memory_scope_semantics : require
 #pragma use_vulkan_memory_model
 #include "mip_common.glsl"
+#include "tile_schedule.glsl"
 
 #ifdef SP_FP16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -44,6 +45,15 @@ layout(local_size_x = SP_GROUP, local_size_y = 1, local_size_z = 1) in;
 layout(constant_id = 0) const int SP_REDUCTION = 0;
 // step 1 of the first pass takes one bilinear sample per 2x2 (mean, even sides only)
 layout(constant_id = 1) const bool SP_BILINEAR = false;
+// a workgroup with several tiles fetches the next tile's step-1 values before reducing this one
+layout(constant_id = 2) const bool SP_PREFETCH = false;
+// What the pass is, fixed per pipeline so that the compiler drops every path the pass does not
+// take: registers are allocated for the worst path of the whole shader, and fewer registers mean
+// more resident workgroups, which is what a latency-bound reduction needs (single_pass.py).
+layout(constant_id = 3) const bool SP_SRC_BUFFER = false;  // step 1 reads spData, not spSrc
+layout(constant_id = 4) const bool SP_SRC_EVEN = true;     // level b has even sides: 2x2 boxes
+layout(constant_id = 5) const int SP_TAIL = 0;             // 0 none, 1 tiled (SPD), 2 per level
+layout(constant_id = 6) const bool SP_TAIL_EVEN = true;    // a tiled tail's source has even sides
 
 layout(set = 0, binding = 0) uniform sampler2DArray spSrc;
 // One binding per output level b+1 .. b+14: lavapipe cannot index storage-image arrays.
@@ -70,13 +80,13 @@ layout(push_constant) uniform SpPush {
     ivec2 tileOffset;    // tile of workgroup (0, 0): sub-rectangle updates dispatch fewer tiles
     int tileLevels;      // levels made in tiles, 1..6
     int tailLevels;      // levels the last group makes after them, 0..
-    int srcFromBuffer;   // step 1 reads spData[srcOffset..] instead of spSrc
     int groupsPerLayer;  // arrivals that complete one layer
     int srcOffset;       // vec4 index of level b, layer 0, in spData
     int handoffOffset;   // vec4 index of level b+tileLevels, layer 0; < 0: not kept
     int scratchOffset;   // two tail regions of scratchSize vec4 each
     int scratchSize;
-    int tailTiled;       // the tail runs the tile phase on the hand-off (one 64x64 tile, even)
+    int regionX;         // tiles per row of the dispatched region (tile_schedule.glsl)
+    int regionTiles;     // tiles of the region, per layer
 } pc;
 
 shared SP_T spLds[64];
@@ -91,6 +101,7 @@ ivec2 spLevelSize(int rel) {
 struct SpSource {
     ivec2 size;      // source level
     bool fromBuffer; // read spData[offset..] instead of spSrc
+    bool even;       // even sides: step 1 is a plain 2x2 box
     int offset;      // vec4 index of the source level, layer 0
     int relBase;     // output level k of this phase is pass level relBase + k
     int levels;      // levels made by this phase
@@ -178,7 +189,7 @@ void spEmitPhase(SpSource src, int k, ivec2 p, int layer, vec4 v) {
 vec4 spStep1(SpSource src, ivec2 p, int layer) {
     ivec2 s = src.size;
     p = min(p, max(s >> 1, ivec2(1)) - 1);
-    bool even = ((s.x | s.y) & 1) == 0;
+    bool even = src.even;
     vec4 v;
     if (src.fromBuffer) {
 #define SP_LOAD_BUF(q) spData[src.offset + (layer * s.y + (q).y) * s.x + (q).x]
@@ -252,13 +263,24 @@ void spTail(int tid, int layer) {
 // One 64x64 tile of src.size reduced by src.levels (<= 6) levels inside the workgroup. Every
 // invocation calls it (barriers inside); steps 2.. are boxes, so the host only plans them where
 // the level below has even sides.
-void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy) {
-    // step 1: a 2x2 block of level 1 per invocation
+// Step 1 of a tile: the invocation's 2x2 block of level 1 (a b / c d). Apart from the tile
+// phase so that a workgroup can fetch it for its next tile early (SP_PREFETCH).
+struct SpBlock {
+    vec4 a, b, c, d;
+};
+
+SpBlock spFetchBlock(SpSource src, ivec2 tile, ivec2 xy, int layer) {
     ivec2 p1 = tile * 32 + 2 * xy;
-    vec4 a = spStep1(src, p1, layer);
-    vec4 b = spStep1(src, p1 + ivec2(1, 0), layer);
-    vec4 c = spStep1(src, p1 + ivec2(0, 1), layer);
-    vec4 d = spStep1(src, p1 + ivec2(1, 1), layer);
+    return SpBlock(spStep1(src, p1, layer), spStep1(src, p1 + ivec2(1, 0), layer),
+                   spStep1(src, p1 + ivec2(0, 1), layer), spStep1(src, p1 + ivec2(1, 1), layer));
+}
+
+void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy, SpBlock blk) {
+    ivec2 p1 = tile * 32 + 2 * xy;
+    vec4 a = blk.a;
+    vec4 b = blk.b;
+    vec4 c = blk.c;
+    vec4 d = blk.d;
     spEmitPhase(src, 1, p1, layer, a);
     spEmitPhase(src, 1, p1 + ivec2(1, 0), layer, b);
     spEmitPhase(src, 1, p1 + ivec2(0, 1), layer, c);
@@ -284,7 +306,7 @@ void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy) {
     }
     // steps 4..6 in shared memory (uniform loop: every invocation reaches every barrier)
     for (int k = 4; k <= src.levels; ++k) {
-        spBarrierWorkgroup();
+        barrier();
         int n = 64 >> k;
         SP_T v;
         bool working = tid < n * n;
@@ -293,7 +315,7 @@ void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy) {
             int i = 2 * p.y * (2 * n) + 2 * p.x;
             v = spReduce4(spLds[i], spLds[i + 1], spLds[i + 2 * n], spLds[i + 2 * n + 1]);
         }
-        spBarrierWorkgroup();
+        barrier();
         if (working) {
             spLds[tid] = v;
             spEmitPhase(src, k, tile * n + p, layer, vec4(v));
@@ -307,14 +329,33 @@ void main() {
     // subgroup's fetches square (32 lanes: 32x16 texels of the source, not SPD's 64x8 strip).
     int tid = int(gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
     int layer = int(gl_WorkGroupID.z);
-    ivec2 tile = ivec2(gl_WorkGroupID.xy) + pc.tileOffset;
     ivec2 xy = ivec2((tid & 1) | ((tid >> 1) & 2) | ((tid >> 2) & 4) | ((tid >> 3) & 8),
                      ((tid >> 1) & 1) | ((tid >> 2) & 2) | ((tid >> 3) & 4) | ((tid >> 4) & 8));
 
-    spTilePhase(SpSource(pc.srcSize, pc.srcFromBuffer != 0, pc.srcOffset, 0, pc.tileLevels,
-                         true),
-                tid, layer, tile, xy);
-    if (pc.tailLevels == 0) {
+    SpSource src = SpSource(pc.srcSize, SP_SRC_BUFFER, SP_SRC_EVEN, pc.srcOffset, 0,
+                            pc.tileLevels, true);
+    int stride = mipGroupCount();
+    int t = mipGroupIndex();
+    // the trip count is the same for every invocation: the barriers inside stay uniform
+    if (t < pc.regionTiles) {
+        SpBlock next = spFetchBlock(src, mipTileAt(t, pc.regionX) + pc.tileOffset, xy, layer);
+        for (; t < pc.regionTiles; t += stride) {
+            SpBlock blk = next;
+            bool more = t + stride < pc.regionTiles;
+            ivec2 nextTile = mipTileAt(t + stride, pc.regionX) + pc.tileOffset;
+            if (SP_PREFETCH && more) {
+                next = spFetchBlock(src, nextTile, xy, layer);
+            }
+            spTilePhase(src, tid, layer, mipTileAt(t, pc.regionX) + pc.tileOffset, xy, blk);
+            if (more) {
+                if (!SP_PREFETCH) {
+                    next = spFetchBlock(src, nextTile, xy, layer);
+                }
+                barrier();  // the next tile rewrites spLds
+            }
+        }
+    }
+    if (SP_TAIL == 0) {
         return;
     }
     spBarrierQueueFamily();
@@ -334,12 +375,13 @@ void main() {
         atomicStore(spCounter[layer], 0u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
                     gl_SemanticsRelaxed);
     }
-    if (pc.tailTiled != 0) {
+    if (SP_TAIL == 1) {
         // SPD's tail: the hand-off (<= 64x64, even down to 1x1) as one more tile, in parallel
         // through registers, quad swaps and shared memory instead of level by level in memory
         ivec2 s = spLevelSize(pc.tileLevels);
-        spTilePhase(SpSource(s, true, pc.handoffOffset, pc.tileLevels, pc.tailLevels, false),
-                    tid, layer, ivec2(0), xy);
+        SpSource hand = SpSource(s, true, SP_TAIL_EVEN, pc.handoffOffset, pc.tileLevels,
+                                 pc.tailLevels, false);
+        spTilePhase(hand, tid, layer, ivec2(0), xy, spFetchBlock(hand, ivec2(0), xy, layer));
     } else {
         spTail(tid, layer);
     }

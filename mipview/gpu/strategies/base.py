@@ -113,8 +113,41 @@ def compute_reason(caps: DeviceCaps, fmt: Format) -> str | None:
     return None
 
 
+def bilinear_reason(caps: DeviceCaps, fmt: Format) -> str | None:
+    """Why one linear sample at the centre of a 2x2 block cannot stand for its mean here."""
+    if fmt is Format.F32:
+        # Vulkan leaves filtering precision to the device: lavapipe's is ~1e-4 off on fp32
+        return "load=bilinear: texture filtering is not exact to fp32 precision"
+    if not caps.supports(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
+        return f"{fmt.label} cannot be filtered linearly on this device"
+    return None
+
+
 def group_count(size: int, group: int) -> int:
     return (size + group - 1) // group
+
+
+MAX_GROUPS_X = 65535  # the smallest maxComputeWorkGroupCount[0] Vulkan allows
+
+
+MIN_GROUPS_GPU = 512  # keep a big GPU full: 132 SMs x 4 resident workgroups on an H100/H200
+MIN_GROUPS_CPU = 4    # lavapipe runs a few workgroups at once, one per core
+
+
+def tiles_per_group(caps: DeviceCaps, tiles: int, requested: int) -> int:
+    """Tiles each workgroup takes: ``requested``, but never so many that the device runs out of
+    workgroups to keep busy (a 4-tile pass on a GPU keeps 4 workgroups)."""
+    least = MIN_GROUPS_CPU if caps.device_type == "cpu" else MIN_GROUPS_GPU
+    return max(1, min(requested, tiles // least))
+
+
+def tile_groups(tiles: int, per_group: int) -> tuple[int, int]:
+    """Workgroups (x, y) for ``tiles`` tiles, ``per_group`` each, in the order of
+    shaders/include/tile_schedule.glsl: 2D only past 65535 workgroups, and then at most
+    y - 1 workgroups with nothing to do."""
+    groups = max(1, -(-tiles // per_group))
+    gy = -(-groups // MAX_GROUPS_X)
+    return -(-groups // gy), gy
 
 
 def push_ivec(*values: int) -> bytes:

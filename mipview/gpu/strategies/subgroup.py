@@ -35,7 +35,15 @@ from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.strategies.base import (
+    OptionSpec,
+    Strategy,
+    bilinear_reason,
+    compute_reason,
+    group_count,
+    tile_groups,
+    tiles_per_group,
+)
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
@@ -43,6 +51,7 @@ from mipview.results import DispatchInfo
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
+TILES_PER_GROUP = ("1", "2", "4", "8")
 SUBGROUP_SIZES = ("auto", "4", "8", "16", "32", "64", "128")
 WORKGROUP = 256
 GRID = 16                 # cells per side of the workgroup grid
@@ -56,8 +65,8 @@ MODE_TILE, MODE_PER_LEVEL, MODE_TAIL = 0, 1, 2
 _MODE_NAMES = {MODE_TILE: "tile", MODE_PER_LEVEL: "exact", MODE_TAIL: "tail"}
 
 # std430 block SubgroupPush in subgroup.comp:
-# ivec2 srcSize; int mode; int levels; int srcScratch; int dstScratch.
-_PUSH = struct.Struct("<6i")
+# ivec2 srcSize; int levels; int srcScratch; int dstScratch; int regionX, regionTiles.
+_PUSH = struct.Struct("<7i")
 
 
 # --- layouts: the Python mirror of shaders/include/subgroup_layout.glsl ------------------------
@@ -171,6 +180,13 @@ class Subgroup(Strategy):
         OptionSpec("tile", TILES, "64", "source tile per workgroup: 32 (5 levels) or 64 (6)"),
         OptionSpec("subgroup_size", SUBGROUP_SIZES, "auto",
                    "require this subgroup size (VK_EXT_subgroup_size_control); auto = driver's"),
+        OptionSpec("load", ("texel", "bilinear"), "texel",
+                   "tile sources read from the image: 4 texel loads per 2x2, or one bilinear "
+                   "sample"),
+        OptionSpec("tiles", TILES_PER_GROUP, "1",
+                   "tiles each workgroup reduces in turn (while enough workgroups remain)"),
+        OptionSpec("prefetch", ("off", "on"), "off",
+                   "fetch the next tile's texels before reducing the current one (tiles > 1)"),
     )
 
     def __init__(self, ctx: Any, options: dict[str, str] | None = None,
@@ -204,6 +220,10 @@ class Subgroup(Strategy):
                 return f"subgroup size {size} outside this device's range {lo}..{hi}"
         elif not 4 <= caps.subgroup_size <= 128:
             return f"subgroup size {caps.subgroup_size} outside the supported 4..128"
+        if opts["load"] == "bilinear":
+            reason = bilinear_reason(caps, fmt)
+            if reason:
+                return reason
         return compute_reason(caps, fmt)
 
     # --- plan ---------------------------------------------------------------------------------
@@ -249,22 +269,27 @@ class Subgroup(Strategy):
     # --- per image ----------------------------------------------------------------------------
     def prepare(self, image: MipImage) -> None:
         wanted = self.opts["subgroup_size"]
-        self.pipeline = get_pipeline(
+        self.steps = plan_steps(image.width, image.height, self.tile_levels)
+        self.offsets, texels = scratch_offsets(self.steps, image.layers)
+        # one pipeline per (mode, source): each carries only its own paths (fewer registers)
+        self.pipelines = [get_pipeline(
             self.ctx, "subgroup",
             ("sampled",) + ("storage_image",) * MAX_OUTPUTS + ("storage_buffer",),
             push_size=_PUSH.size,
             constants={0: LAYOUTS.index(self.opts["layout"]), 1: self.tile_levels,
-                       2: self.debug_lanes, 10: image.fmt.is_srgb},
+                       2: self.debug_lanes, 3: self.opts["load"] == "bilinear",
+                       4: self.opts["prefetch"] == "on", 5: step.mode, 6: src >= 0,
+                       10: image.fmt.is_srgb},
             subgroup_size=None if wanted == "auto" else int(wanted))
-        self.steps = plan_steps(image.width, image.height, self.tile_levels)
+            for step, (src, _) in zip(self.steps, self.offsets, strict=True)]
         if not self.steps:
             return
-        self.offsets, texels = scratch_offsets(self.steps, image.layers)
         self.scratch = Buffer(self.ctx, max(16, texels * 16),
                               flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
         scratch = (self.scratch.handle, 0, self.scratch.size)
-        self.sets = DescriptorSets(self.pipeline, len(self.steps))
-        sampler = get_sampler(self.ctx)
+        # identical set layouts (compatible): one pool serves every step's pipeline
+        self.sets = DescriptorSets(self.pipelines[0], len(self.steps))
+        sampler = get_sampler(self.ctx, linear=self.opts["load"] == "bilinear")
         for i, step in enumerate(self.steps):
             outs = [image.storage_views[level] for level in step.levels]
             # unused bindings: a level this dispatch writes anyway (never stored through them)
@@ -277,10 +302,16 @@ class Subgroup(Strategy):
                 memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
                                "SHADER_READ|SHADER_WRITE")
             assert self.sets is not None
-            self.pipeline.bind(cmd, self.sets.sets[i])
-            self.pipeline.push(cmd, _PUSH.pack(*step.src_size, step.mode, step.count,
-                                               *self.offsets[i]))
-            vk.vkCmdDispatch(cmd, step.groups[0], step.groups[1], image.layers)
+            pipeline = self.pipelines[i]
+            pipeline.bind(cmd, self.sets.sets[i])
+            tiles = step.groups[0] * step.groups[1]
+            groups = step.groups
+            if step.mode == MODE_TILE:
+                groups = tile_groups(tiles, tiles_per_group(self.ctx.caps, tiles,
+                                                                int(self.opts["tiles"])))
+            pipeline.push(cmd, _PUSH.pack(*step.src_size, step.count, max(self.offsets[i][0], 0),
+                                          self.offsets[i][1], step.groups[0], tiles))
+            vk.vkCmdDispatch(cmd, groups[0], groups[1], image.layers)
             marks.mark(cmd, step.label)
 
     def release(self) -> None:
