@@ -63,6 +63,20 @@ def test_bench_json(tmp_path, capsys):
     assert "median" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("evict", ["clean", "dirty"])
+def test_bench_cold_no_check_and_image_read(tmp_path, capsys, evict):
+    path = tmp_path / "b.json"
+    assert main(["bench", "--size", "64x48", "--strategies", "single-pass:tiles=2", "--repeat",
+                 "2", "--warmup-ms", "0", "--cold", "--evict", evict, "--no-check",
+                 "--validate", "--json", str(path)]) == 0
+    data = json.loads(path.read_text())
+    assert data["cache"] == f"cold-{evict}"
+    assert "max_chain_error" not in data["strategies"][0]  # --no-check: nothing compared
+    read = data["image_read"]
+    assert read["bytes"] == 64 * 48 * 4 and read["median_us"] > 0 and read["bilinear"]
+    assert "through the sampler" in capsys.readouterr().out
+
+
 def _bad(tmp_path, name, content):
     path = tmp_path / name
     path.write_bytes(content)

@@ -40,6 +40,25 @@ def test_per_level_is_exact(gpu, rng, size, fmt):
         + "; ".join(compare.format_worst(e) for e in report.chain if e.max_error > 0)[:400])
 
 
+@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB, Format.F16], ids=lambda f: f.label)
+@pytest.mark.parametrize("size", [(64, 64), (300, 260), (1, 1), (2, 1), (255, 129)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+def test_per_level_bilinear_is_exact(gpu, rng, size, fmt):
+    # bilinear only where level 0 has even sides; odd sides keep the exact taps
+    level0 = _source(*size, fmt, rng)
+    mip = run_once(gpu, level0, fmt, [StrategySpec("per-level", (("load", "bilinear"),))])
+    assert not mip.skipped and not mip.validation_messages
+    levels = list(mip.results[0].levels)
+    report = compare.error_report(levels, fmt, reference.reference_pyramid(level0, fmt))
+    assert report.within_tolerance(fmt), (report.max_step, report.max_chain)
+
+
+def test_bilinear_is_refused_on_f32(gpu):
+    cls = strategies.strategy_class("per-level")
+    assert "fp32" in cls.unsupported_reason(gpu.caps, Format.F32, 64, 64, 1, {"load": "bilinear"})
+    assert cls.unsupported_reason(gpu.caps, Format.F32, 64, 64, 1, {}) is None
+
+
 def test_per_level_1920x1080(gpu, rng):
     fmt = Format.UNORM
     level0 = _source(1920, 1080, fmt, rng)

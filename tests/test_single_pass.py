@@ -178,6 +178,10 @@ def test_repeats_bit_identical(gpu, rng) -> None:
     (600, 300, 1, "100,100,200,50"),   # two passes: the change travels through the hand-off
 ])
 def test_rect_update_matches_full_run(gpu, rng, w: int, h: int, layers: int, rect: str) -> None:
+    _check_rect_update(gpu, rng, w, h, layers, rect)
+
+
+def _check_rect_update(gpu, rng, w: int, h: int, layers: int, rect: str, **opts: str) -> None:
     fmt = Format.UNORM
     r = parse_rect(rect, w, h)
     x, y, rw, rh = r
@@ -186,7 +190,7 @@ def test_rect_update_matches_full_run(gpu, rng, w: int, h: int, layers: int, rec
     after[..., y:y + rh, x:x + rw, :] = 255 - after[..., y:y + rh, x:x + rw, :]
     cls = SinglePass
     image = MipImage(gpu, fmt, w, h, layers)
-    strategy = cls(gpu, {})
+    strategy = cls(gpu, opts)
     try:
         image.upload(before)
         strategy.prepare(image)
@@ -198,6 +202,33 @@ def test_rect_update_matches_full_run(gpu, rng, w: int, h: int, layers: int, rec
         gpu.wait_idle()
         strategy.release()
         image.destroy()
-    full = _run(gpu, after, fmt)
+    full = _run(gpu, after, fmt, **opts)
     for i, (a, b) in enumerate(zip(partial, full, strict=True)):
         assert np.array_equal(a, b), f"level {i} differs from a full run"
+
+
+# --- tiles per workgroup (tile_schedule.glsl) ------------------------------------------------------
+@pytest.mark.parametrize("tiles,prefetch", [("2", "off"), ("8", "on"), ("auto", "on")])
+@pytest.mark.parametrize("load,fmt", [("texel", Format.UNORM), ("bilinear", Format.SRGB),
+                                      ("texel", Format.F16)])
+def test_tiles_per_group_exact_and_identical(gpu, rng, tiles, prefetch, load, fmt):
+    # 300x260: 5x5 tiles of 64x64, so a workgroup takes several of them on lavapipe
+    level0 = _image(rng, 300, 260, fmt)
+    base = _run(gpu, level0, fmt, load=load, tiles="1")
+    levels = _run(gpu, level0, fmt, load=load, tiles=tiles, prefetch=prefetch)
+    _check(levels, level0, fmt, "mean")
+    # a tile's arithmetic does not depend on which workgroup takes it
+    for i, (a, b) in enumerate(zip(levels, base, strict=True)):
+        assert np.array_equal(a, b), f"level {i} differs from tiles=1"
+
+
+def test_tiles_per_group_min_max_and_layers(gpu, rng):
+    level0 = _image(rng, 320, 192, Format.UNORM, layers=3)
+    for reduction in ("min", "max"):
+        _check(_run(gpu, level0, Format.UNORM, reduction=reduction, tiles="4"), level0,
+               Format.UNORM, reduction)
+
+
+def test_tiles_per_group_rect_update_matches_full_run(gpu, rng):
+    # 512x384: 8x6 tiles; the 3x4-tile rectangle runs with 3 workgroups of 4 tiles
+    _check_rect_update(gpu, rng, 512, 384, 1, "200,100,70,90", tiles="4", prefetch="on")

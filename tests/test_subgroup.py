@@ -212,3 +212,21 @@ def test_layouts_map_invocations_differently(gpu):
         assert sg[1, 0] != 0
         lane, sg, _ = maps["square"]
         assert lane[:2, :4].tolist() == [[0, 1, 2, 3], [4, 5, 6, 7]]  # 4x2, row-major inside
+
+
+# --- load=bilinear, tiles per workgroup, prefetch ---------------------------------------------------
+@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB, Format.F16], ids=lambda f: f.label)
+@pytest.mark.parametrize("options", [
+    {"load": "bilinear"}, {"load": "bilinear", "tile": "32", "layout": "row-major"},
+    {"tiles": "4", "prefetch": "on"}, {"tiles": "8", "load": "bilinear", "layout": "square"},
+    {"tiles": "2", "tile": "32", "prefetch": "on"},
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_bilinear_and_tiles_exact(gpu, rng, options, fmt):
+    # 320x260: several 64x64 (and 32x32) tiles per workgroup on lavapipe, a partial tile
+    # column, and an odd level (65) that goes to the exact per-level mode
+    _check(gpu, _level0(rng, 320, 260, fmt), fmt, **options)
+
+
+def test_bilinear_refuses_f32(gpu):
+    reason = Subgroup.unsupported_reason(gpu.caps, Format.F32, 64, 64, 1, {"load": "bilinear"})
+    assert reason and "fp32" in reason

@@ -4,12 +4,13 @@
 // owns the plan (passes, offsets) and the push-constant layout below (SpPush <-> _PUSH there).
 //
 // One dispatch = one *pass* from a source level b:
-//   tile phase  each 256-invocation workgroup reduces a 64x64 tile of level b to levels
-//               b+1 .. b+tileLevels (<= 6): step 1 from the sampler (or the fp32 hand-off buffer of
-//               the previous pass) with the exact NPOT weights of mip_common.glsl, each invocation
-//               a 2x2 block of level b+1; step 2 in registers; step 3 with quad swaps; steps 4..6
-//               in shared memory. The host only plans box steps 2..6 where the level below has
-//               even sides, so every level is exact.
+//   tile phase  each 256-invocation workgroup reduces one or more 64x64 tiles of level b
+//               (tile_schedule.glsl) to levels b+1 .. b+tileLevels (<= 6): step 1 from the
+//               sampler (or the fp32 hand-off buffer of the previous pass) with the exact NPOT
+//               weights of mip_common.glsl, each invocation one texel of level b+1 in each
+//               quadrant of the tile; step 2 by quad swaps; steps 3..6 in shared memory. The host
+//               only plans box steps 2..6 where the level below has even sides, so every level is
+//               exact.
 //   hand-off    level b+tileLevels also goes to the storage buffer spData as vec4 fp32 (exact, and
 //               readable without a storage-image format qualifier, which cannot be a spec constant)
 //   tail        if tailLevels > 0, every group bumps its layer's counter; the last group to arrive
@@ -89,7 +90,7 @@ layout(push_constant) uniform SpPush {
     int regionTiles;     // tiles of the region, per layer
 } pc;
 
-shared SP_T spLds[64];
+shared SP_T spLds[256];  // level 2 of a tile (16x16), then each level below in place
 shared bool spIsLast;
 
 ivec2 spLevelSize(int rel) {
@@ -263,49 +264,57 @@ void spTail(int tid, int layer) {
 // One 64x64 tile of src.size reduced by src.levels (<= 6) levels inside the workgroup. Every
 // invocation calls it (barriers inside); steps 2.. are boxes, so the host only plans them where
 // the level below has even sides.
-// Step 1 of a tile: the invocation's 2x2 block of level 1 (a b / c d). Apart from the tile
-// phase so that a workgroup can fetch it for its next tile early (SP_PREFETCH).
+// Step 1 of a tile: the invocation's four level-1 texels, one in each 16x16 quadrant of the
+// tile's 32x32 block of level 1 (SPD's layout). Across a subgroup each fetch and each store then
+// covers one dense block (8x4 texels for 32 lanes, 16x8 source texels: one 512-byte GOB of an
+// NVIDIA block-linear RGBA8 image) instead of every other texel of twice the area; the level-1
+// stores are as many as the fetches, and scattered they cost far more than the fetches (H200).
+// Apart from the tile phase so that a workgroup can fetch its next tile early (SP_PREFETCH).
 struct SpBlock {
-    vec4 a, b, c, d;
+    vec4 a, b, c, d;  // quadrants (0, 0), (1, 0), (0, 1), (1, 1)
 };
 
+ivec2 spQuadrant(int k) {
+    return 16 * ivec2(k & 1, k >> 1);
+}
+
 SpBlock spFetchBlock(SpSource src, ivec2 tile, ivec2 xy, int layer) {
-    ivec2 p1 = tile * 32 + 2 * xy;
-    return SpBlock(spStep1(src, p1, layer), spStep1(src, p1 + ivec2(1, 0), layer),
-                   spStep1(src, p1 + ivec2(0, 1), layer), spStep1(src, p1 + ivec2(1, 1), layer));
+    ivec2 p1 = tile * 32 + xy;
+    return SpBlock(spStep1(src, p1, layer), spStep1(src, p1 + spQuadrant(1), layer),
+                   spStep1(src, p1 + spQuadrant(2), layer), spStep1(src, p1 + spQuadrant(3), layer));
+}
+
+// The 2x2 reduction of a quad's four values (lanes 4k..4k+3 are a 2x2 block of xy). Every lane
+// pairs the same texels ((own, horizontal) and (vertical, diagonal) are the quad's two rows
+// whichever lane computes; + is commutative), so all four lanes get the same bits.
+SP_T spQuadReduce(vec4 v) {
+    // fp32 values: quad operations on halves need subgroup extended types
+    return spReduce4(SP_T(v), SP_T(subgroupQuadSwapHorizontal(v)),
+                     SP_T(subgroupQuadSwapVertical(v)), SP_T(subgroupQuadSwapDiagonal(v)));
 }
 
 void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy, SpBlock blk) {
-    ivec2 p1 = tile * 32 + 2 * xy;
-    vec4 a = blk.a;
-    vec4 b = blk.b;
-    vec4 c = blk.c;
-    vec4 d = blk.d;
-    spEmitPhase(src, 1, p1, layer, a);
-    spEmitPhase(src, 1, p1 + ivec2(1, 0), layer, b);
-    spEmitPhase(src, 1, p1 + ivec2(0, 1), layer, c);
-    spEmitPhase(src, 1, p1 + ivec2(1, 1), layer, d);
+    ivec2 p1 = tile * 32 + xy;
+    spEmitPhase(src, 1, p1, layer, blk.a);
+    spEmitPhase(src, 1, p1 + spQuadrant(1), layer, blk.b);
+    spEmitPhase(src, 1, p1 + spQuadrant(2), layer, blk.c);
+    spEmitPhase(src, 1, p1 + spQuadrant(3), layer, blk.d);
 
     if (src.levels >= 2) {
-        // step 2 in registers
-        SP_T v = spReduce4(SP_T(a), SP_T(b), SP_T(c), SP_T(d));
-        spEmitPhase(src, 2, tile * 16 + xy, layer, vec4(v));
-        if (src.levels >= 3) {
-            // step 3: quad swaps (fp32 values: quad ops on halves need subgroup extended types)
-            vec4 h = subgroupQuadSwapHorizontal(vec4(v));
-            vec4 vv = subgroupQuadSwapVertical(vec4(v));
-            vec4 dg = subgroupQuadSwapDiagonal(vec4(v));
-            // every lane sums in the same order, so lane 0 holds the group's value
-            bool lead = (tid & 3) == 0;
-            SP_T v3 = spReduce4(v, SP_T(h), SP_T(vv), SP_T(dg));
-            if (lead) {
-                spEmitPhase(src, 3, tile * 8 + (xy >> 1), layer, vec4(v3));
-                spLds[(xy.y >> 1) * 8 + (xy.x >> 1)] = v3;
-            }
-        }
+        // step 2: one quad reduction per quadrant; lane k of each quad keeps quadrant k's value,
+        // so one store instruction writes level 2 and every lane has a texel to store
+        int mine = tid & 3;
+        SP_T r0 = spQuadReduce(blk.a);
+        SP_T r1 = spQuadReduce(blk.b);
+        SP_T r2 = spQuadReduce(blk.c);
+        SP_T r3 = spQuadReduce(blk.d);
+        SP_T v2 = mine == 0 ? r0 : mine == 1 ? r1 : mine == 2 ? r2 : r3;
+        ivec2 p2 = (xy >> 1) + spQuadrant(mine) / 2;  // in the tile's 16x16 block of level 2
+        spEmitPhase(src, 2, tile * 16 + p2, layer, vec4(v2));
+        spLds[p2.y * 16 + p2.x] = v2;
     }
-    // steps 4..6 in shared memory (uniform loop: every invocation reaches every barrier)
-    for (int k = 4; k <= src.levels; ++k) {
+    // steps 3..6 in shared memory (uniform loop: every invocation reaches every barrier)
+    for (int k = 3; k <= src.levels; ++k) {
         barrier();
         int n = 64 >> k;
         SP_T v;
@@ -326,7 +335,7 @@ void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy, SpBlock
 void main() {
     // Logical invocation id from the subgroup ids: quad swaps then pair lanes 4k..4k+3, which
     // this mapping places on a 2x2 block. Full Z order (bits: x0 y0 x1 y1 x2 y2 x3 y3) keeps a
-    // subgroup's fetches square (32 lanes: 32x16 texels of the source, not SPD's 64x8 strip).
+    // subgroup's fetches square (32 lanes: 16x8 texels of the source per fetch, one GOB).
     int tid = int(gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID);
     int layer = int(gl_WorkGroupID.z);
     ivec2 xy = ivec2((tid & 1) | ((tid >> 1) & 2) | ((tid >> 2) & 4) | ((tid >> 3) & 8),
