@@ -172,6 +172,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return cli_batch.bench(args)
     from mipview import report
     from mipview.gpu.bandwidth import copy_bandwidth
+    from mipview.gpu.image_read import image_read
     from mipview.gpu.runner import Session
 
     specs = expand_specs(args.strategies)
@@ -185,7 +186,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             session.generate()  # the levels checked below come from this first run
             session.time(args.repeat, warmup_ms=args.warmup_ms)
             mip = session.result(copy_bandwidth_gbps=floor)
-        read = _image_read(ctx, level0, fmt, args)
+            # the sampled-read ceiling of level 0, emptied from the caches like the runs above
+            read = image_read(ctx, level0, fmt, session.evictor,
+                              repeats=max(5, min(args.repeat, 50)))
         dirty_rows = None
         if args.dirty:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             from mipview.gpu import dirty
@@ -216,19 +219,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(data, indent=2))
         print(f"wrote {args.json}")
     return 0 if not mip.validation_messages else 1
-
-
-def _image_read(ctx: Any, level0: np.ndarray, fmt: Any, args: argparse.Namespace) -> Any:
-    """The sampled-read ceiling of level 0 (mipview/gpu/image_read.py), cached as the bench."""
-    from mipview.gpu.evict import CacheEvictor
-    from mipview.gpu.image_read import image_read
-
-    evict = CacheEvictor(ctx, args.evict) if args.cold else None
-    try:
-        return image_read(ctx, level0, fmt, evict, repeats=max(5, min(args.repeat, 50)))
-    finally:
-        if evict is not None:
-            evict.destroy()
 
 
 def cmd_gui(args: argparse.Namespace) -> int:

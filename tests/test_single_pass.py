@@ -188,9 +188,8 @@ def _check_rect_update(gpu, rng, w: int, h: int, layers: int, rect: str, **opts:
     before = _image(rng, w, h, fmt, layers)
     after = before.copy()
     after[..., y:y + rh, x:x + rw, :] = 255 - after[..., y:y + rh, x:x + rw, :]
-    cls = SinglePass
     image = MipImage(gpu, fmt, w, h, layers)
-    strategy = cls(gpu, opts)
+    strategy = SinglePass(gpu, opts)
     try:
         image.upload(before)
         strategy.prepare(image)

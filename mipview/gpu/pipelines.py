@@ -151,7 +151,9 @@ def get_sampler(ctx: GpuContext, linear: bool = False) -> Any:
 
 
 class DescriptorSets:
-    """A pool holding ``count`` sets of one pipeline's layout; freed as a whole."""
+    """A pool holding ``count`` sets of one pipeline's layout; freed as a whole. The sets also
+    bind with any pipeline of identically defined bindings (Vulkan calls the layouts
+    compatible): a strategy with one pipeline per dispatch needs one pool, not one each."""
 
     def __init__(self, pipeline: ComputePipeline, count: int) -> None:
         self.ctx = pipeline.ctx

@@ -57,12 +57,13 @@ class Session:
         self.level0 = np.ascontiguousarray(data.astype(fmt.dtype, copy=False))
         self.prepared: list[_Prepared] = []
         self.skipped: list[tuple[StrategySpec, str]] = []
-        self._evict: CacheEvictor | None = None
+        #: empties the caches before every timed run (None: warm); others may time with it too
+        self.evictor: CacheEvictor | None = None
         try:
             for spec in specs:
                 self._prepare(spec)
             if cold:
-                self._evict = CacheEvictor(ctx, "clean" if cold is True else str(cold))
+                self.evictor = CacheEvictor(ctx, "clean" if cold is True else str(cold))
         except Exception:
             self.close()
             raise
@@ -94,7 +95,7 @@ class Session:
         if runs not in p.batches:
             p.batches[runs] = TimedBatch(
                 self.ctx, runs, lambda cmd, marks: p.strategy.record(cmd, p.image, marks),
-                before_each=self._evict.record if self._evict is not None else None,
+                before_each=self.evictor.record if self.evictor is not None else None,
                 stamps_per_run=MAX_STAMPS_PER_RUN)
         return p.batches[runs]
 
@@ -167,9 +168,9 @@ class Session:
             p.strategy.release()
             p.image.destroy()
         self.prepared.clear()
-        if self._evict is not None:
-            self._evict.destroy()
-            self._evict = None
+        if self.evictor is not None:
+            self.evictor.destroy()
+            self.evictor = None
 
     def __enter__(self) -> Session:
         return self

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from mipview.gpu.batch import WAYS, BatchResult, unsupported_reason
 from mipview.gpu.context import DeviceCaps
 from mipview.ui.pyramid_view import PyramidView
-from mipview.ui.timing_chart import PALETTE
+from mipview.ui.timing_chart import PALETTE, time_bar_plot
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".tga", ".webp"}
 WAY_COLUMNS = ("way", "median us", "dispatches", "expansion bytes", "identical")
@@ -133,14 +133,8 @@ class BatchView(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QSplitter(Qt.Orientation.Vertical)
         self.plot = pg.PlotWidget(background="#1e1f22")
-        self.plot.setLabel("left", "GPU time per batch", units="us")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)
-        self.plot.showGrid(y=True, alpha=0.25)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setTitle("median GPU time per way")
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6)
-        self.plot.addItem(self.bars)
+        self.bars = time_bar_plot(self.plot.getPlotItem(), "GPU time per batch",
+                                  "median GPU time per way")
         left.addWidget(self.plot)
         self.ways_table = self._table(WAY_COLUMNS)
         left.addWidget(self.ways_table)

@@ -28,6 +28,20 @@ PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#C
 HISTORY = 300
 
 
+def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
+    """Style ``plot`` as a fixed bar chart of GPU microseconds and add its (empty) bars: the
+    live timing chart and the batch view look alike."""
+    plot.setLabel("left", axis, units="us")
+    plot.getAxis("left").enableAutoSIPrefix(False)
+    plot.showGrid(y=True, alpha=0.25)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setTitle(title)
+    bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+    plot.addItem(bars)
+    return bars
+
+
 def _stack_colour(i: int, n: int) -> tuple[int, int, int]:
     c = pg.colormap.get("viridis").map(0.15 + 0.8 * (i / max(1, n - 1)), mode="byte")
     return int(c[0]), int(c[1]), int(c[2])
@@ -58,16 +72,9 @@ class TimingChart(QWidget):
         self.graphics.setMinimumHeight(180)
         lay.addWidget(self.graphics, 1)
         self.plot = self.graphics.addPlot(row=0, col=0)
-        self.plot.setLabel("left", "GPU time", units="us")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)
-        self.plot.showGrid(y=True, alpha=0.25)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setTitle("GPU time per strategy")
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6)
+        self.bars = time_bar_plot(self.plot, "GPU time", "GPU time per strategy")
         self.whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.2,
                                         pen=pg.mkPen("#e8e8e8", width=1.5))
-        self.plot.addItem(self.bars)
         self.plot.addItem(self.whiskers)
         self.stack: list[pg.BarGraphItem] = []
         self.value_labels: list[pg.TextItem] = []

@@ -169,13 +169,6 @@ void spKeep(int rel, ivec2 p, int layer, vec4 v) {
     }
 }
 
-void spEmit(int rel, ivec2 p, int layer, vec4 v) {
-    if (all(lessThan(p, spLevelSize(rel)))) {
-        spStore(rel, p, layer, v);
-        spKeep(rel, p, layer, v);
-    }
-}
-
 // Output k of a tile phase (level relBase + k of the pass).
 void spEmitPhase(SpSource src, int k, ivec2 p, int layer, vec4 v) {
     if (all(lessThan(p, max(src.size >> k, ivec2(1))))) {

@@ -127,6 +127,11 @@ def group_count(size: int, group: int) -> int:
     return (size + group - 1) // group
 
 
+#: the ``prefetch`` option of the strategies that take several tiles per workgroup
+PREFETCH_OPTION = OptionSpec(
+    "prefetch", ("off", "on"), "off",
+    "fetch the next tile's texels before reducing the current one (tiles > 1)")
+
 MAX_GROUPS_X = 65535  # the smallest maxComputeWorkGroupCount[0] Vulkan allows
 
 

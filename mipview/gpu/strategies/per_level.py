@@ -67,7 +67,6 @@ class PerLevel(Strategy):
         self.sets = None
         if not self.pipelines:
             return
-        # identical set layouts (compatible): one pool serves every level's pipeline
         self.sets = DescriptorSets(self.pipelines[0], image.levels - 1)
         sampler = get_sampler(self.ctx, linear=bilinear)
         for level in range(1, image.levels):

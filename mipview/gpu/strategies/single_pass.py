@@ -67,6 +67,7 @@ from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.strategies.base import (
+    PREFETCH_OPTION,
     OptionSpec,
     Strategy,
     bilinear_reason,
@@ -181,8 +182,7 @@ class SinglePass(Strategy):
         OptionSpec("tiles", TILES_PER_GROUP, "auto",
                    "64x64 tiles per workgroup (1 = SPD; more share one counter arrival; auto: "
                    f"{AUTO_TILES} where a pass ends at the counter, else 1)"),
-        OptionSpec("prefetch", ("off", "on"), "off",
-                   "fetch the next tile's texels before reducing the current one (tiles > 1)"),
+        PREFETCH_OPTION,
     )
 
     @classmethod
@@ -275,7 +275,6 @@ class SinglePass(Strategy):
                            "SHADER_READ|SHADER_WRITE")
         if not self.passes:
             return
-        # the passes' set layouts are identical (compatible), so one pool serves them all
         self.sets = DescriptorSets(self.pipelines[0], len(self.passes))
         sampler = get_sampler(ctx, linear=bilinear)
         for i, p in enumerate(self.passes):

@@ -44,6 +44,7 @@ from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.strategies.base import (
+    PREFETCH_OPTION,
     OptionSpec,
     Strategy,
     bilinear_reason,
@@ -193,8 +194,7 @@ class Subgroup(Strategy):
                    "sample"),
         OptionSpec("tiles", TILES_PER_GROUP, "1",
                    "tiles each workgroup reduces in turn (while enough workgroups remain)"),
-        OptionSpec("prefetch", ("off", "on"), "off",
-                   "fetch the next tile's texels before reducing the current one (tiles > 1)"),
+        PREFETCH_OPTION,
     )
 
     def __init__(self, ctx: Any, options: dict[str, str] | None = None,
@@ -295,7 +295,6 @@ class Subgroup(Strategy):
         self.scratch = Buffer(self.ctx, max(16, texels * 16),
                               flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
         scratch = (self.scratch.handle, 0, self.scratch.size)
-        # identical set layouts (compatible): one pool serves every step's pipeline
         self.sets = DescriptorSets(self.pipelines[0], len(self.steps))
         sampler = get_sampler(self.ctx, linear=self.opts["load"] == "bilinear")
         for i, step in enumerate(self.steps):
