@@ -8,9 +8,9 @@
 //               (tile_schedule.glsl) to levels b+1 .. b+tileLevels (<= 6): step 1 from the
 //               sampler (or the fp32 hand-off buffer of the previous pass) with the exact NPOT
 //               weights of mip_common.glsl, each invocation one texel of level b+1 in each
-//               quadrant of the tile; step 2 by quad swaps; steps 3..6 in shared memory. The host
-//               only plans box steps 2..6 where the level below has even sides, so every level is
-//               exact.
+//               quadrant of the tile; step 2 by quad swaps; steps 3..6 through shared memory
+//               and quads with two barriers. The host only plans box steps 2..6 where the level
+//               below has even sides, so every level is exact.
 //   hand-off    level b+tileLevels also goes to the storage buffer spData as vec4 fp32 (exact, and
 //               readable without a storage-image format qualifier, which cannot be a spec constant)
 //   tail        if tailLevels > 0, every group bumps its layer's counter; the last group to arrive
@@ -90,7 +90,8 @@ layout(push_constant) uniform SpPush {
     int regionTiles;     // tiles of the region, per layer
 } pc;
 
-shared SP_T spLds[256];  // level 2 of a tile (16x16), then each level below in place
+shared SP_T spLds[256];   // level 2 of a tile (16x16)
+shared SP_T spLds4[16];   // level 4 of a tile (4x4)
 shared bool spIsLast;
 
 ivec2 spLevelSize(int rel) {
@@ -306,21 +307,46 @@ void spTilePhase(SpSource src, int tid, int layer, ivec2 tile, ivec2 xy, SpBlock
         spEmitPhase(src, 2, tile * 16 + p2, layer, vec4(v2));
         spLds[p2.y * 16 + p2.x] = v2;
     }
-    // steps 3..6 in shared memory (uniform loop: every invocation reaches every barrier)
-    for (int k = 3; k <= src.levels; ++k) {
-        barrier();
-        int n = 64 >> k;
-        SP_T v;
-        bool working = tid < n * n;
-        ivec2 p = ivec2(tid % n, tid / n);
-        if (working) {
-            int i = 2 * p.y * (2 * n) + 2 * p.x;
-            v = spReduce4(spLds[i], spLds[i + 1], spLds[i + 2 * n], spLds[i + 2 * n + 1]);
+    if (src.levels < 3) {
+        return;
+    }
+    // Steps 3..6 with two workgroup barriers (uniform: src.levels is). A chain of one barrier
+    // per level, each level's stores inside it, was the costliest part of a tile on the H200
+    // (8192^2 RGBA8: 38 of 138 us): the few working warps queue their stores behind the level-1
+    // traffic while the whole group waits. Here quads do what they can without a barrier (SPD):
+    // invocations 0..63 each make one texel of level 3 (Z order, so a quad is a 2x2 block) and
+    // reduce their quad to level 4; after the second barrier one quad makes level 5 from spLds4
+    // and reduces it to level 6. The other warps go on to their next tile at once. Every level is
+    // the same 2x2 reduction in the same order as before, so the bits do not change.
+    barrier();  // level 2 in spLds
+    int q = tid & 63;
+    ivec2 p3 = ivec2((q & 1) | ((q >> 1) & 2) | ((q >> 2) & 4),
+                     ((q >> 1) & 1) | ((q >> 2) & 2) | ((q >> 3) & 4));
+    if (tid < 64) {
+        int i = 2 * p3.y * 16 + 2 * p3.x;
+        SP_T v3 = spReduce4(spLds[i], spLds[i + 1], spLds[i + 16], spLds[i + 17]);
+        spEmitPhase(src, 3, tile * 8 + p3, layer, vec4(v3));
+        if (src.levels >= 4) {
+            SP_T v4 = spQuadReduce(vec4(v3));
+            ivec2 p4 = p3 >> 1;
+            if ((tid & 3) == 0) {
+                spLds4[p4.y * 4 + p4.x] = v4;
+                spEmitPhase(src, 4, tile * 4 + p4, layer, vec4(v4));
+            }
         }
-        barrier();
-        if (working) {
-            spLds[tid] = v;
-            spEmitPhase(src, k, tile * n + p, layer, vec4(v));
+    }
+    // the next tile rewrites spLds and spLds4 only after this barrier (and its own first one)
+    barrier();
+    if (src.levels >= 5 && tid < 4) {
+        ivec2 p5 = ivec2(tid & 1, tid >> 1);
+        int i = 2 * p5.y * 4 + 2 * p5.x;
+        SP_T v5 = spReduce4(spLds4[i], spLds4[i + 1], spLds4[i + 4], spLds4[i + 5]);
+        spEmitPhase(src, 5, tile * 2 + p5, layer, vec4(v5));
+        if (src.levels >= 6) {
+            SP_T v6 = spQuadReduce(vec4(v5));
+            if (tid == 0) {
+                spEmitPhase(src, 6, tile, layer, vec4(v6));
+            }
         }
     }
 }
@@ -353,7 +379,6 @@ void main() {
                 if (!SP_PREFETCH) {
                     next = spFetchBlock(src, nextTile, xy, layer);
                 }
-                barrier();  // the next tile rewrites spLds
             }
         }
     }
