@@ -231,3 +231,20 @@ def test_tiles_per_group_min_max_and_layers(gpu, rng):
 def test_tiles_per_group_rect_update_matches_full_run(gpu, rng):
     # 512x384: 8x6 tiles; the 3x4-tile rectangle runs with 3 workgroups of 4 tiles
     _check_rect_update(gpu, rng, 512, 384, 1, "200,100,70,90", tiles="4", prefetch="on")
+
+
+def test_auto_tiles_and_prefetch_follow_the_pass(gpu, rng):
+    # 1920x1080: pass 1 stops at level 3 (135 rows) and has no counter, so with bilinear samples
+    # a workgroup takes 4 tiles and fetches the next early; texel loads keep 1; 4096^2 ends at
+    # the counter, where 8 tiles share one arrival
+    bilinear = SinglePass(gpu, {"load": "bilinear"}).plan(1920, 1080)
+    assert "(4 per workgroup)" in bilinear[0].detail
+    assert "per workgroup" not in SinglePass(gpu, {}).plan(1920, 1080)[0].detail
+    assert "(8 per workgroup)" in SinglePass(gpu, {}).plan(4096, 4096)[0].detail
+    fmt = Format.UNORM
+    level0 = _image(rng, 1920, 1080, fmt)
+    auto = _run(gpu, level0, fmt, load="bilinear")
+    _check(auto, level0, fmt, "mean")
+    base = _run(gpu, level0, fmt, load="bilinear", tiles="1", prefetch="off")
+    for i, (a, b) in enumerate(zip(auto, base, strict=True)):
+        assert np.array_equal(a, b), f"level {i} differs from tiles=1, prefetch=off"

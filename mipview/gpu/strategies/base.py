@@ -129,8 +129,37 @@ def group_count(size: int, group: int) -> int:
 
 #: the ``prefetch`` option of the strategies that take several tiles per workgroup
 PREFETCH_OPTION = OptionSpec(
-    "prefetch", ("off", "on"), "off",
-    "fetch the next tile's texels before reducing the current one (tiles > 1)")
+    "prefetch", ("auto", "off", "on"), "auto",
+    "fetch the next tile's texels before reducing the current one (tiles > 1; auto: where one "
+    "bilinear sample makes each value and no counter ends the pass)")
+TILES_OPTION = OptionSpec(
+    "tiles", ("auto", "1", "2", "4", "8"), "auto",
+    "source tiles per workgroup, in turn (auto: 8 where a pass ends at a counter, which they "
+    "then share; 4 where each value is one bilinear sample, for prefetch; else 1)")
+
+AUTO_TILES_COUNTER = 8   # H200, single-pass 4096^2 RGBA8: 55.3 -> 44.4 us
+AUTO_TILES_PREFETCH = 4  # H200, 8192^2 RGBA8 bilinear: single-pass 113 -> 102 us,
+                         # subgroup 155 -> 144 us
+
+
+def auto_tiles(counter: bool, one_sample: bool) -> int:
+    """Tiles per workgroup for ``tiles=auto``: every counter arrival costs a queue-family release
+    and an atomic round trip, so 8 tiles share one; without a counter, several tiles only pay
+    with an early fetch of the next one, and that only where a value is one bilinear sample."""
+    if counter:
+        return AUTO_TILES_COUNTER
+    return AUTO_TILES_PREFETCH if one_sample else 1
+
+
+def prefetch_on(option: str, per_group: int, counter: bool, one_sample: bool) -> bool:
+    """Whether a pass fetches its next tile early. The early fetch holds a second tile's values
+    in registers; on an H200 it paid off only with one bilinear sample per value and no counter
+    (8192^2 RGBA8 above), and lost with texel loads (single-pass 8192^2: 139 -> 168 us) and where
+    the pass ends at the counter (4096^2: 36.1 -> 44.7 us)."""
+    if option == "auto":
+        return per_group > 1 and not counter and one_sample
+    return option == "on"
+
 
 MAX_GROUPS_X = 65535  # the smallest maxComputeWorkGroupCount[0] Vulkan allows
 

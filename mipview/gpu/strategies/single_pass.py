@@ -33,8 +33,11 @@ Choices, and why:
   counter arrival costs a queue-family release and an atomic round trip; ``auto`` gives a
   workgroup 8 tiles where the pass ends at the counter (never fewer than 512 workgroups), which
   took 4096^2 RGBA8 bilinear from 55.3 to 44.4 us on an H200. ``prefetch`` fetches the next
-  tile before reducing the current one; it costs registers and was slower there (kept as an
-  option for other GPUs).
+  tile before reducing the current one, which holds a second tile's values in registers. Once
+  levels 3..6 no longer stalled the group it paid off where a pass has no counter and one
+  bilinear sample makes each value (8192^2 RGBA8 pass 1, 4 tiles per workgroup: 113 -> 102 us)
+  and lost elsewhere (texel loads 139 -> 168 us; 4096^2 with the counter 36 -> 45 us), which is
+  what ``auto`` (both options, :func:`~mipview.gpu.strategies.base.auto_tiles`) chooses.
 - **Quadrant layout**: an invocation's four level-1 texels lie one in each 16x16 quadrant of the
   tile (SPD's layout), so each fetch and store of a subgroup covers one dense block; 2x2 blocks
   per invocation scattered the level-1 stores (H200: RGBA16F 8192^2 240.6 -> 174.7 us).
@@ -73,11 +76,14 @@ from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
+    TILES_OPTION,
     OptionSpec,
     Strategy,
+    auto_tiles,
     bilinear_reason,
     compute_reason,
     group_count,
+    prefetch_on,
     tile_groups,
     tiles_per_group,
 )
@@ -92,8 +98,6 @@ OUTPUTS = 14           # storage bindings: 16384 has 14 levels below level 0
 TAIL_TEXELS = 8192     # the last group finishes the chain from a level this small
 REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
-TILES_PER_GROUP = ("auto", "1", "2", "4", "8")
-AUTO_TILES = 8  # per workgroup where a pass ends at the counter (H200: 4096^2 55.4 -> 45.6 us)
 # Mirrors SpPush in shaders/include/spd_reduce.glsl: 13 ints.
 _PUSH = struct.Struct("<13i")
 
@@ -184,9 +188,7 @@ class SinglePass(Strategy):
                    "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)"),
         OptionSpec("fp16", ("off", "on"), "off",
                    "packed half registers and shared memory (formats <= 16 bits/channel)"),
-        OptionSpec("tiles", TILES_PER_GROUP, "auto",
-                   "64x64 tiles per workgroup (1 = SPD; more share one counter arrival; auto: "
-                   f"{AUTO_TILES} where a pass ends at the counter, else 1)"),
+        TILES_OPTION,
         PREFETCH_OPTION,
     )
 
@@ -259,7 +261,7 @@ class SinglePass(Strategy):
         self.pipelines = [get_pipeline(
             ctx, shader, BINDINGS, push_size=_PUSH.size,
             constants={0: REDUCTIONS[self.opts["reduction"]], 1: bilinear,
-                       2: self.opts["prefetch"] == "on", 3: p.src_offset >= 0,
+                       2: self._prefetch(p), 3: p.src_offset >= 0,
                        4: _even(image.level_size(p.base)),
                        5: 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
                        6: _even(image.level_size(p.base + p.tile_levels)),
@@ -289,13 +291,19 @@ class SinglePass(Strategy):
                                 (self.counters.handle, 0, self.counters.size),
                                 (self.data.handle, 0, self.data.size)])
 
+    def _one_sample(self, p: SpPass) -> bool:
+        # load=bilinear applies where a pass samples the image (the first)
+        return self.opts["load"] == "bilinear" and p.src_offset < 0
+
     def _per_group(self, p: SpPass, tiles: int) -> int:
         wanted = self.opts["tiles"]
-        if wanted == "auto":
-            # one counter arrival per workgroup costs a queue-family release and an atomic round
-            # trip; without a tail there is no arrival to share, and one tile each overlaps best
-            return tiles_per_group(self.ctx.caps, tiles, AUTO_TILES) if p.tail_levels else 1
-        return tiles_per_group(self.ctx.caps, tiles, int(wanted))
+        per = (auto_tiles(p.tail_levels > 0, self._one_sample(p)) if wanted == "auto"
+               else int(wanted))
+        return tiles_per_group(self.ctx.caps, tiles, per)
+
+    def _prefetch(self, p: SpPass) -> bool:
+        return prefetch_on(self.opts["prefetch"], self._per_group(p, p.groups[0] * p.groups[1]),
+                           p.tail_levels > 0, self._one_sample(p))
 
     def _dispatch(self, cmd: Any, i: int, p: SpPass, image: MipImage, first: tuple[int, int],
                   counts: tuple[int, int]) -> None:
