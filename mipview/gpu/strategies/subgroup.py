@@ -30,9 +30,9 @@ turn (tile_schedule.glsl) and ``prefetch`` fetches the next one early. No dispat
 counter to share, so several tiles pay only with the early fetch, and that only with one bilinear
 sample per value: ``auto`` (both options) then gives 4 tiles and prefetches (8192^2 RGBA8
 bilinear: 155.3 -> 143.5 us; 4096^2 within noise), else 1 tile (texel loads would hold a second
-tile's 16 fetches in registers). Each
-(mode, source) is its own pipeline (specialization constants), which keeps the tile mode's
-registers at its own needs (texel load 80, bilinear 56 on the H200).
+tile's 16 fetches in registers). Each (mode, source) is its own pipeline (specialization
+constants), which keeps the tile mode's registers at its own needs (texel load 80, bilinear 56
+on the H200).
 Shader: shaders/subgroup.comp. ``record`` starts and ends in GENERAL layout.
 """
 
