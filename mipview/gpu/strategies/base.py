@@ -151,6 +151,14 @@ def auto_tiles(counter: bool, one_sample: bool) -> int:
     return AUTO_TILES_PREFETCH if one_sample else 1
 
 
+def group_tiles(caps: DeviceCaps, option: str, tiles: int, counter: bool,
+                one_sample: bool) -> int:
+    """Tiles per workgroup of a pass of ``tiles`` tiles under the ``tiles`` option (``auto``:
+    :func:`auto_tiles`), never so many that the device runs short of workgroups."""
+    per = auto_tiles(counter, one_sample) if option == "auto" else int(option)
+    return tiles_per_group(caps, tiles, per)
+
+
 def prefetch_on(option: str, per_group: int, counter: bool, one_sample: bool) -> bool:
     """Whether a pass fetches its next tile early. The early fetch holds a second tile's values
     in registers; on an H200 it paid off only with one bilinear sample per value and no counter

@@ -79,13 +79,12 @@ from mipview.gpu.strategies.base import (
     TILES_OPTION,
     OptionSpec,
     Strategy,
-    auto_tiles,
     bilinear_reason,
     compute_reason,
     group_count,
+    group_tiles,
     prefetch_on,
     tile_groups,
-    tiles_per_group,
 )
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
@@ -296,10 +295,8 @@ class SinglePass(Strategy):
         return self.opts["load"] == "bilinear" and p.src_offset < 0
 
     def _per_group(self, p: SpPass, tiles: int) -> int:
-        wanted = self.opts["tiles"]
-        per = (auto_tiles(p.tail_levels > 0, self._one_sample(p)) if wanted == "auto"
-               else int(wanted))
-        return tiles_per_group(self.ctx.caps, tiles, per)
+        return group_tiles(self.ctx.caps, self.opts["tiles"], tiles, p.tail_levels > 0,
+                           self._one_sample(p))
 
     def _prefetch(self, p: SpPass) -> bool:
         return prefetch_on(self.opts["prefetch"], self._per_group(p, p.groups[0] * p.groups[1]),

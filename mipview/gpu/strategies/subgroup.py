@@ -51,13 +51,12 @@ from mipview.gpu.strategies.base import (
     TILES_OPTION,
     OptionSpec,
     Strategy,
-    auto_tiles,
     bilinear_reason,
     compute_reason,
     group_count,
+    group_tiles,
     prefetch_on,
     tile_groups,
-    tiles_per_group,
 )
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
@@ -319,9 +318,8 @@ class Subgroup(Strategy):
         step = self.steps[i]
         if step.mode != MODE_TILE:
             return 1
-        wanted = self.opts["tiles"]
-        per = auto_tiles(False, self._one_sample(i)) if wanted == "auto" else int(wanted)
-        return tiles_per_group(self.ctx.caps, step.groups[0] * step.groups[1], per)
+        return group_tiles(self.ctx.caps, self.opts["tiles"], step.groups[0] * step.groups[1],
+                           False, self._one_sample(i))
 
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
         for i, step in enumerate(self.steps):
