@@ -433,10 +433,7 @@ class MainWindow(QMainWindow):
         skipped = "; ".join(f"{s}: {why}" for s, why in mip.skipped)
         if skipped:
             self.statusBar().showMessage(f"skipped {skipped}", 10000)
-        if mip.validation_messages:
-            self.statusBar().showMessage(
-                f"{len(mip.validation_messages)} Vulkan validation message(s): "
-                f"{mip.validation_messages[0][:200]}", 20000)
+        self._show_validation(mip.validation_messages)
         self.sigRunShown.emit(out)
 
     def _on_analysis(self, analysis: Analysis) -> None:
@@ -462,10 +459,7 @@ class MainWindow(QMainWindow):
         if out.job != self._batch_job:
             return
         self.batch.set_result(out.result)
-        if out.result.validation_messages:
-            self.statusBar().showMessage(
-                f"{len(out.result.validation_messages)} Vulkan validation message(s): "
-                f"{out.result.validation_messages[0][:200]}", 20000)
+        self._show_validation(out.result.validation_messages)
         self.sigBatchShown.emit(out)
 
     def _on_sweep_progress(self, p: SweepProgress) -> None:
@@ -476,11 +470,13 @@ class MainWindow(QMainWindow):
         if out.job != self._sweep_job:
             return
         self.sweep.set_result(out.result)
-        if out.result.validation_messages:
-            self.statusBar().showMessage(
-                f"{len(out.result.validation_messages)} Vulkan validation message(s): "
-                f"{out.result.validation_messages[0][:200]}", 20000)
+        self._show_validation(out.result.validation_messages)
         self.sigSweepShown.emit(out)
+
+    def _show_validation(self, messages: list[str] | tuple[str, ...]) -> None:
+        if messages:
+            self.statusBar().showMessage(
+                f"{len(messages)} Vulkan validation message(s): {messages[0][:200]}", 20000)
 
     def _on_progress(self, text: str) -> None:
         self.statusBar().showMessage(text, 4000)
