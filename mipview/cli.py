@@ -9,100 +9,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from mipview import MipviewError
-
-EXIT_BAD_INPUT = 2
-
-
-class UsageError(MipviewError):
-    pass
-
-
-# --- argument helpers ----------------------------------------------------------------------------
-def parse_size(text: str) -> tuple[int, int]:
-    """``4096`` -> (4096, 4096); ``1920x1080`` -> (1920, 1080)."""
-    try:
-        if "x" in text.lower():
-            w, h = (int(v) for v in text.lower().split("x"))
-        else:
-            w = h = int(text)
-    except ValueError:
-        raise UsageError(f"bad size {text!r} (want N or WxH, e.g. 4096 or 1920x1080)") from None
-    if w < 1 or h < 1:
-        raise UsageError(f"bad size {text!r}: sides must be at least 1")
-    return w, h
-
-
-def expand_specs(text: str) -> list[Any]:
-    """Strategy specs from ``--strategies``: ``all`` is every registered strategy with default
-    options; an option value ``all`` expands to every choice of that option."""
-    from mipview.gpu import strategies
-    from mipview.results import StrategySpec, parse_spec_list
-
-    if text.strip() == "all":
-        return strategies.default_specs()
-    try:
-        specs = parse_spec_list(text)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    out: list[StrategySpec] = []
-    for spec in specs:
-        cls = strategies.strategy_class(spec.name)
-        variants: list[dict[str, str]] = [{}]
-        for key, value in spec.options:
-            choices = [value]
-            if value == "all":
-                opt = next((o for o in cls.options if o.name == key), None)
-                if opt is None:
-                    raise UsageError(f"strategy {spec.name!r} has no option {key!r}")
-                choices = list(opt.choices)
-            variants = [{**v, key: c} for v in variants for c in choices]
-        for v in variants:
-            s = StrategySpec(spec.name, tuple(sorted(v.items())))
-            strategies.resolve(s)  # validates names and values with a one-line message
-            out.append(s)
-    return out
-
-
-def _open_context(args: argparse.Namespace) -> Any:
-    from mipview.gpu.context import GpuContext
-
-    return GpuContext(device=args.device, validate=True if args.validate else None)
-
-
-def _load_source(args: argparse.Namespace) -> Any:
-    from mipview import imageio
-
-    if getattr(args, "size", None):
-        w, h = parse_size(args.size)
-        return imageio.synthetic(w, h, seed=args.seed)
-    if not args.image:
-        raise UsageError("give an IMAGE or --size WxH")
-    return imageio.load(args.image)
-
-
-def _format(args: argparse.Namespace, source: Any) -> Any:
-    from mipview.formats import Format
-
-    if args.format:
-        try:
-            return Format.parse(args.format)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    return source.suggested_format()
-
-
-def _level0(source: Any, fmt: Any, layers: int = 1) -> np.ndarray:
-    level0 = source.storage(fmt)  # 8-bit sources: their bytes as they are (read-only)
-    if layers > 1:  # --layers N: N different layers made from the image
-        from mipview.layers import make_layers
-
-        level0 = make_layers(level0, layers)
-    return level0
+from mipview.cli_common import (
+    EXIT_BAD_INPUT,
+    image_format,
+    level0_of,
+    load_source,
+    open_context,
+)
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -135,13 +50,14 @@ def cmd_devices(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from mipview import imageio, report
     from mipview.gpu.runner import Session
+    from mipview.gpu.strategies.specs import expand_specs
 
     specs = expand_specs(args.strategies)
-    source = _load_source(args)
-    fmt = _format(args, source)
-    level0 = _level0(source, fmt, args.layers)
+    source = load_source(args)
+    fmt = image_format(args, source)
+    level0 = level0_of(source, fmt, args.layers)
     out = Path(args.out)
-    with _open_context(args) as ctx:
+    with open_context(args) as ctx:
         with Session(ctx, level0, fmt, specs) as session:
             session.generate()
             mip = session.result()
@@ -174,12 +90,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from mipview.gpu.bandwidth import copy_bandwidth
     from mipview.gpu.image_read import image_read
     from mipview.gpu.runner import Session
+    from mipview.gpu.strategies.specs import expand_specs
 
     specs = expand_specs(args.strategies)
-    source = _load_source(args)
-    fmt = _format(args, source)
-    level0 = _level0(source, fmt, args.layers)
-    with _open_context(args) as ctx:
+    source = load_source(args)
+    fmt = image_format(args, source)
+    level0 = level0_of(source, fmt, args.layers)
+    with open_context(args) as ctx:
         bandwidth = copy_bandwidth(ctx)
         floor = bandwidth.floor_gbps
         with Session(ctx, level0, fmt, specs, cold=args.cold and args.evict) as session:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from mipview import MipviewError
+from mipview.cli_common import open_context
 from mipview.formats import Format
 
 
@@ -76,18 +77,19 @@ def _load(args: argparse.Namespace) -> tuple[list[np.ndarray], list[str], Format
 
 
 def _check(result: Any, level0: list[np.ndarray]) -> dict[str, Any]:
-    """Worst step / chain error of any image against the exact reference."""
-    from mipview.compare import TOLERANCE, error_report
-    from mipview.reference import reference_pyramid
+    """Worst step / chain error of any image against the exact reference, and the images whose
+    verdict (mipview.verdict) is out of tolerance."""
+    from mipview.compare import TOLERANCE
+    from mipview.verdict import judge
 
     fmt = result.fmt
     worst_step = worst_chain = 0.0
     bad = []
     for info, chain, src in zip(result.images, result.levels, level0, strict=True):
-        rep = error_report(list(chain), fmt, reference_pyramid(src, fmt))
-        worst_step = max(worst_step, rep.max_step)
-        worst_chain = max(worst_chain, rep.max_chain)
-        if not rep.within_tolerance(fmt):
+        verdict = judge(chain, src, fmt)
+        worst_step = max(worst_step, verdict.exact.max_step)
+        worst_chain = max(worst_chain, verdict.exact.max_chain)
+        if not verdict.within_tolerance:
             bad.append(info.name)
     step_tol, chain_tol = TOLERANCE[fmt]
     return {"max_step": worst_step, "max_chain": worst_chain, "unit": fmt.error_unit,
@@ -136,7 +138,6 @@ def _crossover(sweep: list[dict[str, Any]], way: str) -> int | None:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from mipview.cli import _open_context
     from mipview.gpu.batch import BatchSession, parse_ways
 
     ways = parse_ways(args.ways)
@@ -145,7 +146,7 @@ def bench(args: argparse.Namespace) -> int:
         ks = [int(k) for k in args.batch_sweep.split(",")] if args.batch_sweep else []
     except ValueError:
         raise MipviewError(f"bad --batch-sweep {args.batch_sweep!r} (want K,K,...)") from None
-    with _open_context(args) as ctx:
+    with open_context(args) as ctx:
         with BatchSession(ctx, level0, fmt, ways, names) as session:
             session.generate()
             session.time(args.repeat, warmup_ms=args.warmup_ms)

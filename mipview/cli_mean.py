@@ -14,52 +14,33 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mipview.cli import UsageError, _format, _level0, _load_source, _open_context, expand_specs
-
-
-def _errors(value: np.ndarray, exact: np.ndarray, is_float: bool) -> np.ndarray:
-    diff = np.abs(np.asarray(value, np.float64) - exact)
-    return diff / np.maximum(np.abs(exact), 1e-3) if is_float else diff
-
-
-def _one_by_one(ctx: Any, level0: np.ndarray, fmt: Any, specs: list[Any],
-                bench: tuple[int, float] | None = None) -> tuple[Any, dict[str, np.ndarray]]:
-    """Each strategy's 1x1 level (storage units, float64), and the timed MipResult if bench."""
-    from mipview.gpu.runner import Session
-
-    with Session(ctx, level0, fmt, specs) as session:
-        session.generate()
-        mip = session.result()
-        tops = {str(r.spec): r.levels[-1].reshape(-1, 4)[0].astype(np.float64)
-                for r in mip.results}
-        if bench is not None:
-            session.time(bench[0], warmup_ms=bench[1])
-            mip = session.result()
-    return mip, tops
+from mipview.cli_common import UsageError, image_format, level0_of, load_source, open_context
+from mipview.compare import texel_errors
+from mipview.sweep import one_by_one, sweep_curves
 
 
 def cmd_mean(args: argparse.Namespace) -> int:
     from mipview.gpu.mean import gpu_mean, mean_reference, time_mean
+    from mipview.gpu.strategies.specs import expand_specs
 
     specs = expand_specs(args.strategies)
-    source = _load_source(args)
-    fmt = _format(args, source)
-    level0 = _level0(source, fmt)
+    source = load_source(args)
+    fmt = image_format(args, source)
+    level0 = level0_of(source, fmt)
     unit = fmt.error_unit
     exact = mean_reference(level0, fmt, "mean")
     exact_log = mean_reference(level0, fmt, "log-mean")
     bench = (args.repeat, args.warmup_ms) if args.bench else None
-    with _open_context(args) as ctx:
+    with open_context(args) as ctx:
         gmean = gpu_mean(ctx, level0, fmt, "mean", block=args.block, method=args.method)
         glog = gpu_mean(ctx, level0, fmt, "log-mean", block=args.block, method=args.method)
-        mip, tops = _one_by_one(ctx, level0, fmt, specs, bench)
+        mip, tops = one_by_one(ctx, level0, fmt, specs, bench)
         mean_timing = None
         if args.bench:
             mean_timing = time_mean(ctx, level0, fmt, "mean", args.block, args.method,
@@ -76,7 +57,7 @@ def cmd_mean(args: argparse.Namespace) -> int:
                             "log_mean_exact": float(exact_log), "log_mean_gpu": float(glog),
                             "rows": []}
     for label, value in rows:
-        err = float(_errors(value, exact, fmt.is_float).max())
+        err = float(texel_errors(value, exact, fmt).max())
         cells = " ".join(f"{v:12.5f}" for v in value)
         print(f"{label:<28} {cells}   {err:.3g}")
         data["rows"].append({"label": label, "value": value.tolist(), "max_error": err})
@@ -111,90 +92,9 @@ def _width_range(text: str) -> range:
     return range(a, b + 1)
 
 
-@dataclass(frozen=True)
-class SweepRow:
-    """One width of a sweep: the exact mean and every curve's 1x1 value (storage units)."""
-
-    width: int
-    exact: tuple[float, ...]
-    #: (name, RGBA value) per curve: ``gpu-mean`` first, then each strategy that ran
-    values: tuple[tuple[str, tuple[float, ...]], ...]
-
-
-@dataclass(frozen=True)
-class SweepResult:
-    """Each strategy's 1x1 level (and the GPU mean) against the exact mean, per width.
-
-    Errors are the max over channels, in ``unit`` (LSB for 8-bit formats, relative for floats).
-    ``widths`` holds the widths done: fewer than asked when the sweep was stopped."""
-
-    widths: tuple[int, ...]
-    height: int
-    fmt: Any
-    kind: str
-    unit: str
-    device: str
-    #: per strategy (spec string, in the order given) the error at each width
-    errors: tuple[tuple[str, tuple[float, ...]], ...]
-    #: the GPU mean's (mipview.gpu.mean) error at each width
-    gpu_mean: tuple[float, ...]
-    rows: tuple[SweepRow, ...] = ()
-    skipped: tuple[tuple[str, str], ...] = ()
-    validation_messages: tuple[str, ...] = ()
-    stopped: bool = False
-
-    def curves(self) -> dict[str, list[float]]:
-        """Name -> errors per width, ``gpu-mean`` first (the table's and the JSON's order)."""
-        return {"gpu-mean": list(self.gpu_mean), **{n: list(e) for n, e in self.errors}}
-
-
-def sweep_curves(ctx: Any, widths: Sequence[int], height: int, fmt: Any,
-                 specs: Sequence[Any], seed: int = 0, kind: str = "zoneplate",
-                 should_stop: Callable[[], bool] | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> SweepResult:
-    """For every width a ``kind`` synthetic image of ``width`` x ``height``: each strategy's
-    1x1 level and the GPU mean against the exact mean (numpy float64).
-
-    ``should_stop`` is polled before each width (a stopped sweep returns the widths done);
-    ``progress(done, total)`` is called after each width."""
-    from mipview import imageio
-    from mipview.formats import to_storage
-    from mipview.gpu.mean import gpu_mean, mean_reference
-
-    widths = list(widths)
-    curves: dict[str, list[float]] = {}
-    rows: list[SweepRow] = []
-    messages: list[str] = []
-    skipped: tuple[tuple[str, str], ...] = ()
-    device = ctx.caps.name
-    stopped = False
-    for i, w in enumerate(widths):
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
-        src = imageio.synthetic(w, height, seed=seed, kind=kind)
-        level0 = to_storage(src.pixels, fmt)
-        exact = mean_reference(level0, fmt, "mean")
-        mip, tops = _one_by_one(ctx, level0, fmt, list(specs))
-        messages += mip.validation_messages
-        device = mip.device.name
-        skipped = tuple((str(s), why) for s, why in mip.skipped)
-        tops = {"gpu-mean": gpu_mean(ctx, level0, fmt, "mean"), **tops}
-        for name, value in tops.items():
-            curves.setdefault(name, []).append(float(_errors(value, exact, fmt.is_float).max()))
-        rows.append(SweepRow(w, tuple(exact.tolist()),
-                             tuple((n, tuple(v.tolist())) for n, v in tops.items())))
-        if progress is not None:
-            progress(i + 1, len(widths))
-    messages += ctx.take_messages()
-    gmean = curves.pop("gpu-mean", [])
-    return SweepResult(tuple(widths[:len(rows)]), height, fmt, kind, fmt.error_unit, device,
-                       tuple((n, tuple(e)) for n, e in curves.items()), tuple(gmean),
-                       tuple(rows), skipped, tuple(messages), stopped)
-
-
 def cmd_sweep(args: argparse.Namespace) -> int:
     from mipview.formats import Format
+    from mipview.gpu.strategies.specs import expand_specs
 
     widths = _width_range(args.width_range)
     if args.height < 1:
@@ -204,7 +104,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     specs = expand_specs(args.strategies)
-    with _open_context(args) as ctx:
+    with open_context(args) as ctx:
         res = sweep_curves(ctx, widths, args.height, fmt, specs, seed=args.seed, kind=args.kind)
     curves = res.curves()
     _print_sweep(list(res.widths), curves, res.unit, print)

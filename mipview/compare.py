@@ -8,8 +8,9 @@ stored it, and *chain* error, against the float64 chain from level 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 
 import numpy as np
 
@@ -216,6 +217,19 @@ def chain_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
 
 
 @dataclass(frozen=True)
+class Breach:
+    """One level over its bound: which figure (``step`` or ``chain``), its errors, the bound."""
+
+    figure: str
+    error: LevelError
+    bound: float
+
+    def __str__(self) -> str:
+        return (f"{self.figure} error at {format_worst(self.error)} > "
+                f"{format_error(self.bound, self.error.unit)}")
+
+
+@dataclass(frozen=True)
 class ErrorReport:
     """Step and chain errors of one pyramid (level 0 included: it catches a bad upload)."""
 
@@ -230,10 +244,23 @@ class ErrorReport:
     def max_chain(self) -> float:
         return max((e.max_error for e in self.chain), default=0.0)
 
+    def breaches(self, step_bound: float,
+                 chain_bound: Callable[[int], float]) -> tuple[Breach, ...]:
+        """The levels whose step error exceeds ``step_bound`` or whose chain error exceeds
+        ``chain_bound(level)`` (plus :data:`REFERENCE_SLACK`), in level order."""
+        over = [Breach("step", e, step_bound) for e in self.step
+                if not e.max_error <= step_bound + REFERENCE_SLACK]
+        over += [Breach("chain", e, chain_bound(e.level)) for e in self.chain
+                 if not e.max_error <= chain_bound(e.level) + REFERENCE_SLACK]
+        return tuple(sorted(over, key=lambda b: b.error.level))
+
+    def exact_breaches(self, fmt: Format) -> tuple[Breach, ...]:
+        """:meth:`breaches` of the exact promise: :data:`TOLERANCE` and
+        :func:`chain_tolerance`."""
+        return self.breaches(TOLERANCE[fmt][0], partial(chain_tolerance, fmt))
+
     def within_tolerance(self, fmt: Format) -> bool:
-        step_tol = TOLERANCE[fmt][0]
-        return self.max_step <= step_tol + REFERENCE_SLACK and all(
-            e.max_error <= chain_tolerance(fmt, e.level) + REFERENCE_SLACK for e in self.chain)
+        return not self.exact_breaches(fmt)
 
     def as_dict(self, fmt: Format | None = None) -> dict[str, object]:
         """JSON-ready; with ``fmt``, also the tolerances and the verdict."""

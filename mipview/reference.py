@@ -16,7 +16,7 @@ equals the mean of level 0, NPOT or not.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -227,3 +227,22 @@ def exact_mean(level0: np.ndarray, fmt: Format) -> np.ndarray:
     """
     a = _check(level0)
     return encode(_decode(a, fmt).mean(axis=(_Y, _X)), fmt)
+
+
+#: References that emulate a strategy which is not exact by design, by the name a strategy
+#: gives as its ``own_reference`` (mipview/gpu/strategies/base.py).
+EMULATIONS: dict[str, Callable[[np.ndarray, Format], list[np.ndarray]]] = {
+    "blit": blit_reference,
+}
+
+
+def named_reference(name: str, level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
+    """The pyramid a name stands for: ``mean``, ``min`` or ``max`` (:func:`reference_pyramid`),
+    or an emulation of :data:`EMULATIONS` (``blit``)."""
+    if name in ("mean", "min", "max"):
+        return reference_pyramid(level0, fmt, name)  # type: ignore[arg-type]
+    emulate = EMULATIONS.get(name)
+    if emulate is None:
+        known = ", ".join(["mean", "min", "max", *EMULATIONS])
+        raise ValueError(f"unknown reference {name!r} (known: {known})")
+    return emulate(level0, fmt)

@@ -1,53 +1,27 @@
-"""Check results against the references and turn them into JSON and text tables.
+"""Judge results (mipview.verdict) and turn them into JSON and text tables.
 
-Shared by ``mipview run``, ``mipview bench`` and the GUI's exports, so all three report the same
-figures.
+Shared by ``mipview run`` and ``mipview bench``; the window judges with the same
+``verdict.judge_result``, so all of them report the same figures and verdicts.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from mipview import compare
 from mipview.formats import Format
-from mipview.gpu import strategies
-from mipview.reference import reference_pyramid
 from mipview.results import MipResult, StrategyResult
+from mipview.verdict import ReferenceCache, Verdict, judge_result
 
 
-@dataclass(frozen=True)
-class Check:
-    """One strategy's errors: against the exact reference, and (for strategies that are not
-    exact by design, e.g. blit) against the reference that emulates them."""
-
-    exact: compare.ErrorReport
-    own: compare.ErrorReport | None
-    within_tolerance: bool
-
-
-def check_results(mip: MipResult, level0: np.ndarray) -> dict[str, Check]:
-    """Errors of every strategy in ``mip``; ``level0`` is the uploaded storage array."""
-    fmt = mip.fmt
-    chains: dict[str, list[np.ndarray]] = {}
-    out: dict[str, Check] = {}
-    for res in mip.results:
-        cls, options = strategies.resolve(res.spec)
-        reduction = cls.reduction(options)
-        if reduction not in chains:
-            chains[reduction] = reference_pyramid(level0, fmt, reduction)
-        exact = compare.error_report(list(res.levels), fmt, chains[reduction], reduction)
-        own_ref = cls.own_reference(level0, fmt, options)
-        own = None
-        if own_ref is not None:
-            own = compare.ErrorReport(step=(), chain=tuple(
-                compare.level_errors(list(res.levels), own_ref, fmt)))
-        ok = exact.within_tolerance(fmt) if cls.exact else True
-        out[str(res.spec)] = Check(exact, own, ok)
-    return out
+def check_results(mip: MipResult, level0: np.ndarray,
+                  refs: ReferenceCache | None = None) -> dict[str, Verdict]:
+    """The verdict on every strategy in ``mip``; ``level0`` is the uploaded storage array.
+    The reference pyramids are computed once (in ``refs`` when given) and shared."""
+    refs = refs if refs is not None else ReferenceCache()
+    return {str(res.spec): judge_result(res, level0, mip.fmt, refs) for res in mip.results}
 
 
 def bytes_moved(mip: MipResult) -> int:
@@ -67,12 +41,12 @@ def _num(v: float) -> float | str | None:
     return v if math.isfinite(v) else str(v)
 
 
-def strategy_dict(res: StrategyResult, mip: MipResult, check: Check | None) -> dict[str, Any]:
+def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) -> dict[str, Any]:
     d: dict[str, Any] = {
         "strategy": str(res.spec), "name": res.spec.name, "options": res.spec.option_dict,
         "plan": [{"label": p.label, "levels": list(p.levels), "detail": p.detail}
                  for p in res.plan],
-        "notes": list(res.notes),
+        "notes": list(res.notes), "reduction": res.reduction,
     }
     if res.timing is not None:
         d["timing"] = res.timing.total.as_dict()
@@ -86,13 +60,14 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Check | None) -> d
         d["max_chain_error"] = _num(check.exact.max_chain)
         d["error_unit"] = mip.fmt.error_unit
         d["within_tolerance"] = check.within_tolerance
+        d["rule"] = check.rule
         d["errors"] = check.exact.as_dict(mip.fmt)
         if check.own is not None:
             d["max_error_vs_own_reference"] = _num(check.own.max_chain)
     return d
 
 
-def result_dict(mip: MipResult, checks: dict[str, Check] | None = None,
+def result_dict(mip: MipResult, checks: dict[str, Verdict] | None = None,
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     checks = checks or {}
     return {
@@ -109,7 +84,7 @@ def result_dict(mip: MipResult, checks: dict[str, Check] | None = None,
     }
 
 
-def bench_table(mip: MipResult, checks: dict[str, Check] | None = None) -> str:
+def bench_table(mip: MipResult, checks: dict[str, Verdict] | None = None) -> str:
     """A fixed-width table, one row per strategy."""
     checks = checks or {}
     unit = "LSB" if not mip.fmt.is_float else "rel"

@@ -7,6 +7,7 @@ hand it to the UI (or the CLI writers) without locks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -105,6 +106,12 @@ class GpuTiming:
     marks: tuple[tuple[str, TimingStats], ...] = ()
 
 
+#: What a strategy promises about its levels, so :func:`mipview.verdict.judge` knows which rule
+#: to hold it to: ``exact`` (the exact reference, within compare.TOLERANCE) or ``emulated`` (not
+#: exact by design: measured against the reference that emulates it, e.g. blit).
+Promise = Literal["exact", "emulated"]
+
+
 @dataclass(frozen=True)
 class StrategyResult:
     spec: StrategySpec
@@ -114,6 +121,12 @@ class StrategyResult:
     timing: GpuTiming | None = None
     #: things a user should know about this result (e.g. "levels 3-5 not exact: odd side")
     notes: tuple[str, ...] = ()
+    #: "mean", "min" or "max": which exact reference the levels are checked against
+    reduction: str = "mean"
+    #: the name of the reference that emulates this strategy (mipview.reference.EMULATIONS,
+    #: e.g. "blit"), or None: the exact reference alone applies
+    own_reference: str | None = None
+    promise: Promise = "exact"
 
 
 @dataclass(frozen=True)

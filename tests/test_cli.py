@@ -116,7 +116,7 @@ def _truncated_png():
 
 
 def test_strategy_specs_expand_all():
-    from mipview.cli import expand_specs
+    from mipview.gpu.strategies.specs import expand_specs
 
     names = [str(s) for s in expand_specs("per-level,single-pass:reduction=all")]
     assert names == ["per-level", "single-pass:reduction=mean", "single-pass:reduction=min",

@@ -8,10 +8,10 @@ import json
 import numpy as np
 
 from mipview import imageio
-from mipview.cli_mean import sweep_curves
 from mipview.formats import Format, to_storage
 from mipview.gpu.mean import mean_reference
 from mipview.results import StrategySpec
+from mipview.sweep import sweep_curves
 
 SPECS = [StrategySpec("blit"), StrategySpec("per-level")]
 

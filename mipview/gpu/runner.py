@@ -149,10 +149,13 @@ class Session:
         results = []
         for p in self.prepared:
             timing = timing_from_runs(p.runs, p.labels) if p.runs else None
+            cls = type(p.strategy)
             results.append(StrategyResult(
                 spec=p.spec, levels=tuple(p.levels or ()),
                 plan=tuple(p.strategy.plan(self.width, self.height)), timing=timing,
-                notes=tuple(p.strategy.notes(self.width, self.height))))
+                notes=tuple(p.strategy.notes(self.width, self.height)),
+                reduction=cls.reduction(p.strategy.opts), own_reference=cls.own_reference,
+                promise="exact" if cls.exact else "emulated"))
         return MipResult(
             fmt=self.fmt, width=self.width, height=self.height, layers=self.layers,
             device=self.ctx.caps.summary(), results=tuple(results), skipped=tuple(self.skipped),

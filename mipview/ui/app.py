@@ -105,7 +105,7 @@ def reserve_ui_core() -> None:
 def run_gui(args: argparse.Namespace) -> int:
     """Entry point of ``mipview gui``; returns the exit status."""
     reserve_ui_core()
-    from mipview.cli import expand_specs
+    from mipview.gpu.strategies.specs import expand_specs
     from mipview.ui.main_window import MainWindow
 
     specs = expand_specs(args.run) if getattr(args, "run", None) else None

@@ -19,9 +19,10 @@ from mipview.gpu.batch import BatchResult
 from mipview.gpu.context import DeviceCaps
 from mipview.imageio import SourceImage
 from mipview.results import GpuTiming, MipResult, StrategySpec
+from mipview.verdict import Verdict
 
 if TYPE_CHECKING:
-    from mipview.cli_mean import SweepResult
+    from mipview.sweep import SweepResult
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,21 @@ class RunOutput:
 
 @dataclass(frozen=True)
 class StrategyErrors:
-    """One strategy against the exact reference: figures and heatmap per level."""
+    """One strategy's verdict (mipview.verdict: the same as ``mipview run``'s) and its heatmap
+    per level against the exact reference."""
 
     spec: StrategySpec
-    levels: tuple[LevelError, ...]
+    verdict: Verdict
     maps: tuple[np.ndarray, ...]
-    within_tolerance: bool
+
+    @property
+    def levels(self) -> tuple[LevelError, ...]:
+        """Chain errors per level against the exact reference (what the heatmap shows)."""
+        return self.verdict.exact.chain
+
+    @property
+    def within_tolerance(self) -> bool:
+        return self.verdict.within_tolerance
 
 
 @dataclass(frozen=True)
@@ -160,7 +170,7 @@ class SweepProgress:
 
 @dataclass(frozen=True)
 class SweepOutput:
-    """``mipview.cli_mean.SweepResult`` of a sweep (the widths done, if it was stopped)."""
+    """``mipview.sweep.SweepResult`` of a sweep (the widths done, if it was stopped)."""
 
     job: int
     result: SweepResult

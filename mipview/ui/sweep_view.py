@@ -2,7 +2,7 @@
 
 A blit chain's 1x1 level is not the mean of an NPOT image and jumps when the image grows by one
 pixel (the auto-exposure flicker of issue 5); exact strategies stay within a rounding. The sweep
-runs in the GPU worker (``mipview.cli_mean.sweep_curves``, the same code as ``mipview sweep``);
+runs in the GPU worker (``mipview.sweep.sweep_curves``, the same code as ``mipview sweep``);
 this widget only builds the request and plots the :class:`SweepResult`: one line per strategy
 plus the GPU mean, error against width, in LSB (8-bit formats) or relative error (floats).
 
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.cli_mean import SweepResult
 from mipview.formats import Format
+from mipview.sweep import SweepResult
 from mipview.ui.timing_chart import PALETTE
 
 GPU_MEAN = "gpu-mean"

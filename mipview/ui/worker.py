@@ -37,10 +37,8 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from mipview import compare, imageio
 from mipview.formats import Format
-from mipview.gpu import strategies
 from mipview.gpu.context import GpuContext, list_devices
 from mipview.layers import make_layers
-from mipview.reference import reference_pyramid
 from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
 from mipview.ui.display import display_layers
 from mipview.ui.messages import (
@@ -59,6 +57,7 @@ from mipview.ui.messages import (
     SweepRequest,
     WorkerError,
 )
+from mipview.verdict import ReferenceCache, judge_result
 
 #: at most this many statistics updates per second (the chart redraws on each)
 STATS_HZ = 10.0
@@ -293,7 +292,7 @@ class GpuWorker(QObject):
         self.sigBatch.emit(BatchOutput(req.job, result))
 
     def _run_sweep(self, req: SweepRequest) -> None:
-        from mipview.cli_mean import sweep_curves
+        from mipview.sweep import sweep_curves
 
         if self.ctx is None:
             raise RuntimeError("no Vulkan device is open")
@@ -396,23 +395,18 @@ def _with_messages(mip: MipResult, messages: tuple[str, ...]) -> MipResult:
     return replace(mip, validation_messages=messages)
 
 
-def analyse(job: int, mip: MipResult, level0: np.ndarray) -> Analysis:
-    """Every strategy against the exact reference of its reduction: per-level figures
-    (``compare.level_errors``, the numbers the table shows) and heatmaps (``compare.error_map``)."""
+def analyse(job: int, mip: MipResult, level0: np.ndarray,
+            refs: ReferenceCache | None = None) -> Analysis:
+    """Every strategy judged by ``verdict.judge_result`` (the verdict ``mipview run`` prints)
+    and its heatmaps against the exact reference (``compare.error_maps``); ``refs`` keeps the
+    reference pyramids for later runs of the same image."""
     fmt = mip.fmt
-    refs: dict[str, list[np.ndarray]] = {}
+    refs = refs if refs is not None else ReferenceCache()
     errors = []
     for res in mip.results:
-        cls, options = strategies.resolve(res.spec)
-        reduction = cls.reduction(options)
-        if reduction not in refs:
-            refs[reduction] = reference_pyramid(level0, fmt, reduction)
-        ref = refs[reduction]
-        levels = compare.level_errors(list(res.levels), ref, fmt)
-        maps = compare.error_maps(list(res.levels), ref, fmt)
-        step_tol, chain_tol = compare.TOLERANCE[fmt]
-        ok = all(e.max_error <= chain_tol for e in levels) if cls.exact else True
-        errors.append(StrategyErrors(res.spec, tuple(levels), tuple(maps), ok))
-    mean_ref = refs.get("mean") or reference_pyramid(level0, fmt, "mean")
+        verdict = judge_result(res, level0, fmt, refs)
+        maps = compare.error_maps(list(res.levels), refs.get(level0, fmt, res.reduction), fmt)
+        errors.append(StrategyErrors(res.spec, verdict, tuple(maps)))
+    mean_ref = refs.get(level0, fmt, "mean")
     reference = tuple([level0] + [r.astype(np.float32) for r in mean_ref[1:]])
     return Analysis(job, fmt, reference, tuple(errors))

@@ -13,8 +13,6 @@ import struct
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import numpy as np
-
 from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.resources import MipImage
@@ -41,6 +39,9 @@ class Strategy:
     #: True: meets the exact tolerance against the reference (compare.TOLERANCE).
     #: False: checked against its own emulating reference (blit).
     exact: ClassVar[bool] = True
+    #: For strategies that are not exact by design: the name of the reference that emulates
+    #: them (mipview.reference.EMULATIONS), which their result is measured against.
+    own_reference: ClassVar[str | None] = None
 
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
         self.ctx = ctx
@@ -70,13 +71,6 @@ class Strategy:
     def reduction(cls, options: dict[str, str]) -> str:
         """Which reference this configuration is checked against: mean, min or max."""
         return "mean"
-
-    @classmethod
-    def own_reference(cls, level0: np.ndarray, fmt: Format,
-                      options: dict[str, str]) -> list[np.ndarray] | None:
-        """For strategies that are not exact by design: a reference that emulates them (the
-        result must match it), or None."""
-        return None
 
     def plan(self, width: int, height: int) -> list[DispatchInfo]:
         """Which levels each dispatch (or blit) makes, in order."""

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.resources import MipImage
@@ -18,7 +16,6 @@ from mipview.gpu.strategies.base import Strategy, level_sizes
 from mipview.gpu.sync import image_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
-from mipview.reference import blit_reference
 
 _BLIT_FEATURES = ("BLIT_SRC", "BLIT_DST", "SAMPLED_IMAGE_FILTER_LINEAR")
 
@@ -28,6 +25,7 @@ class Blit(Strategy):
     title = "Blit chain"
     description = "vkCmdBlitImage level to level with VK_FILTER_LINEAR (drops texels on NPOT)."
     exact = False
+    own_reference = "blit"
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -38,11 +36,6 @@ class Blit(Strategy):
             if not caps.supports(fmt, flag(f"VK_FORMAT_FEATURE_{feature}_BIT")):
                 return f"{fmt.label} images lack {feature} on this device"
         return None
-
-    @classmethod
-    def own_reference(cls, level0: np.ndarray, fmt: Format,
-                      options: dict[str, str]) -> list[np.ndarray] | None:
-        return blit_reference(level0, fmt)
 
     def notes(self, width: int, height: int) -> list[str]:
         if width & (width - 1) or height & (height - 1):

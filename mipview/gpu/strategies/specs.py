@@ -1,0 +1,40 @@
+"""Strategy specs as a person writes them (``--strategies``, the GUI's ``--run``), expanded into
+the :class:`StrategySpec` list the runner takes, checked against the registry."""
+
+from __future__ import annotations
+
+from mipview import MipviewError
+from mipview.gpu import strategies
+from mipview.results import StrategySpec, parse_spec_list
+
+
+class BadSpec(MipviewError):
+    """A spec list that cannot be read or names an unknown option (one line for the user)."""
+
+
+def expand_specs(text: str) -> list[StrategySpec]:
+    """``all`` is every registered strategy with default options; an option value ``all``
+    expands to every choice of that option. Raises BadSpec or UnknownStrategy."""
+    if text.strip() == "all":
+        return strategies.default_specs()
+    try:
+        specs = parse_spec_list(text)
+    except ValueError as exc:
+        raise BadSpec(str(exc)) from None
+    out: list[StrategySpec] = []
+    for spec in specs:
+        cls = strategies.strategy_class(spec.name)
+        variants: list[dict[str, str]] = [{}]
+        for key, value in spec.options:
+            choices = [value]
+            if value == "all":
+                opt = next((o for o in cls.options if o.name == key), None)
+                if opt is None:
+                    raise BadSpec(f"strategy {spec.name!r} has no option {key!r}")
+                choices = list(opt.choices)
+            variants = [{**v, key: c} for v in variants for c in choices]
+        for v in variants:
+            s = StrategySpec(spec.name, tuple(sorted(v.items())))
+            strategies.resolve(s)  # validates names and values with a one-line message
+            out.append(s)
+    return out

@@ -1,0 +1,124 @@
+"""The one verdict (mipview/verdict.py): a corrupted level is out of tolerance and named, the
+rule follows the result's promise, and the reference cache computes each pyramid once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mipview import verdict as verdict_mod
+from mipview.formats import Format, to_storage
+from mipview.gpu.runner import run_once
+from mipview.reference import blit_reference, named_reference
+from mipview.results import StrategySpec
+from mipview.verdict import ReferenceCache, judge, judge_result
+
+
+def _level0(w: int, h: int, fmt: Format, seed: int = 5) -> np.ndarray:
+    pixels = np.random.default_rng(seed).random((h, w, 4))
+    return to_storage(pixels * (4.0 if fmt.is_float else 1.0), fmt)
+
+
+def _corrupt(level: np.ndarray, fmt: Format, y: int, x: int, ch: int) -> np.ndarray:
+    """One texel moved by 3 LSB (8-bit) or 1 % (floats): three times the step tolerance and
+    more than the chain's."""
+    out = level.copy()
+    if fmt.is_float:
+        out[y, x, ch] = out[y, x, ch] * fmt.dtype.type(1.01)
+    else:
+        v = int(out[y, x, ch])
+        out[y, x, ch] = v + 3 if v < 250 else v - 3
+    return out
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+def test_a_texel_3_lsb_off_at_level_2_is_out_of_tolerance_and_named(gpu, fmt):
+    level0 = _level0(32, 24, fmt)
+    mip = run_once(gpu, level0, fmt, [StrategySpec("per-level")])
+    res = mip.results[0]
+    good = judge_result(res, level0, fmt)
+    assert good.within_tolerance and good.breaches == () and good.summary() == "ok"
+    assert good.promise == "exact" and "step <=" in good.rule
+
+    levels = list(res.levels)
+    levels[2] = _corrupt(levels[2], fmt, 1, 3, 2)
+    bad = judge(levels, level0, fmt)
+    assert not bad.within_tolerance
+    assert bad.failing_levels[0] == 2
+    at_2 = [b for b in bad.breaches if b.error.level == 2]
+    assert {b.figure for b in at_2} == {"step", "chain"}
+    assert all(b.error.worst == (0, 1, 3, 2) for b in at_2)
+    assert bad.summary().startswith("OUT OF TOLERANCE: step error at level 2 (x=3, y=1, ch 2)")
+    # the untouched levels keep their figures: only the level below the change moves its step
+    for k in (0, 1):
+        assert bad.exact.step[k] == good.exact.step[k] and bad.exact.chain[k] == good.exact.chain[k]
+
+
+def test_the_rule_follows_the_promise():
+    """A blit's NPOT levels are far off the exact reference: held to the exact promise they
+    fail; as promised (emulated), they are measured against their own reference."""
+    fmt = Format.UNORM
+    level0 = _level0(37, 23, fmt)
+    levels = [lv.astype(np.uint8) for lv in blit_reference(level0, fmt)]
+    as_exact = judge(levels, level0, fmt)
+    assert not as_exact.within_tolerance and as_exact.own is None
+    emulated = judge(levels, level0, fmt, own_reference="blit", promise="emulated")
+    assert emulated.within_tolerance and emulated.breaches == ()
+    assert emulated.own is not None and emulated.own.max_chain == 0.0
+    assert emulated.exact == as_exact.exact  # the same figures, another rule
+    assert "own reference (blit)" in emulated.rule
+    with pytest.raises(ValueError, match="own reference"):
+        judge(levels, level0, fmt, promise="emulated")
+    with pytest.raises(ValueError, match="unknown promise"):
+        judge(levels, level0, fmt, promise="roughly")  # type: ignore[arg-type]
+
+
+def test_reductions_other_than_mean_use_their_reference():
+    fmt = Format.F16
+    level0 = _level0(9, 6, fmt)
+    levels = [lv.astype(fmt.dtype) for lv in named_reference("max", level0, fmt)]
+    assert judge(levels, level0, fmt, reduction="max").exact.max_chain == 0.0
+    assert not judge(levels, level0, fmt, reduction="mean").within_tolerance
+
+
+def test_reference_cache_computes_each_pyramid_once(monkeypatch):
+    calls: list[str] = []
+
+    def counting(name, level0, fmt):
+        calls.append(name)
+        return named_reference(name, level0, fmt)
+
+    monkeypatch.setattr(verdict_mod, "named_reference", counting)
+    fmt = Format.UNORM
+    level0 = _level0(13, 7, fmt)
+    level0.setflags(write=False)
+    levels = [lv.astype(np.uint8) for lv in blit_reference(level0, fmt)]
+    cache = ReferenceCache()
+    for _ in range(3):  # three strategies of one run, then a later run of the same image
+        judge(levels, level0, fmt, refs=cache)
+        judge(levels, level0, fmt, own_reference="blit", promise="emulated", refs=cache)
+    assert calls == ["mean", "blit"]
+    assert not cache.get(level0, fmt, "mean")[1].flags.writeable  # shared: read-only
+    judge(levels, level0, Format.SRGB, refs=cache)  # the same bytes in another format
+    assert calls[-1] == "mean" and len(calls) == 3
+    judge(levels, level0.copy(), fmt, refs=cache)  # another image: computed again
+    assert len(calls) == 4
+
+    writeable = level0.copy()
+    judge(levels, writeable, fmt, refs=cache)
+    judge(levels, writeable, fmt, refs=cache)
+    assert len(calls) == 5
+    writeable[0, 0, 0] ^= 1  # written in between: noticed by its fingerprint
+    judge(levels, writeable, fmt, refs=cache)
+    assert len(calls) == 6
+
+
+def test_a_run_carries_what_the_verdict_needs(gpu):
+    fmt = Format.UNORM
+    specs = [StrategySpec("blit"), StrategySpec("per-level"),
+             StrategySpec("single-pass", (("reduction", "min"),))]
+    mip = run_once(gpu, _level0(8, 8, fmt), fmt, specs)
+    carried = {str(r.spec): (r.reduction, r.own_reference, r.promise) for r in mip.results}
+    assert carried == {"blit": ("mean", "blit", "emulated"),
+                       "per-level": ("mean", None, "exact"),
+                       "single-pass:reduction=min": ("min", None, "exact")}

@@ -1,0 +1,89 @@
+"""The window and ``mipview run`` give one verdict: the GUI's path (ui/worker.analyse) and the
+CLI's (report.check_results and the JSON of report.result_dict) agree on within-tolerance and on
+every figure (step and chain per level), for every strategy, format and a few sizes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from mipview import report
+from mipview.compare import json_float
+from mipview.formats import Format, to_storage
+from mipview.gpu import strategies
+from mipview.gpu.runner import run_once
+from mipview.reference import reference_pyramid, step_level
+from mipview.results import StrategySpec
+from mipview.ui.worker import analyse
+
+# every registered strategy (the exact ones and blit), and a reduction other than the mean
+SPECS = [*strategies.default_specs(), StrategySpec("single-pass", (("reduction", "max"),))]
+SIZES = [(16, 16), (37, 23), (1, 17)]
+
+
+def _level0(w: int, h: int, fmt: Format) -> np.ndarray:
+    pixels = np.random.default_rng(w * 100 + h).random((h, w, 4))
+    level0 = to_storage(pixels * (4.0 if fmt.is_float else 1.0), fmt)
+    level0.setflags(write=False)
+    return level0
+
+
+def _figures(entries: list[dict]) -> list[float | str]:
+    return [e["max_error"] for e in entries]
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_gui_and_cli_paths_give_the_same_verdict(gpu, size, fmt):
+    level0 = _level0(*size, fmt)
+    mip = run_once(gpu, level0, fmt, SPECS)
+    assert not mip.validation_messages and not mip.skipped
+
+    gui = {str(e.spec): e for e in analyse(1, mip, level0).errors}
+    cli = report.check_results(mip, level0)
+    data = json.loads(json.dumps(report.result_dict(mip, cli)))  # what report.json holds
+    assert list(gui) == list(cli) == [s["strategy"] for s in data["strategies"]]
+    for entry in data["strategies"]:
+        name = entry["strategy"]
+        g, c = gui[name], cli[name]
+        assert g.verdict == c, name  # the whole verdict: rule, figures, breaches
+        assert g.within_tolerance == c.within_tolerance == entry["within_tolerance"], name
+        assert _figures(entry["errors"]["step"]) == [json_float(e.max_error)
+                                                     for e in g.verdict.exact.step], name
+        assert _figures(entry["errors"]["chain"]) == [json_float(e.max_error) for e in g.levels]
+        assert entry["rule"] == g.verdict.rule
+        # the heatmap shows the figures the table and the verdict use
+        assert [float(m.max()) for m in g.maps] == [float(np.float32(e.max_error))
+                                                   for e in g.levels], name
+        if g.verdict.promise == "exact":  # lavapipe keeps every exact strategy's promise
+            assert g.within_tolerance, (name, g.verdict.summary())
+        else:
+            assert entry["max_error_vs_own_reference"] == json_float(g.verdict.own.max_chain)
+
+
+def test_both_paths_call_a_corrupted_level_out_of_tolerance(gpu):
+    """The window used to hold results to a flat chain bound with no step check: a level more
+    than 1 LSB off the reduction of the level below, chain still within 2 LSB, passed there and
+    failed in ``mipview run``. Now both say no."""
+    fmt = Format.UNORM
+    level0 = _level0(16, 16, fmt)
+    mip = run_once(gpu, level0, fmt, [StrategySpec("per-level")])
+    res = mip.results[0]
+    levels = list(res.levels)
+    exact = step_level(levels[2], fmt)[0, 0, 0]  # what level 3 must be, from level 2 as stored
+    chain = reference_pyramid(level0, fmt)[3][0, 0, 0]
+    # more than 1 LSB off the step, the nearer way to the chain
+    v = min((np.floor(exact) + 2, np.ceil(exact) - 2), key=lambda c: abs(c - chain))
+    bad = levels[3].copy()
+    bad[0, 0, 0] = v
+    levels[3] = bad
+    mip = replace(mip, results=(replace(res, levels=tuple(levels)),))
+    cli = report.check_results(mip, level0)["per-level"]
+    gui = analyse(1, mip, level0).errors[0]
+    assert gui.verdict == cli
+    assert not gui.within_tolerance and not cli.within_tolerance
+    assert cli.failing_levels[0] == 3 and cli.breaches[0].figure == "step"
+    assert "chain" not in {b.figure for b in cli.breaches}  # the old flat chain bound passed
