@@ -1,0 +1,86 @@
+"""Clock readings (NVML through a stand-in module: CI has no NVIDIA GPU) and the drift check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mipview.drift import detect_drift
+from mipview.gpu.clocks import NVIDIA_VENDOR_ID, ClockSample, ClockState, open_reader
+
+
+class FakeNvml:
+    """The few pynvml calls mipview makes, over a scripted SM clock."""
+
+    NVML_CLOCK_SM = 1
+    NVML_CLOCK_MEM = 2
+
+    def __init__(self, names: list[str], sm: list[int], fail: bool = False) -> None:
+        self.names, self.sm, self.fail = names, list(sm), fail
+
+    def nvmlInit(self) -> None:  # noqa: N802 - pynvml's names
+        if self.fail:
+            raise RuntimeError("NVML Shared Library Not Found")
+
+    def nvmlDeviceGetCount(self) -> int:  # noqa: N802
+        return len(self.names)
+
+    def nvmlDeviceGetHandleByIndex(self, i: int) -> int:  # noqa: N802
+        return i
+
+    def nvmlDeviceGetName(self, h: int) -> bytes:  # noqa: N802
+        return self.names[h].encode()
+
+    def nvmlDeviceGetMaxClockInfo(self, h: int, kind: int) -> int:  # noqa: N802
+        return 1980
+
+    def nvmlDeviceGetClockInfo(self, h: int, kind: int) -> int:  # noqa: N802
+        if kind == self.NVML_CLOCK_MEM:
+            return 3201
+        return self.sm.pop(0) if len(self.sm) > 1 else self.sm[0]
+
+
+def test_reader_matches_the_vulkan_device_by_name_and_reads_clocks():
+    nvml = FakeNvml(["NVIDIA A100", "NVIDIA H200"], [345, 1980, 1980])
+    reader = open_reader("NVIDIA H200", NVIDIA_VENDOR_ID, nvml)
+    assert reader is not None and reader._handle == 1
+    samples = [reader.sample() for _ in range(3)]
+    state = reader.state([s for s in samples if s is not None])
+    assert state.sm_range == (345, 1980) and state.mem_range == (3201, 3201)
+    assert state.changed and state.label() == "SM 345-1980 MHz, mem 3201 MHz"
+    assert state.as_dict()["max_sm_mhz"] == 1980
+
+
+def test_no_reader_where_nothing_can_be_read():
+    assert open_reader("llvmpipe (LLVM 15.0.6, 256 bits)", 0x10005) is None  # not NVIDIA
+    assert open_reader("NVIDIA H200", NVIDIA_VENDOR_ID, FakeNvml([], [], fail=True)) is None
+    assert open_reader("NVIDIA H200", NVIDIA_VENDOR_ID,
+                       FakeNvml(["NVIDIA A100", "NVIDIA L4"], [1000])) is None
+
+
+def test_steady_clock_is_not_a_change():
+    state = ClockState("nvml", tuple(ClockSample(i, 1980 - i, 3201) for i in range(5)), 1980)
+    assert not state.changed and state.label() == "SM 1976-1980 MHz, mem 3201 MHz"
+
+
+def test_drift_is_found_in_a_warming_gpu_and_not_in_noise():
+    rng = np.random.default_rng(1)
+    steady = 40.0 + rng.normal(0, 1.5, 40)
+    assert detect_drift(steady) is None
+    # the H200 seen from an idle start: 120-250 us falling to 30-60 us
+    warming = np.concatenate([np.linspace(200, 50, 12), 45 + rng.normal(0, 2, 28)])
+    d = detect_drift(warming)
+    assert d is not None and d.change < -0.5 and d.p_first_slower > 0.9
+    assert "drifting" in d.label()
+    # a clock that rises mid-run the other way (throttling) is drift too
+    assert detect_drift(warming[::-1]) is not None
+
+
+@pytest.mark.parametrize("n", [0, 3, 15])
+def test_too_few_samples_say_nothing(n):
+    assert detect_drift(np.linspace(100, 10, n)) is None
+
+
+def test_a_small_steady_shift_within_five_percent_is_noise():
+    a = np.concatenate([np.full(20, 100.0), np.full(20, 97.0)])
+    assert detect_drift(a) is None
