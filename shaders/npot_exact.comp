@@ -50,7 +50,7 @@ layout(set = 0, binding = 4) writeonly uniform image2DArray dst4;
 layout(set = 0, binding = 5) writeonly uniform image2DArray dst5;
 layout(set = 0, binding = 6) writeonly uniform image2DArray dst6;
 
-// Layout mirrored by npot_exact.py (_push): ivec2 srcSize, int levels, int tile.
+// Declared for the host as NPOT_EXACT in mipview/gpu/shaders.py (tests/test_shader_interface.py).
 layout(push_constant) uniform NpotPush {
     ivec2 srcSize;  // size of the input level S
     int levels;     // k, 1 .. NPOT_MAX_LEVELS
