@@ -57,21 +57,25 @@ class PerLevel(Strategy):
         bilinear = self.opts["load"] == "bilinear"
         sizes = level_sizes(image)
         self.pipelines = []
+        sources = []  # per level: the view its source is read through
         for level in range(1, image.levels):
             w, h = sizes[level - 1]
             even = w % 2 == 0 and h % 2 == 0
+            linear = even and bilinear and level == 1
             self.pipelines.append(get_pipeline(
                 self.ctx, "per_level", ("sampled", "storage_image"), push_size=16,
-                constants={0: GROUP, 1: GROUP, 2: even, 3: even and bilinear and level == 1,
-                           10: image.fmt.is_srgb}))
+                constants={0: GROUP, 1: GROUP, 2: even, 3: linear, 10: image.fmt.is_srgb}))
+            # sRGB: texel loads decode in the shader (exact); a bilinear sample in the sampler,
+            # which filters in linear light
+            views = image.sampled_views if linear else image.encoded_views
+            sources.append(views[level - 1])
         self.sets = None
         if not self.pipelines:
             return
         self.sets = DescriptorSets(self.pipelines[0], image.levels - 1)
         sampler = get_sampler(self.ctx, linear=bilinear)
         for level in range(1, image.levels):
-            self.sets.write(level - 1, [(image.sampled_views[level - 1], sampler),
-                                        image.storage_views[level]])
+            self.sets.write(level - 1, [(sources[level - 1], sampler), image.storage_views[level]])
 
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
         sizes = level_sizes(image)
