@@ -79,18 +79,20 @@ void npotStore_(int j, ivec3 p, vec4 e) {
 // Stores linear value v of level S+j at p when this group owns p; returns the value the next
 // level of this dispatch reads instead of v (v itself, or v pulled off a tie: NPOT_UNORM8).
 vec4 npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
-    vec4 e = mipEncode(v);
-    if (NPOT_ROUND_HALF) {
-        e = mipRoundToHalf(e);
-    }
+    vec4 e;
     if (NPOT_UNORM8) {
-        vec4 u = clamp(e, 0.0, 1.0) * 255.0;
-        vec4 q = round(u);
+        vec4 u;
+        vec4 q = mipQuantise8(v, u);
         vec4 lim = vec4(0.5 - NPOT_TIE_MARGIN);
         if (any(greaterThan(abs(u - q), lim))) {  // rare: only near ties
             v = mipDecode(clamp(u, q - lim, q + lim) / 255.0);
         }
         e = q / 255.0;
+    } else {
+        e = mipEncode(v);
+        if (NPOT_ROUND_HALF) {
+            e = mipRoundToHalf(e);
+        }
     }
     if (owned) {
         npotStore_(j, p, e);

@@ -65,18 +65,22 @@ class PerLevel(Strategy):
         bilinear = self.opts["load"] == "bilinear"
         self.steps = tuple(plan_levels(image.width, image.height, image.layers))
         self.pipelines = []
+        sources = []  # per level: the view its source is read through
         for level in range(1, image.levels):
             w, h = image.level_size(level - 1)
             even = w % 2 == 0 and h % 2 == 0
+            linear = even and bilinear and level == 1
             self.pipelines.append(get_pipeline(
                 self.ctx, PER_LEVEL, BINDINGS,
                 constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP, "EVEN": even,
-                           "BILINEAR": even and bilinear and level == 1,
-                           "MIP_SRGB": image.fmt.is_srgb}))
+                           "BILINEAR": linear, "MIP_SRGB": image.fmt.is_srgb}))
+            # sRGB: texel loads decode in the shader (exact); a bilinear sample in the sampler,
+            # which filters in linear light
+            views = image.sampled_views if linear else image.encoded_views
+            sources.append(views[level - 1])
         if not self.pipelines:
             return
         self.sets = DescriptorSets(self.pipelines[0], image.levels - 1)
         sampler = get_sampler(self.ctx, linear=bilinear)
         for level in range(1, image.levels):
-            self.sets.write(level - 1, [(image.sampled_views[level - 1], sampler),
-                                        image.storage_views[level]])
+            self.sets.write(level - 1, [(sources[level - 1], sampler), image.storage_views[level]])
