@@ -71,6 +71,7 @@ class CustomStrategy(Strategy):
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         shader = cls.shader
         decl = shader.declaration
+        opts = cls.check_options(options or {})
         if fmt not in decl.formats:
             return f"the shader declares formats {' '.join(f.label for f in decl.formats)}"
         reason = compute_reason(caps, fmt)
@@ -90,7 +91,7 @@ class CustomStrategy(Strategy):
             missing = missing_capability(caps, capability)
             if missing:
                 return f"the shader needs {missing}; the device lacks it"
-        x, y, _ = shader.local_size(shader.constants(cls.check_options(options or {}), False))
+        x, y, _ = shader.local_size(shader.constants(opts, False))
         if x * y > caps.max_workgroup_invocations:
             return (f"work group of {x}x{y} invocations; the device allows "
                     f"{caps.max_workgroup_invocations}")
@@ -99,7 +100,7 @@ class CustomStrategy(Strategy):
             bound = shader.declares(1)
             if levels > bound.count:
                 return f"the shader binds {bound.count} levels; a {width}x{height} image has {levels}"
-            tile = cls._tile(shader, cls.check_options(options or {}))
+            tile = cls._tile(shader, opts)
             if group_count(width, tile[0]) > MAX_GROUPS_X:
                 return f"more than {MAX_GROUPS_X} work groups in x"
         return None
