@@ -3,23 +3,23 @@
     python -m mipview.build_shaders          # rebuild
     python -m mipview.build_shaders --check  # exit 1 if any shipped SPIR-V is stale
 
-Users never need glslc: only developers who change a shader run this.
+Users need glslc only for their own GLSL strategies (docs/custom-strategies.md); developers who
+change a shader run this.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from mipview import MipviewError
+from mipview.gpu.glslc import compile_glsl
+
 ROOT = Path(__file__).resolve().parent.parent
 SHADER_DIR = ROOT / "shaders"
 SPIRV_DIR = Path(__file__).resolve().parent / "spirv"
-# Vulkan 1.2 SPIR-V: subgroup operations, float16 and the Vulkan memory model are all core there.
-GLSLC_FLAGS = ["--target-env=vulkan1.2", "-O"]
 
 
 def sources() -> list[Path]:
@@ -27,13 +27,11 @@ def sources() -> list[Path]:
 
 
 def compile_shader(src: Path, out: Path) -> None:
-    glslc = shutil.which("glslc")
-    if glslc is None:
-        raise SystemExit("glslc not found (Debian: apt install glslc)")
-    cmd = [glslc, *GLSLC_FLAGS, "-I", str(SHADER_DIR / "include"), str(src), "-o", str(out)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(f"glslc failed on {src.name}:\n{res.stderr}")
+    """The flags and include path of every mipview shader (mipview/gpu/glslc.py)."""
+    try:
+        out.write_bytes(compile_glsl(src).spirv)
+    except MipviewError as exc:
+        raise SystemExit(f"glslc failed on {src.name}:\n{getattr(exc, 'output', exc)}") from None
 
 
 def stale_shaders() -> list[str]:

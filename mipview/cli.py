@@ -64,7 +64,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     checks = report.check_results(mip, level0)
     out.mkdir(parents=True, exist_ok=True)
     for res in mip.results:
-        folder = out / str(res.spec).replace(":", "_").replace(",", "_").replace("=", "-")
+        folder = out / res.spec.slug
         folder.mkdir(exist_ok=True)
         for i, level in enumerate(res.levels):
             imageio.save_level(folder / f"level_{i:02d}.png", level, fmt)

@@ -6,6 +6,7 @@ hand it to the UI (or the CLI writers) without locks.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -13,10 +14,17 @@ import numpy as np
 
 from mipview.formats import Format
 
+#: the name of a custom strategy is this prefix and the path of its shader (``shader:x.comp``)
+CUSTOM_PREFIX = "shader:"
+# the path runs to the first ".comp" or ".spv" after which only ":options" (no ':') or nothing
+# follows, so a path may hold ':' (never ','), and option values never hold ':'
+_CUSTOM = re.compile(r"^(shader:.*?\.(?:comp|spv))(?::([^:]*))?$")
+
 
 @dataclass(frozen=True)
 class StrategySpec:
-    """A strategy name plus its options, written ``name[:key=value,...]`` on the command line."""
+    """A strategy name plus its options, written ``name[:key=value,...]`` on the command line;
+    a custom strategy's name is ``shader:PATH`` (``shader:PATH[:key=value,...]``)."""
 
     name: str
     options: tuple[tuple[str, str], ...] = ()
@@ -30,9 +38,22 @@ class StrategySpec:
             return self.name
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.options)
 
+    @property
+    def slug(self) -> str:
+        """The spec as one file or folder name (no path separators)."""
+        text = str(self).replace(":", "_").replace(",", "_").replace("=", "-")
+        return text.replace("/", "_").replace("\\", "_")
+
     @classmethod
     def parse(cls, text: str) -> StrategySpec:
-        name, _, rest = text.strip().partition(":")
+        custom = _CUSTOM.match(text.strip())
+        if custom:
+            name, rest = custom.group(1), custom.group(2) or ""
+        elif text.strip().startswith(CUSTOM_PREFIX):
+            raise ValueError(f"{text.strip()!r}: a custom strategy is {CUSTOM_PREFIX}PATH.comp "
+                             f"or {CUSTOM_PREFIX}PATH.spv, then :KEY=VALUE,... if any")
+        else:
+            name, _, rest = text.strip().partition(":")
         opts: list[tuple[str, str]] = []
         for part in filter(None, (p.strip() for p in rest.split(","))):
             key, eq, value = part.partition("=")

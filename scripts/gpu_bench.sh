@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark batches behind the issue notes, for a machine with a real GPU.
-#   scripts/gpu_bench.sh PART OUTDIR     PART: strategies (= subgroup, sp, npot) | extras | all
+#   scripts/gpu_bench.sh PART OUTDIR     PART: strategies (= subgroup, sp, npot) | extras | custom
+#                                        | all
+# `custom` (the examples of docs/custom-strategies.md beside the built-ins) needs glslc and
+# spirv-cross on PATH.
 # Each bench writes JSON into OUTDIR; the log goes to stdout. Run from the repo root with
 # `mipview` importable (python3 -m mipview). Uses cold caches (L2 evicted before every timed
 # run by reading a 256 MiB buffer: clean lines, mipview/gpu/evict.py) and a 1.5 s warm-up,
@@ -51,4 +54,16 @@ if [[ $part == extras || $part == all ]]; then
   mv sweep --width-range 1900:1940 --height 1080 --format srgb --strategies blit,per-level,npot-exact --json "$out/sweep.json"
   mv bench --batch-synthetic 1000 --json "$out/batch_1000.json"
   mv bench --batch-synthetic 1000 --batch-sweep 1,3,10,30,100,300,1000 --repeat 30 --json "$out/batch_sweep.json"
+fi
+
+if [[ $part == custom || $part == all ]]; then
+  R=resources/shaders
+  C="shader:$R/box_per_level.comp:GROUP=all,shader:$R/chain_last_group.comp:GROUP=all"
+  mv run --size 1920x1080 --validate --out "$out/custom_run" \
+    --strategies "$C,shader:$R/odd_edge_bug.comp,per-level,single-pass"
+  for s in 1920x1080 4096 8192; do
+    chk=(); [[ $s == 8192 ]] && chk=(--no-check)
+    mv bench --size "$s" "${B[@]}" "${chk[@]}" --repeat 50 --json "$out/custom_$s.json" \
+      --strategies "per-level,single-pass,$C"
+  done
 fi

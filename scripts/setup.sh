@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs what mipview needs on a Debian machine, then the Python environment. Sourced by
 # run.sh and test.sh, so each of them works on a fresh machine by itself.
-#   - Debian packages (Vulkan loader, lavapipe, validation layer, glslc, what Qt needs offscreen
-#     and on X11): installed when root, otherwise the exact apt command is printed and we stop.
+#   - Debian packages (Vulkan loader, lavapipe, validation layer, glslc and spirv-cross for
+#     custom strategies, what Qt needs offscreen and on X11): installed when root, otherwise the exact apt command is printed and we stop.
 #   - .venv with `pip install -e .[test]`, redone only when pyproject.toml changes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 DEB_PACKAGES=(
-  libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslc
+  libvulkan1 mesa-vulkan-drivers vulkan-validationlayers glslc spirv-cross
   python3 python3-venv python3-pip
   libegl1 libgl1 libglib2.0-0 libfontconfig1 libfreetype6 libdbus-1-3
   libxkbcommon0 libxkbcommon-x11-0 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0

@@ -122,3 +122,19 @@ def test_image_larger_than_device_limit_is_refused(gpu):
     limit = gpu.caps.max_image_dimension_2d
     with pytest.raises(MipviewError, match="device limit"):
         MipImage(gpu, Format.UNORM, limit + 1, 4)
+
+
+def test_robust_access_is_per_pipeline_where_offered_else_device_wide_on_a_cpu():
+    from mipview.gpu.context import _robustness
+
+    assert _robustness("discrete", True, True, True) == "pipeline"
+    assert _robustness("cpu", True, True, True) == "pipeline"
+    assert _robustness("cpu", False, True, True) == "device"
+    assert _robustness("discrete", False, True, True) == "none"  # keeps built-in timings
+    assert _robustness("cpu", False, True, False) == "none"
+
+
+def test_lavapipe_gets_robust_access_for_the_whole_device(gpu):
+    # Mesa 22.3's lavapipe has no VK_EXT_pipeline_robustness; newer ones may
+    assert gpu.caps.robustness in ("device", "pipeline")
+    assert gpu.caps.as_dict()["robustness"] == gpu.caps.robustness

@@ -123,3 +123,12 @@ def test_constants_by_name():
 def test_constants_refuse_wrong_values(shader, values):
     with pytest.raises(ValueError):
         shader.spec_values(values)
+
+
+@pytest.mark.parametrize("declared", [shaders.MIP_LEVEL, shaders.MIP_CHAIN], ids=lambda d: d.name)
+def test_custom_strategy_includes_match_their_declaration(declared):
+    # the push blocks every custom per-level / whole-chain shader is checked against
+    found = read_interface(INCLUDE / f"{declared.name}.glsl", INCLUDE)
+    assert mismatches(declared, found) == []
+    wrong = dataclasses.replace(declared, push=declared.push[:-1])
+    assert mismatches(wrong, found)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu.vkapi import VulkanUnavailable, cstr, ffi, flag, require_vulkan, vk
 from mipview.results import DeviceSummary
@@ -75,6 +76,10 @@ class DeviceCaps:
     vulkan_memory_model: bool
     #: Format -> optimal-tiling feature bits
     format_features: dict[Format, int] = field(default_factory=dict, compare=False)
+    #: how custom strategies get robust buffer and image access (docs/custom-strategies.md):
+    #: "pipeline" (VK_EXT_pipeline_robustness, their pipelines only), "device" (enabled for the
+    #: whole device: CPU devices without the extension), or "none"
+    robustness: str = "none"
 
     @property
     def driver(self) -> str:
@@ -103,6 +108,7 @@ class DeviceCaps:
             "max_shared_memory": self.max_shared_memory,
             "max_workgroup_invocations": self.max_workgroup_invocations,
             "shader_float16": self.shader_float16, "int64_buffer_atomics": self.int64_buffer_atomics,
+            "robustness": self.robustness,
         }
 
 
@@ -151,6 +157,24 @@ def validation_available() -> bool:
 
 def env_validate() -> bool:
     return os.environ.get("MIPVIEW_VALIDATE", "").lower() in ("1", "true", "yes", "on")
+
+
+DEFAULT_TIMEOUT_S = 60.0
+
+
+def env_timeout() -> float:
+    """``MIPVIEW_GPU_TIMEOUT`` seconds, else :data:`DEFAULT_TIMEOUT_S`."""
+    text = os.environ.get("MIPVIEW_GPU_TIMEOUT", "")
+    try:
+        return float(text) if text else DEFAULT_TIMEOUT_S
+    except ValueError:
+        raise VulkanUnavailable(f"MIPVIEW_GPU_TIMEOUT={text!r} is not a number of seconds") \
+            from None
+
+
+class GpuTimeout(MipviewError):
+    """A submit that did not finish within the context's timeout, or a lost device: the context
+    cannot be used any more (make a new one)."""
 
 
 class _Instance:
@@ -265,6 +289,12 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
         f12.pNext = f13
     feats2 = ffi.new("VkPhysicalDeviceFeatures2*",
                      {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2"), "pNext": f12})
+    robust_pipeline = None
+    if _PIPELINE_ROBUSTNESS in _device_extensions(pd):
+        robust_pipeline = ffi.new("VkPhysicalDevicePipelineRobustnessFeaturesEXT*", {
+            "sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT"),
+            "pNext": f12.pNext})
+        f12.pNext = robust_pipeline
     vk.vkGetPhysicalDeviceFeatures2(pd, feats2)
     core = feats2.features
 
@@ -302,7 +332,30 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
         host_query_reset=bool(f12.hostQueryReset),
         vulkan_memory_model=bool(f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
         format_features=fmt_features,
+        robustness=_robustness(
+            _DEVICE_TYPES.get(int(p.deviceType), "other"),
+            bool(robust_pipeline is not None and robust_pipeline.pipelineRobustness),
+            bool(core.robustBufferAccess),
+            bool(api >= _API_VERSION and f13.robustImageAccess)),
     )
+
+
+_PIPELINE_ROBUSTNESS = "VK_EXT_pipeline_robustness"
+
+
+def _device_extensions(pd: Any) -> set[str]:
+    return {cstr(e.extensionName) for e in vk.vkEnumerateDeviceExtensionProperties(pd, None)}
+
+
+def _robustness(device_type: str, pipeline: bool, buffer: bool, image: bool) -> str:
+    """Per pipeline where the device offers it, so built-in strategies keep their speed; for the
+    whole device on a CPU device without it (lavapipe: built-in timings did not move,
+    docs/custom-strategies.md); else none."""
+    if not (buffer and image):
+        return "none"
+    if pipeline:
+        return "pipeline"
+    return "device" if device_type == "cpu" else "none"
 
 
 def list_devices() -> list[DeviceCaps]:
@@ -342,9 +395,14 @@ def choose_device(devices: list[DeviceCaps], wanted: str | int | None) -> Device
 class GpuContext:
     """Instance + one logical device + one queue + a command pool and a fence for submits."""
 
-    def __init__(self, device: str | int | None = None, validate: bool | None = None) -> None:
+    def __init__(self, device: str | int | None = None, validate: bool | None = None,
+                 timeout_s: float | None = None) -> None:
+        """``timeout_s``: the longest wait for one submit (default :func:`env_timeout`)."""
         require_vulkan()
         self.validate = env_validate() if validate is None else validate
+        self.timeout_s = env_timeout() if timeout_s is None else timeout_s
+        #: set when a submit ran past the timeout (or the device was lost); see wait_idle
+        self.hung: GpuTimeout | None = None
         self._messages: list[str] = []
         self._instance = _Instance(self.validate, self._messages)
         self.device = None
@@ -373,7 +431,7 @@ class GpuContext:
         keep: list[Any] = []
         core = vk.VkPhysicalDeviceFeatures(
             shaderStorageImageWriteWithoutFormat=caps.storage_write_without_format,
-            shaderInt64=caps.shader_int64)
+            shaderInt64=caps.shader_int64, robustBufferAccess=caps.robustness == "device")
         f12 = ffi.new("VkPhysicalDeviceVulkan12Features*",
                       {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES")})
         f12.shaderFloat16 = caps.shader_float16
@@ -382,18 +440,29 @@ class GpuContext:
         f12.vulkanMemoryModel = caps.vulkan_memory_model
         f12.vulkanMemoryModelDeviceScope = caps.vulkan_memory_model
         keep.append(f12)
-        if caps.subgroup_size_range is not None:
+        if caps.subgroup_size_range is not None or caps.robustness == "device":
             f13 = ffi.new("VkPhysicalDeviceVulkan13Features*",
                           {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES")})
-            f13.subgroupSizeControl = 1
-            f13.computeFullSubgroups = 1
+            f13.subgroupSizeControl = caps.subgroup_size_range is not None
+            f13.computeFullSubgroups = caps.subgroup_size_range is not None
+            f13.robustImageAccess = caps.robustness == "device"
             f12.pNext = f13
             keep.append(f13)
+        extensions = []
+        if caps.robustness == "pipeline":
+            robust = ffi.new("VkPhysicalDevicePipelineRobustnessFeaturesEXT*", {
+                "sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT"),
+                "pipelineRobustness": 1, "pNext": f12.pNext})
+            f12.pNext = robust
+            keep.append(robust)
+            extensions.append(_PIPELINE_ROBUSTNESS)
         priorities = ffi.new("float[1]", [1.0])
         queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=caps.queue_family,
                                                 queueCount=1, pQueuePriorities=priorities)
         info = vk.VkDeviceCreateInfo(queueCreateInfoCount=1, pQueueCreateInfos=[queue_info],
-                                     pEnabledFeatures=core, pNext=f12)
+                                     pEnabledFeatures=core, pNext=f12,
+                                     enabledExtensionCount=len(extensions),
+                                     ppEnabledExtensionNames=extensions)
         self.device = vk.vkCreateDevice(self.physical_device, info, None)
         self.queue = vk.vkGetDeviceQueue(self.device, caps.queue_family, 0)
         self.command_pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(
@@ -437,11 +506,33 @@ class GpuContext:
     def free_command_buffer(self, cmd: Any) -> None:
         vk.vkFreeCommandBuffers(self.device, self.command_pool, 1, [cmd])
 
-    def submit_and_wait(self, cmd: Any, timeout_ns: int = 600_000_000_000) -> None:
+    def submit_and_wait(self, cmd: Any) -> None:
+        """Submit and wait, at most ``timeout_s``: the one place mipview waits for the GPU."""
+        self._check_hung()
         vk.vkResetFences(self.device, 1, [self.fence])
         vk.vkQueueSubmit(self.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1,
                                                           pCommandBuffers=[cmd])], self.fence)
-        vk.vkWaitForFences(self.device, 1, [self.fence], vk.VK_TRUE, timeout_ns)
+        self._wait_fence()
+
+    def _wait_fence(self) -> None:
+        try:
+            vk.vkWaitForFences(self.device, 1, [self.fence], vk.VK_TRUE,
+                               int(self.timeout_s * 1e9))
+        except (vk.VkTimeout, vk.VkErrorDeviceLost) as exc:
+            what = ("the device was lost" if isinstance(exc, vk.VkErrorDeviceLost) else
+                    f"the GPU did not finish within {self.timeout_s:g} s")
+            self.hung = GpuTimeout(f"{what}: a shader that never ends or takes far too long? "
+                                   f"(MIPVIEW_GPU_TIMEOUT=SECONDS sets the limit)")
+            raise self.hung from None
+
+    def _check_hung(self) -> None:
+        """After a timeout: wait once more for the late submit; raise while it still runs (or
+        for good, once the device is given up)."""
+        if self.hung is not None:
+            if self.device is None:
+                raise GpuTimeout(str(self.hung))
+            self._wait_fence()
+            self.hung = None
 
     @contextlib.contextmanager
     def one_shot(self) -> Iterator[Any]:
@@ -454,14 +545,31 @@ class GpuContext:
             vk.vkEndCommandBuffer(cmd)
             self.submit_and_wait(cmd)
         finally:
-            self.free_command_buffer(cmd)
+            if self.hung is None:  # a command buffer still running must not be freed
+                self.free_command_buffer(cmd)
 
     def wait_idle(self) -> None:
+        """Wait until the device is idle; after a timeout, raises GpuTimeout while the late submit
+        still runs, so that nothing it uses is destroyed."""
+        self._check_hung()
         if self.device is not None:
             vk.vkDeviceWaitIdle(self.device)
 
+    def _abandon(self) -> None:
+        """Leave a device whose submit never ended to the process: destroying it (or its
+        instance) would wait for that submit or pull memory from under it."""
+        self.device = None
+        if self._instance is not None:
+            self._instance._unregister()
+            self._instance = None
+
     def close(self) -> None:
         if self.device is not None:
+            try:
+                self._check_hung()
+            except GpuTimeout:
+                self._abandon()
+                return
             vk.vkDeviceWaitIdle(self.device)
             for callback in reversed(getattr(self, "_on_close", [])):
                 callback()

@@ -17,6 +17,7 @@ from mipview.gpu.shader_interface import ShaderInterface, SpecValue
 from mipview.gpu.vkapi import ffi, flag, vk
 
 REQUIRE_FULL_SUBGROUPS_BIT = 0x2  # VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+_ROBUST_BUFFERS = "VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_ROBUST_BUFFER_ACCESS_EXT"
 
 #: binding kind -> VkDescriptorType name
 DESCRIPTOR_KINDS = {
@@ -27,19 +28,34 @@ DESCRIPTOR_KINDS = {
 }
 
 
-def load_spirv(name: str) -> bytes:
-    """The shipped SPIR-V of ``shaders/<name>.comp``."""
-    path = resources.files("mipview") / "spirv" / f"{name}.spv"
+#: a binding of a pipeline: its kind, or (kind, array size)
+BindingKind = str | tuple[str, int]
+
+
+def binding_kind(entry: BindingKind) -> tuple[str, int]:
+    """(kind, descriptor count) of a binding entry."""
+    return (entry, 1) if isinstance(entry, str) else entry
+
+
+def load_spirv(shader: ShaderInterface) -> bytes:
+    """The module of ``shader``: its own (custom strategies), else the shipped SPIR-V of
+    ``shaders/<name>.comp``."""
+    if shader.spirv is not None:
+        return shader.spirv
+    path = resources.files("mipview") / "spirv" / f"{shader.name}.spv"
     return path.read_bytes()
 
 
 @dataclass(frozen=True)
 class PipelineKey:
     shader: ShaderInterface
-    bindings: tuple[str, ...]
+    bindings: tuple[BindingKind, ...]
     #: (constant_id, value) sorted by id, from :meth:`ShaderInterface.spec_values`
     constants: tuple[tuple[int, SpecValue], ...]
     subgroup_size: int | None
+    #: robust buffer and image access for this pipeline (custom strategies), where the device
+    #: offers it per pipeline (DeviceCaps.robustness "pipeline")
+    robust: bool = False
 
     @property
     def push_size(self) -> int:
@@ -56,8 +72,8 @@ class ComputePipeline:
         compute = flag("VK_SHADER_STAGE_COMPUTE_BIT")
         layout_bindings = [
             vk.VkDescriptorSetLayoutBinding(binding=i, descriptorType=flag(DESCRIPTOR_KINDS[k]),
-                                            descriptorCount=1, stageFlags=compute)
-            for i, k in enumerate(key.bindings)]
+                                            descriptorCount=n, stageFlags=compute)
+            for i, (k, n) in enumerate(map(binding_kind, key.bindings))]
         self.set_layout = vk.vkCreateDescriptorSetLayout(dev, vk.VkDescriptorSetLayoutCreateInfo(
             bindingCount=len(layout_bindings), pBindings=layout_bindings), None)
         ranges = [vk.VkPushConstantRange(stageFlags=compute, offset=0, size=key.push_size)]
@@ -65,7 +81,7 @@ class ComputePipeline:
             setLayoutCount=1, pSetLayouts=[self.set_layout],
             pushConstantRangeCount=1 if key.push_size else 0,
             pPushConstantRanges=ranges if key.push_size else None), None)
-        spv = load_spirv(key.shader.name)
+        spv = load_spirv(key.shader)
         module = vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
             codeSize=len(spv), pCode=spv), None)
         try:
@@ -86,7 +102,12 @@ class ComputePipeline:
             stage = vk.VkPipelineShaderStageCreateInfo(
                 stage=compute, module=module, pName="main", pSpecializationInfo=spec,
                 flags=stage_flags, pNext=size_info)
-            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
+            robust = None
+            if key.robust and ctx.caps.robustness == "pipeline":
+                robust = vk.VkPipelineRobustnessCreateInfoEXT(
+                    storageBuffers=flag(_ROBUST_BUFFERS), uniformBuffers=flag(_ROBUST_BUFFERS),
+                    images=flag("VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_ROBUST_IMAGE_ACCESS_EXT"))
+            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout, pNext=robust)
             self.pipeline = vk.vkCreateComputePipelines(dev, None, 1, [info], None)[0]
         finally:
             vk.vkDestroyShaderModule(dev, module, None)
@@ -109,11 +130,12 @@ class ComputePipeline:
         vk.vkDestroyDescriptorSetLayout(dev, self.set_layout, None)
 
 
-def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[str, ...],
+def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[BindingKind, ...],
                  constants: Mapping[str, SpecValue] | None = None,
-                 subgroup_size: int | None = None) -> ComputePipeline:
+                 subgroup_size: int | None = None, robust: bool = False) -> ComputePipeline:
     """A cached pipeline of ``shader`` with ``constants`` by GLSL name (the push-constant range
-    is the shader's declared block); destroyed when the context closes."""
+    is the shader's declared block); destroyed when the context closes. ``robust``: robust
+    buffer and image access where the device offers it per pipeline."""
     cache: dict[PipelineKey, ComputePipeline] = ctx.caches.setdefault("pipelines", {})
     if not cache:
         def destroy_all() -> None:
@@ -121,7 +143,8 @@ def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[str, 
                 pipeline.destroy()
             cache.clear()
         ctx.on_close(destroy_all)
-    key = PipelineKey(shader, tuple(bindings), shader.spec_values(constants or {}), subgroup_size)
+    key = PipelineKey(shader, tuple(bindings), shader.spec_values(constants or {}), subgroup_size,
+                      robust)
     if key not in cache:
         cache[key] = ComputePipeline(ctx, key)
     return cache[key]
@@ -153,10 +176,11 @@ class DescriptorSets:
     def __init__(self, pipeline: ComputePipeline, count: int) -> None:
         self.ctx = pipeline.ctx
         self.pipeline = pipeline
-        kinds = pipeline.key.bindings
-        sizes = [vk.VkDescriptorPoolSize(type=flag(DESCRIPTOR_KINDS[k]),
-                                         descriptorCount=count * kinds.count(k))
-                 for k in sorted(set(kinds))]
+        per_set: dict[str, int] = {}
+        for kind, n in map(binding_kind, pipeline.key.bindings):
+            per_set[kind] = per_set.get(kind, 0) + n
+        sizes = [vk.VkDescriptorPoolSize(type=flag(DESCRIPTOR_KINDS[k]), descriptorCount=count * n)
+                 for k, n in sorted(per_set.items())]
         self.pool = vk.vkCreateDescriptorPool(self.ctx.device, vk.VkDescriptorPoolCreateInfo(
             maxSets=count, poolSizeCount=len(sizes), pPoolSizes=sizes), None)
         layouts = [pipeline.set_layout] * count
@@ -166,13 +190,22 @@ class DescriptorSets:
     def write(self, index: int, resources_by_binding: list[Any]) -> None:
         """Fill set ``index``: one entry per binding, in binding order. An entry is an image
         view (storage image), ``(view, sampler)`` (combined sampler), or ``(buffer, offset,
-        size)`` (storage/uniform buffer)."""
+        size)`` (storage/uniform buffer); an array of storage images takes a list of views."""
         general = flag("VK_IMAGE_LAYOUT_GENERAL")
         writes, keep = [], []
-        for binding, (kind, res) in enumerate(zip(self.pipeline.key.bindings,
-                                                  resources_by_binding, strict=True)):
+        for binding, (entry, res) in enumerate(zip(self.pipeline.key.bindings,
+                                                   resources_by_binding, strict=True)):
+            kind, n = binding_kind(entry)
             dtype = flag(DESCRIPTOR_KINDS[kind])
-            if kind == "sampled":
+            if n > 1:
+                if kind != "storage_image" or len(res) != n:
+                    raise ValueError(f"binding {binding}: {n} storage images wanted, got {res!r}")
+                infos = [vk.VkDescriptorImageInfo(imageView=v, imageLayout=general) for v in res]
+                keep.append(infos)
+                writes.append(vk.VkWriteDescriptorSet(
+                    dstSet=self.sets[index], dstBinding=binding, descriptorCount=n,
+                    descriptorType=dtype, pImageInfo=infos))
+            elif kind == "sampled":
                 view, sampler = res
                 info = vk.VkDescriptorImageInfo(sampler=sampler, imageView=view,
                                                 imageLayout=general)

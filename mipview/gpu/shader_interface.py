@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Integral, Real
 from pathlib import Path
@@ -42,6 +42,8 @@ class ShaderInterface:
     name: str
     spec: tuple[tuple[str, int, str], ...] = ()
     push: tuple[tuple[str, str], ...] = ()
+    #: the module itself, for a shader that is not shipped in mipview/spirv (custom strategies)
+    spirv: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         for const, _, typ in self.spec:
@@ -53,13 +55,23 @@ class ShaderInterface:
 
     # --- push constants --------------------------------------------------------------------
     @cached_property
+    def push_layout(self) -> tuple[tuple[str, str, int], ...]:
+        """(member, GLSL type, std430 byte offset) in block order."""
+        out, offset = [], 0
+        for member, typ in self.push:
+            n = PUSH_TYPES[typ][1]
+            offset += -offset % _std430_align(n)
+            out.append((member, typ, offset))
+            offset += 4 * n
+        return tuple(out)
+
+    @cached_property
     def _push_struct(self) -> struct.Struct:
-        fmt, offset = "<", 0
-        for _, typ in self.push:
+        fmt, end = "<", 0
+        for _, typ, offset in self.push_layout:
             code, n = PUSH_TYPES[typ]
-            pad = -offset % _std430_align(n)
-            fmt += "x" * pad + code * n
-            offset += pad + 4 * n
+            fmt += "x" * (offset - end) + code * n
+            end = offset + 4 * n
         return struct.Struct(fmt)
 
     @property

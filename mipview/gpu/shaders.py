@@ -66,6 +66,17 @@ CACHE_EVICT = ShaderInterface("cache_evict", push=(("count", "uint"), ("never", 
 IMAGE_READ = ShaderInterface(
     "image_read", spec=(("LINEAR", 0, "bool"),), push=(("size", "ivec2"), ("never", "float")))
 
+# The push blocks of custom strategies (docs/custom-strategies.md): shaders/include/mip_level.glsl
+# and mip_chain.glsl. Not shipped shaders: every custom shader is checked against these when it
+# is loaded (mipview/gpu/custom_shader.py); its block may stop after any member.
+MIP_LEVEL = ShaderInterface(
+    "mip_level", spec=MIP_COMMON,
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("level", "int"), ("levels", "int")))
+MIP_CHAIN = ShaderInterface(
+    "mip_chain", spec=MIP_COMMON,
+    push=(("srcSize", "ivec2"), ("levels", "int"), ("layers", "int"), ("dispatch", "int"),
+          ("groups", "int")))
+
 ALL: tuple[ShaderInterface, ...] = (
     PER_LEVEL, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
     BATCH_BUCKETS, BUFFER_COPY, CACHE_EVICT, IMAGE_READ)

@@ -9,7 +9,7 @@ import importlib
 
 from mipview import MipviewError
 from mipview.gpu.strategies.base import OptionSpec, Strategy
-from mipview.results import StrategySpec
+from mipview.results import CUSTOM_PREFIX, StrategySpec
 
 # Registry order is display order.
 _MODULES = [
@@ -37,11 +37,18 @@ class UnknownStrategy(MipviewError):
 
 
 def strategy_class(name: str) -> type[Strategy]:
+    """A built-in strategy by name, or the custom strategy of ``shader:PATH`` (the file is
+    compiled and checked: CompileError, InterfaceError or MipviewError, one line each)."""
+    if name.startswith(CUSTOM_PREFIX):
+        from mipview.gpu.strategies.custom import custom_strategy
+
+        return custom_strategy(name)
     try:
         return REGISTRY[name]
     except KeyError:
         known = ", ".join(REGISTRY)
-        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known}, or "
+                              f"{CUSTOM_PREFIX}PATH.comp|.spv)") from None
 
 
 def resolve(spec: StrategySpec) -> tuple[type[Strategy], dict[str, str]]:

@@ -47,6 +47,8 @@ class Strategy:
     #: For strategies that are not exact by design: the name of the reference that emulates
     #: them (mipview.reference.EMULATIONS), which their result is measured against.
     own_reference: ClassVar[str | None] = None
+    #: attributes holding per-image resources (Buffer, MipImage, ...) that ``release`` destroys
+    owned: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
         self.ctx = ctx
@@ -106,6 +108,11 @@ class Strategy:
         if self.sets is not None:
             self.sets.destroy()
             self.sets = None
+        for name in self.owned:
+            res = getattr(self, name, None)
+            if res is not None:
+                res.destroy()
+                setattr(self, name, None)
 
 
 # --- helpers shared by compute strategies ------------------------------------------------------

@@ -191,6 +191,7 @@ class SinglePass(Strategy):
     )
     #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``
     passes: tuple[SpPass, ...] = ()
+    owned = ("counters", "data", "dummy")
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -330,13 +331,6 @@ class SinglePass(Strategy):
                                  push=push, groups=groups))
         self._record(cmd, steps, marks)
 
-    def release(self) -> None:
-        super().release()
-        for name in ("counters", "data", "dummy"):
-            res = getattr(self, name, None)
-            if res is not None:
-                res.destroy()
-                setattr(self, name, None)
 
 
 def tiles_for_rect(p: SpPass, src_size: tuple[int, int],

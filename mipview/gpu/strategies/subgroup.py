@@ -194,6 +194,7 @@ class Subgroup(Strategy):
         TILES_OPTION,
         PREFETCH_OPTION,
     )
+    owned = ("scratch",)
 
     def __init__(self, ctx: Any, options: dict[str, str] | None = None,
                  debug_lanes: bool = False) -> None:
@@ -320,9 +321,3 @@ class Subgroup(Strategy):
                              regionX=step.groups[0], regionTiles=tiles)
         return DispatchStep(step.label, step.levels, self._detail(step), pipeline=i,
                             descriptor_set=i, push=push, groups=(*groups, layers))
-
-    def release(self) -> None:
-        super().release()
-        if self.scratch is not None:
-            self.scratch.destroy()
-            self.scratch = None
