@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -108,6 +108,69 @@ class TimingSettings:
     cold: bool = False
     evict: str = "clean"
 
+    @classmethod
+    def for_device(cls, device_type: str, repeat: int = 50, warmup_ms: float | None = None,
+                   cold: bool = False, evict: str = "clean") -> TimingSettings:
+        """The settings ``mipview bench`` and the window both time with: ``warmup_ms`` None is
+        the device's default (:data:`WARMUP_MS`)."""
+        if warmup_ms is None:
+            warmup_ms = WARMUP_MS.get(device_type, WARMUP_MS["discrete"])
+        return cls(repeat=repeat, warmup_ms=warmup_ms, cold=cold, evict=evict)
+
+
+#: Default warm-up by device type. A GPU idles at a low clock and needs about a second of work
+#: to reach its sustained one (H200: 345 -> 1980 MHz; without a warm-up the window showed 2.6-5.3x
+#: the bench figures); a CPU device (lavapipe) has no such clock to raise.
+WARMUP_MS = {"discrete": 1000.0, "integrated": 1000.0, "virtual": 1000.0, "other": 1000.0,
+             "cpu": 0.0}
+
+
+@dataclass(frozen=True)
+class ClockSample:
+    """One reading: SM and memory clock in MHz, at ``t`` (time.perf_counter seconds)."""
+
+    t: float
+    sm_mhz: int
+    mem_mhz: int
+
+
+@dataclass(frozen=True)
+class ClockState:
+    """The clocks seen over one timed stretch, and the SM clock the device can reach."""
+
+    source: str
+    samples: tuple[ClockSample, ...]
+    max_sm_mhz: int = 0
+
+    @property
+    def sm_range(self) -> tuple[int, int]:
+        sm = [s.sm_mhz for s in self.samples]
+        return (min(sm), max(sm)) if sm else (0, 0)
+
+    @property
+    def mem_range(self) -> tuple[int, int]:
+        mem = [s.mem_mhz for s in self.samples]
+        return (min(mem), max(mem)) if mem else (0, 0)
+
+    @property
+    def changed(self) -> bool:
+        """The SM clock moved by more than 10% while timing: the runs are not comparable."""
+        lo, hi = self.sm_range
+        return hi > 0 and (hi - lo) > 0.1 * hi
+
+    def label(self) -> str:
+        """``SM 1980 MHz, mem 3201 MHz`` (a range where it moved)."""
+        def span(r: tuple[int, int]) -> str:
+            return f"{r[0]}" if r[0] == r[1] else f"{r[0]}-{r[1]}"
+        if not self.samples:
+            return "clock: no reading"
+        return f"SM {span(self.sm_range)} MHz, mem {span(self.mem_range)} MHz"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "sm_mhz": list(self.sm_range),
+                "mem_mhz": list(self.mem_range), "max_sm_mhz": self.max_sm_mhz,
+                "changed": self.changed, "samples": len(self.samples)}
+
 
 @dataclass(frozen=True)
 class TimingStats:
@@ -195,3 +258,5 @@ class MipResult:
     validation_messages: tuple[str, ...] = field(default=())
     #: floor measured by a large buffer copy, GB/s (read + write bytes / time); None if not run
     copy_bandwidth_gbps: float | None = None
+    #: the GPU clocks seen while timing (mipview.gpu.clocks); None where they cannot be read
+    clock: ClockState | None = None

@@ -84,3 +84,22 @@ def test_too_few_samples_say_nothing(n):
 def test_a_small_steady_shift_within_five_percent_is_noise():
     a = np.concatenate([np.full(20, 100.0), np.full(20, 97.0)])
     assert detect_drift(a) is None
+
+
+def test_session_records_the_clock_after_every_timed_round(gpu, monkeypatch):
+    """The one timing path samples the clock after each round and puts it on the result."""
+    from mipview.formats import Format
+    from mipview.gpu import runner
+    from mipview.gpu.clocks import ClockReader
+    from mipview.results import StrategySpec, TimingSettings
+
+    reader = ClockReader(FakeNvml(["x"], [1980, 1980, 1500]), 0)
+    monkeypatch.setattr(runner, "clock_reader", lambda ctx: reader)
+    level0 = np.zeros((8, 8, 4), np.uint8)
+    with runner.Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
+        session.generate()
+        assert session.result().clock is None  # not timed yet
+        session.time_with(TimingSettings(repeat=6, warmup_ms=0, runs_per_batch=2))
+        clock = session.result().clock
+    assert clock is not None and len(clock.samples) == 3  # 6 runs, 2 per round
+    assert clock.sm_range == (1500, 1980) and clock.changed

@@ -13,57 +13,11 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
 
+from mipview.results import ClockSample, ClockState
+
 NVIDIA_VENDOR_ID = 0x10DE
-
-
-@dataclass(frozen=True)
-class ClockSample:
-    """One reading: SM and memory clock in MHz, at ``t`` (time.perf_counter seconds)."""
-
-    t: float
-    sm_mhz: int
-    mem_mhz: int
-
-
-@dataclass(frozen=True)
-class ClockState:
-    """The clocks seen over one timed stretch, and the SM clock the device can reach."""
-
-    source: str
-    samples: tuple[ClockSample, ...]
-    max_sm_mhz: int = 0
-
-    @property
-    def sm_range(self) -> tuple[int, int]:
-        sm = [s.sm_mhz for s in self.samples]
-        return (min(sm), max(sm)) if sm else (0, 0)
-
-    @property
-    def mem_range(self) -> tuple[int, int]:
-        mem = [s.mem_mhz for s in self.samples]
-        return (min(mem), max(mem)) if mem else (0, 0)
-
-    @property
-    def changed(self) -> bool:
-        """The SM clock moved by more than 10% while timing: the runs are not comparable."""
-        lo, hi = self.sm_range
-        return hi > 0 and (hi - lo) > 0.1 * hi
-
-    def label(self) -> str:
-        """``SM 1980 MHz, mem 3201 MHz`` (a range where it moved)."""
-        def span(r: tuple[int, int]) -> str:
-            return f"{r[0]}" if r[0] == r[1] else f"{r[0]}-{r[1]}"
-        if not self.samples:
-            return "clock: no reading"
-        return f"SM {span(self.sm_range)} MHz, mem {span(self.mem_range)} MHz"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "sm_mhz": list(self.sm_range),
-                "mem_mhz": list(self.mem_range), "max_sm_mhz": self.max_sm_mhz,
-                "changed": self.changed, "samples": len(self.samples)}
 
 
 class ClockReader:
@@ -118,3 +72,11 @@ def open_reader(device_name: str, vendor_id: int, nvml: Any | None = None) -> Cl
     if not matches and len(handles) == 1:
         matches = handles
     return ClockReader(nvml, matches[0]) if matches else None
+
+
+def clock_reader(ctx: Any) -> ClockReader | None:
+    """The reader of the context's device, opened once per context (None: no clock to read)."""
+    if "clock_reader" not in ctx.caches:
+        caps = ctx.caps
+        ctx.caches["clock_reader"] = open_reader(caps.name, caps.vendor_id)
+    return ctx.caches["clock_reader"]

@@ -16,12 +16,20 @@ import numpy as np
 from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu import strategies
+from mipview.gpu.clocks import clock_reader
 from mipview.gpu.context import GpuContext
 from mipview.gpu.evict import CacheEvictor
 from mipview.gpu.resources import MipImage
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.timing import TimedWork, time_interleaved
-from mipview.results import MipResult, StrategyResult, StrategySpec, TimingSettings
+from mipview.results import (
+    ClockSample,
+    ClockState,
+    MipResult,
+    StrategyResult,
+    StrategySpec,
+    TimingSettings,
+)
 
 MAX_STAMPS_PER_RUN = 64
 
@@ -55,6 +63,8 @@ class Session:
         self.skipped: list[tuple[StrategySpec, str]] = []
         #: empties the caches before every timed run (None: warm); others may time with it too
         self.evictor: CacheEvictor | None = None
+        #: the GPU clocks of the last timing (None: not timed, or not readable here)
+        self.clock: ClockState | None = None
         try:
             for spec in specs:
                 self._prepare(spec)
@@ -118,8 +128,22 @@ class Session:
         """Time every strategy as ``settings`` say (:func:`time_interleaved`; ``cold`` and
         ``evict`` pick the cache eviction). Returns False if stopped early."""
         self._evict(settings.evict if settings.cold else None)
-        return time_interleaved([p.work for p in self.prepared], settings, should_stop,
-                                on_batch)
+        reader = clock_reader(self.ctx)
+        samples: list[ClockSample] = []
+
+        def after_round() -> None:
+            # the clock after each timed round: the state the samples were taken in
+            sample = reader.sample() if reader is not None else None
+            if sample is not None:
+                samples.append(sample)
+            if on_batch is not None:
+                on_batch()
+
+        try:
+            return time_interleaved([p.work for p in self.prepared], settings, should_stop,
+                                    after_round)
+        finally:
+            self.clock = reader.state(samples) if reader is not None else None
 
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 10,
              should_stop: Callable[[], bool] | None = None,
@@ -147,7 +171,7 @@ class Session:
             fmt=self.fmt, width=self.width, height=self.height, layers=self.layers,
             device=self.ctx.caps.summary(), results=tuple(results), skipped=tuple(self.skipped),
             validation_messages=tuple(self.ctx.take_messages()),
-            copy_bandwidth_gbps=copy_bandwidth_gbps)
+            copy_bandwidth_gbps=copy_bandwidth_gbps, clock=self.clock)
 
     def close(self) -> None:
         self.ctx.wait_idle()
