@@ -14,11 +14,12 @@ sigCompare(str, str)   strategy and the other strategy: a comparison the view ha
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -143,26 +144,34 @@ class HeatmapView(QWidget):
         self._pending.clear()
         keep = self.strategy_combo.currentText()
         names = [str(r.spec) for r in output.mip.results]
-        for combo in (self.strategy_combo, self.against_combo):
-            combo.blockSignals(True)
-            combo.clear()
-        self.strategy_combo.addItems(names)
-        self.against_combo.addItem("exact reference", EXACT)
-        for n in names:
-            self.against_combo.addItem(n, n)
-        if keep in names:
-            self.strategy_combo.setCurrentText(keep)
-        for combo in (self.strategy_combo, self.against_combo):
-            combo.blockSignals(False)
+        with self._quiet_combos():
+            self.strategy_combo.clear()
+            self.against_combo.clear()
+            self.strategy_combo.addItems(names)
+            self.against_combo.addItem("exact reference", EXACT)
+            for n in names:
+                self.against_combo.addItem(n, n)
+            if keep in names:
+                self.strategy_combo.setCurrentText(keep)
         results = output.mip.results
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
                           else 1)
         self._refresh()
 
     def select(self, strategy: str, against: str = EXACT) -> None:
-        self.strategy_combo.setCurrentText(strategy)
-        self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
+        # both at once: the pair in between (the new strategy against the old choice) would
+        # cost a comparison nobody asked for
+        with self._quiet_combos():
+            self.strategy_combo.setCurrentText(strategy)
+            self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
         self._refresh()
+
+    def _quiet_combos(self) -> contextlib.ExitStack:
+        """The combo boxes, not telling anyone they change (the caller refreshes once)."""
+        stack = contextlib.ExitStack()
+        for combo in (self.strategy_combo, self.against_combo):
+            stack.enter_context(QSignalBlocker(combo))
+        return stack
 
     # --- strategy against strategy ----------------------------------------------------------
     def comparing(self, strategy: str, against: str, job: int) -> None:

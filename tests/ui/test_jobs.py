@@ -199,6 +199,13 @@ def test_strategy_against_strategy_is_computed_off_the_ui_thread(qtbot, make_win
     heat.select("blit", "per-level")
     assert _table_max(heat) == [e.max_error for e in expected] and len(calls) == 1
 
+    # both choices change at once: one job, not one for the pair in between as well
+    with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
+        heat.select("per-level", "blit")
+    assert len(calls) == 2
+    assert _table_max(heat) == [e.max_error for e in compare.level_errors(per_level, blit,
+                                                                           mip.fmt)]
+
 
 def test_comparison_of_another_run_is_dropped(qtbot, make_window, small_png):
     w = make_window()
