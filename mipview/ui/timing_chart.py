@@ -4,8 +4,9 @@ stacked breakdown, and a history of recent medians.
 Updates happen in place (``setOpts`` on the existing BarGraphItem / ErrorBarItem, ``setData`` on
 the history curves), so live profiling redraws without clearing and re-adding items. The figures
 drawn are ``LiveStats.figures``, computed in the worker thread; the UI thread sorts no samples.
-Grid lines follow the major ticks only: lines for every minor tick made each live repaint cost
-three times as much (axes are repainted whenever their range moves).
+Axes are the dearest part of a live repaint: an axis is redrawn whenever its range moves, and
+grid lines at every minor tick tripled that. So grid lines follow the major ticks only, and the
+ranges move only when the data leave them or fill less than half of them (``steady_range``).
 
 Signals
 -------
@@ -51,6 +52,17 @@ def major_grid_only(plot: pg.PlotItem) -> None:
         plot.getAxis(name).setStyle(maxTickLevel=0)
 
 
+def steady_range(current: tuple[float, float], lo: float, hi: float) \
+        -> tuple[float, float] | None:
+    """A range (>= 0) that shows ``lo``..``hi``, or None to keep ``current``: it changes only
+    when the data leave it or fill less than half of it, and then with a quarter of headroom on
+    each side, so data that creep up do not move it at every update."""
+    span = max(hi - lo, 1e-3)
+    if current[0] <= lo and hi <= current[1] and 2 * span >= current[1] - current[0]:
+        return None
+    return max(0.0, lo - span / 4), hi + span / 4
+
+
 def _stack_colour(i: int, n: int) -> tuple[int, int, int]:
     c = pg.colormap.get("viridis").map(0.15 + 0.8 * (i / max(1, n - 1)), mode="byte")
     return int(c[0]), int(c[1]), int(c[2])
@@ -94,6 +106,7 @@ class TimingChart(QWidget):
         self.history_plot.setLabel("bottom", "update")
         self.history_plot.showGrid(x=True, y=True, alpha=0.2)
         major_grid_only(self.history_plot)
+        self.history_plot.disableAutoRange()  # steady_range instead
         self.history_plot.setTitle("history")
         self.history_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
@@ -170,7 +183,9 @@ class TimingChart(QWidget):
                               f"{stats.elapsed_s:.1f} s), median with "
                               f"{self.whisker_combo.currentText()} whiskers, us")
         top = max((h for _, h in lo_hi), default=1.0)
-        self.plot.setYRange(0, max(top, 1e-3) * 1.15, padding=0)
+        y = steady_range(tuple(self.plot.viewRange()[1]), 0.0, top)
+        if y is not None:
+            self.plot.setYRange(*y, padding=0)
 
     def _draw_stack(self, figures: list[TimingFigures], x: np.ndarray, visible: bool) -> None:
         depth = max((len(f.marks) for f in figures), default=0) if visible else 0
@@ -216,6 +231,13 @@ class TimingChart(QWidget):
                     [], [], pen=pg.mkPen(colour, width=2), name=name)
             xs, ys = zip(*points, strict=True) if points else ((), ())
             self.curves[name].setData(np.array(xs, dtype=float), np.array(ys, dtype=float))
+        points = np.array([p for h in self.history.values() for p in h], dtype=float)
+        if points.size:
+            view = self.history_plot.getViewBox()
+            for axis, current in enumerate(view.viewRange()):
+                new = steady_range(tuple(current), points[:, axis].min(), points[:, axis].max())
+                if new is not None:
+                    view.setRange(**{"xRange" if axis == 0 else "yRange": new}, padding=0)
 
     # --- export ---------------------------------------------------------------------------
     def export_csv(self, path: str) -> None:
