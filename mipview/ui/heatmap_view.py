@@ -1,19 +1,25 @@
 """Difference heatmaps per level, with a colour bar and a table of figures per level.
 
-A strategy is compared with the exact reference (figures and maps computed in the worker by
-``compare.level_errors`` / ``compare.error_map``) or with another strategy
-(``compare.level_errors`` / ``compare.difference_map``, computed here on demand and cached).
+A strategy is compared with the exact reference (figures and maps computed in the GPU worker
+by ``compare.level_errors`` / ``compare.error_map``) or with another strategy
+(``compare.level_errors`` / ``compare.difference_map``, computed on demand by the compare worker:
+the view asks with ``sigCompare``, shows "computing" meanwhile and caches what comes back).
 Units: LSB for 8-bit formats, relative error for float formats. The worst level is bold, tinted
 and selected when the data arrives, so it is found at a glance.
+
+Signals
+-------
+sigCompare(str, str)   strategy and the other strategy: a comparison the view has not got
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -33,7 +39,7 @@ from mipview.compare import LevelError
 from mipview.formats import Format
 from mipview.ui.display import layer_count
 from mipview.ui.layer_selector import LayerSelector
-from mipview.ui.messages import Analysis, RunOutput
+from mipview.ui.messages import Analysis, Comparison, RunOutput
 
 EXACT = "__exact__"
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)")
@@ -50,6 +56,8 @@ def format_psnr(v: float) -> str:
 
 
 class HeatmapView(QWidget):
+    sigCompare = Signal(str, str)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         lay = QVBoxLayout(self)
@@ -105,7 +113,10 @@ class HeatmapView(QWidget):
         self.errors: list[LevelError] = []
         self.maps: list[np.ndarray] = []
         self.worst_level = 0
-        self._cache: dict[tuple[str, str], tuple[list[LevelError], list[np.ndarray]]] = {}
+        #: (strategy, against) -> its comparison with another strategy, for ``output``
+        self._cache: dict[tuple[str, str], Comparison] = {}
+        #: (strategy, against) -> the job computing it
+        self._pending: dict[tuple[str, str], int] = {}
         self.strategy_combo.currentIndexChanged.connect(lambda _: self._refresh())
         self.against_combo.currentIndexChanged.connect(lambda _: self._refresh())
         self.cmap_combo.currentTextChanged.connect(self._set_cmap)
@@ -113,6 +124,7 @@ class HeatmapView(QWidget):
     def clear(self) -> None:
         self.output = self.analysis = None
         self._cache.clear()
+        self._pending.clear()
         self.strategy_combo.clear()
         self.against_combo.clear()
         self.table.setRowCount(0)
@@ -129,53 +141,86 @@ class HeatmapView(QWidget):
     def set_data(self, output: RunOutput, analysis: Analysis) -> None:
         self.output, self.analysis = output, analysis
         self._cache.clear()
+        self._pending.clear()
         keep = self.strategy_combo.currentText()
         names = [str(r.spec) for r in output.mip.results]
-        for combo in (self.strategy_combo, self.against_combo):
-            combo.blockSignals(True)
-            combo.clear()
-        self.strategy_combo.addItems(names)
-        self.against_combo.addItem("exact reference", EXACT)
-        for n in names:
-            self.against_combo.addItem(n, n)
-        if keep in names:
-            self.strategy_combo.setCurrentText(keep)
-        for combo in (self.strategy_combo, self.against_combo):
-            combo.blockSignals(False)
+        with self._quiet_combos():
+            self.strategy_combo.clear()
+            self.against_combo.clear()
+            self.strategy_combo.addItems(names)
+            self.against_combo.addItem("exact reference", EXACT)
+            for n in names:
+                self.against_combo.addItem(n, n)
+            if keep in names:
+                self.strategy_combo.setCurrentText(keep)
         results = output.mip.results
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
                           else 1)
         self._refresh()
 
     def select(self, strategy: str, against: str = EXACT) -> None:
-        self.strategy_combo.setCurrentText(strategy)
-        self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
+        # both at once: the pair in between (the new strategy against the old choice) would
+        # cost a comparison nobody asked for
+        with self._quiet_combos():
+            self.strategy_combo.setCurrentText(strategy)
+            self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
         self._refresh()
 
-    def _levels_of(self, name: str) -> tuple[np.ndarray, ...]:
-        assert self.output is not None
-        return next(r.levels for r in self.output.mip.results if str(r.spec) == name)
+    def _quiet_combos(self) -> contextlib.ExitStack:
+        """The combo boxes, not telling anyone they change (the caller refreshes once)."""
+        stack = contextlib.ExitStack()
+        for combo in (self.strategy_combo, self.against_combo):
+            stack.enter_context(QSignalBlocker(combo))
+        return stack
 
-    def _figures(self, name: str, against: str) -> tuple[list[LevelError], list[np.ndarray]]:
-        assert self.analysis is not None and self.output is not None
+    # --- strategy against strategy ----------------------------------------------------------
+    def comparing(self, strategy: str, against: str, job: int) -> None:
+        """``job`` computes the comparison asked for by ``sigCompare``."""
+        self._pending[(strategy, against)] = job
+
+    def set_comparison(self, comparison: Comparison) -> bool:
+        """Keep ``comparison`` and show it if it is selected; False (and nothing changes) when it
+        is of another run than the one shown."""
+        if self.output is None or comparison.run_job != self.output.job:
+            return False
+        key = (comparison.strategy, comparison.against)
+        self._cache[key] = comparison
+        self._pending.pop(key, None)
+        if key == self._selection():
+            self._refresh()
+        return True
+
+    def job_finished(self, job: int) -> None:
+        """A job ended: a comparison it owed and did not send (it failed or was stopped) is no
+        longer awaited; selecting it again asks again."""
+        for key in [k for k, j in self._pending.items() if j == job]:
+            del self._pending[key]
+            if key == self._selection():
+                self.summary.setText(f"  {key[0]} vs {key[1]}: not computed")
+
+    def _selection(self) -> tuple[str, str]:
+        return self.strategy_combo.currentText(), self.against_combo.currentData() or EXACT
+
+    def _figures(self, name: str, against: str) \
+            -> tuple[list[LevelError], list[np.ndarray]] | None:
+        """Figures and maps of ``name`` against ``against``; None while they are computed."""
+        assert self.analysis is not None
         if against == EXACT:
             e = next(e for e in self.analysis.errors if str(e.spec) == name)
             return list(e.levels), list(e.maps)
-        key = (name, against)
-        if key not in self._cache:
-            a, b = self._levels_of(name), self._levels_of(against)
-            fmt = self.output.mip.fmt
-            self._cache[key] = (compare.level_errors(list(a), list(b), fmt),
-                                [compare.difference_map(x, y, fmt) for x, y in zip(a, b, strict=True)])
-        return self._cache[key]
+        got = self._cache.get((name, against))
+        return (list(got.levels), list(got.maps)) if got is not None else None
 
     def _refresh(self) -> None:
         if self.analysis is None or not self.strategy_combo.currentText():
             return
         fmt = self.analysis.fmt
-        name = self.strategy_combo.currentText()
-        against = self.against_combo.currentData() or EXACT
-        self.errors, self.maps = self._figures(name, against)
+        name, against = self._selection()
+        figures = self._figures(name, against)
+        if figures is None:
+            self._show_computing(name, against)
+            return
+        self.errors, self.maps = figures
         unit = "LSB" if not fmt.is_float else "relative error"
         self.colorbar.axis.setLabel(f"error ({unit})")
         finite = [e.max_error for e in self.errors if math.isfinite(e.max_error)]
@@ -192,6 +237,15 @@ class HeatmapView(QWidget):
             self.layer_spin.set_value_silently(worst.worst[0] if worst is not None else 0)
         self.table.selectRow(self.worst_level)
         self._show_level(self.worst_level)
+
+    def _show_computing(self, name: str, against: str) -> None:
+        if (name, against) not in self._pending:
+            self.sigCompare.emit(name, against)
+        self.errors, self.maps = [], []
+        self.table.setRowCount(0)
+        self.image.clear()
+        self.plot.setTitle("")
+        self.summary.setText(f"  computing {name} vs {against}…")
 
     def _fill_table(self, fmt: Format) -> None:
         self.table.blockSignals(True)
@@ -226,10 +280,14 @@ class HeatmapView(QWidget):
         layered = full.ndim == 3  # error maps are (H, W) or (L, H, W)
         m = full[min(self.layer_spin.value(), full.shape[0] - 1)] if layered else full
         # one colour scale for every layer of the level, so layers compare at a glance
-        finite = full[np.isfinite(full)]
-        vmax = float(finite.max()) if finite.size else 1.0
+        vmax = float(full.max())
+        # all finite is the usual case, and two passes: 4096^2 in ms, not the 0.3 s of a mask
+        all_finite = math.isfinite(vmax) and math.isfinite(float(full.min()))
+        if not all_finite:  # scale by the finite texels; NaN and inf show at the top
+            finite = full[np.isfinite(full)]
+            vmax = float(finite.max()) if finite.size else 1.0
         vmax = vmax if vmax > 0 else 1.0
-        shown = np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=0.0)
+        shown = m if all_finite else np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=0.0)
         self.image.setImage(shown, autoLevels=False)
         self.colorbar.setLevels((0.0, vmax))
         where = f", layer {self.layer_spin.value()}" if layered else ""

@@ -1,21 +1,26 @@
 """The main window: wires the strategy panel, the three views and the GPU worker together.
 
-The window owns one :class:`QThread` with one :class:`GpuWorker` in it. It sends requests by
-queued signals and applies results as they arrive; it never waits on the GPU.
+The window owns two worker threads: the :class:`GpuWorker` (every Vulkan call) and a
+:class:`CompareWorker` (strategy-against-strategy heatmaps). It sends each request, a frozen
+dataclass with a job id, by one queued signal per worker, keeps the id of the latest job of each
+kind, and applies a result only when it belongs to that job (so a stopped or superseded job's late
+results are dropped); it never waits on a worker.
 
 Signals (emitted after the views show the data; tests and automation wait on these)
 -------
 sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigAnalysisShown(Analysis)
 sigStatsShown(LiveStats)     sigJobFinished(int)      sigErrorShown(WorkerError)
-sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)
+sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QThread, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -32,11 +37,15 @@ from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
 from mipview.results import StrategySpec
 from mipview.ui.batch_view import BatchView
+from mipview.ui.compare_worker import CompareWorker
 from mipview.ui.heatmap_view import HeatmapView
+from mipview.ui.jobs import worker_thread
 from mipview.ui.messages import (
     Analysis,
     BatchOutput,
     BatchRequest,
+    CompareRequest,
+    Comparison,
     DeviceList,
     LiveStats,
     OpenedImage,
@@ -73,11 +82,10 @@ class MainWindow(QMainWindow):
     sigErrorShown = Signal(object)
     sigBatchShown = Signal(object)
     sigSweepShown = Signal(object)
-    # to the worker (queued: they cross into its thread)
-    _sigOpen = Signal(object)
-    _sigRun = Signal(object)
-    _sigBatch = Signal(object)
-    _sigSweep = Signal(object)
+    sigComparisonShown = Signal(object)
+    # to the workers (queued: they cross into their threads)
+    _sigRequest = Signal(object)
+    _sigCompare = Signal(object)
     _sigDevice = Signal(str)
     _sigShutdown = Signal()
 
@@ -94,9 +102,8 @@ class MainWindow(QMainWindow):
         self.analysis: Analysis | None = None
         self.errors: list[WorkerError] = []
         self._job = 0
-        self._run_job = -1
-        self._batch_job = -1
-        self._sweep_job = -1
+        #: kind ("open", "run", "batch", "sweep") -> id of the latest job of that kind
+        self._latest: dict[str, int] = {}
         self._busy_jobs: set[int] = set()
 
         self.panel = StrategyPanel(self.settings)
@@ -130,18 +137,21 @@ class MainWindow(QMainWindow):
         self.sweep.sigRun.connect(self.run_sweep)
         self.sweep.sigStop.connect(self.stop)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
+        self.heatmap.sigCompare.connect(self._compare)
 
-        self.thread_ = QThread(self)
-        self.thread_.setObjectName("mipview-gpu")
         self.worker = GpuWorker(device, validate)
-        self.worker.moveToThread(self.thread_)
-        self.thread_.started.connect(self.worker.start)
-        self._sigOpen.connect(self.worker.open_image)
-        self._sigRun.connect(self.worker.run)
-        self._sigBatch.connect(self.worker.run_batch)
-        self._sigSweep.connect(self.worker.run_sweep)
+        self.thread_ = worker_thread(self.worker, "mipview-gpu", self)
+        self.comparer = CompareWorker()
+        self.compare_thread = worker_thread(self.comparer, "mipview-compare", self)
+        self._sigRequest.connect(self.worker.work)
+        self._sigCompare.connect(self.comparer.work)
         self._sigDevice.connect(self.worker.set_device)
-        self._sigShutdown.connect(self.worker.shutdown)
+        for w in (self.worker, self.comparer):
+            self._sigShutdown.connect(w.shutdown)
+            w.sigProgress.connect(self._on_progress)
+            w.sigJobFinished.connect(self._on_job_finished)
+            w.sigError.connect(self._on_error)
+        self.comparer.sigCompared.connect(self._on_compared)
         w = self.worker
         w.sigDevices.connect(self._on_devices)
         w.sigDeviceReady.connect(self._on_device_ready)
@@ -152,10 +162,10 @@ class MainWindow(QMainWindow):
         w.sigBatch.connect(self._on_batch)
         w.sigSweepProgress.connect(self._on_sweep_progress)
         w.sigSweep.connect(self._on_sweep)
-        w.sigProgress.connect(self._on_progress)
-        w.sigJobFinished.connect(self._on_job_finished)
-        w.sigError.connect(self._on_error)
+        self.thread_.started.connect(self.worker.start)
+        self.compare_thread.started.connect(self.comparer.start)
         self.thread_.start()
+        self.compare_thread.start()
         self.resize(1400, 900)
         self.resizeDocks([self.chart_dock], [300], Qt.Orientation.Vertical)
         self.resizeDocks([self.panel_dock], [340], Qt.Orientation.Horizontal)
@@ -261,21 +271,33 @@ class MainWindow(QMainWindow):
         self.panel.save()
         self.settings.sync()
 
-    # --- actions ----------------------------------------------------------------------------
-    def _next_job(self) -> int:
+    # --- jobs -------------------------------------------------------------------------------
+    def _send(self, kind: str, request: Callable[[int], Any]) -> int:
+        """Stop the running job, then send ``request(job id)`` to the GPU worker as the latest
+        job of ``kind``; the window is busy until the worker says it finished."""
+        self.stop()
         self._job += 1
-        self._busy_jobs.add(self._job)
+        job = self._latest[kind] = self._job
+        self._busy_jobs.add(job)
         self._set_busy()
-        return self._job
+        self._sigRequest.emit(request(job))
+        return job
 
+    def latest_job(self, kind: str) -> int:
+        """Id of the latest job of ``kind`` ("open", "run", "batch", "sweep"); -1 if none."""
+        return self._latest.get(kind, -1)
+
+    def _is_latest(self, kind: str, job: int) -> bool:
+        """Whether a result of ``job`` should be shown: older jobs of a kind were stopped or
+        superseded, and what they still send is stale."""
+        return self._latest.get(kind) == job
+
+    # --- actions ----------------------------------------------------------------------------
     def open_image(self, path: str) -> int:
         """Load ``path`` in the worker (stops a running job first); returns the job id."""
-        self.stop()
-        job = self._next_job()
         choice = self.panel.format_choice()
         fmt = None if choice == AUTO_FORMAT else Format.parse(choice)
-        self._sigOpen.emit(OpenRequest(job, os.fspath(path), fmt))
-        return job
+        return self._send("open", lambda job: OpenRequest(job, os.fspath(path), fmt))
 
     def current_format(self) -> Format | None:
         choice = self.panel.format_choice()
@@ -292,52 +314,58 @@ class MainWindow(QMainWindow):
         if not specs:
             self.statusBar().showMessage("no runnable strategy is checked", 5000)
             return None
-        self.stop()
-        job = self._next_job()
-        self._run_job = job
         fmt = self.current_format()
         assert fmt is not None
-        self._sigRun.emit(RunRequest(job, self.opened.source, fmt, tuple(specs),
-                                     repeat=self.panel.repeat_spin.value(), live=live,
-                                     layers=self.panel.layers_spin.value()))
-        return job
+        source = self.opened.source
+        return self._send("run", lambda job: RunRequest(
+            job, source, fmt, tuple(specs), repeat=self.panel.repeat_spin.value(), live=live,
+            layers=self.panel.layers_spin.value()))
 
     def run_batch(self, fields: dict | None = None) -> int:
         """Run a batch in the worker (``fields``: BatchRequest fields; default the Batch tab's
         current choices); returns the job id."""
         if fields is None:
             self.batch.request_run()  # comes back here through sigRun
-            return self._batch_job
-        self.stop()
-        job = self._next_job()
-        self._batch_job = job
+            return self.latest_job("batch")
         choice = self.panel.format_choice()
         fmt = None if choice == AUTO_FORMAT else Format.parse(choice)
-        self._sigBatch.emit(BatchRequest(job=job, fmt=fmt, **fields))
-        return job
+        return self._send("batch", lambda job: BatchRequest(job=job, fmt=fmt, **fields))
 
     def run_sweep(self, fields: dict | None = None) -> int | None:
         """Sweep the checked strategies over widths in the worker (``fields``: SweepRequest
         fields; default the Sweep tab's current choices); returns the job id, None if no
         strategy is checked."""
         if fields is None:
-            job = self._sweep_job
+            before = self.latest_job("sweep")
             self.sweep.request_run()  # comes back here through sigRun
-            return self._sweep_job if self._sweep_job != job else None
+            return self.latest_job("sweep") if self.latest_job("sweep") != before else None
         specs = self.panel.specs()
         if not specs:
             self.statusBar().showMessage("no runnable strategy is checked", 5000)
             return None
-        self.stop()
-        job = self._next_job()
-        self._sweep_job = job
         self.sweep.set_progress(0, fields["last"] - fields["first"] + 1)
-        self._sigSweep.emit(SweepRequest(job=job, specs=tuple(specs), **fields))
-        return job
+        return self._send("sweep", lambda job: SweepRequest(job=job, specs=tuple(specs),
+                                                            **fields))
+
+    def _compare(self, strategy: str, against: str) -> None:
+        """The Heatmaps tab asks for ``strategy`` against ``against`` (levels of the run it
+        shows): a job of the compare worker, which leaves the GPU worker's job running."""
+        shown = self.heatmap.output
+        if shown is None:
+            return
+        levels = {str(r.spec): r.levels for r in shown.mip.results}
+        self._job += 1
+        self.heatmap.comparing(strategy, against, self._job)
+        self._sigCompare.emit(CompareRequest(self._job, shown.job, strategy, against,
+                                             levels[strategy], levels[against], shown.mip.fmt))
 
     def stop(self) -> None:
-        """Abandon every job sent so far, at its next checkpoint."""
+        """Abandon every GPU job sent so far, at its next checkpoint."""
         self.worker.cancel(self._job)
+
+    def _drop_comparisons(self) -> None:
+        """The Heatmaps tab gets other data: comparisons still to come are of no use."""
+        self.comparer.cancel(self._job)
 
     def set_device(self, index: str) -> None:
         self.stop()
@@ -349,12 +377,15 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop work, close the context in the worker thread and end the thread."""
-        if self.thread_.isRunning():
+        threads = [t for t in (self.thread_, self.compare_thread) if t.isRunning()]
+        if threads:
             self.stop()
+            self._drop_comparisons()
             self._sigShutdown.emit()
-            if not self.thread_.wait(30_000):
-                self.thread_.quit()
-                self.thread_.wait()
+        for thread in threads:
+            if not thread.wait(30_000):
+                thread.quit()
+                thread.wait()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.save_settings()
@@ -406,6 +437,8 @@ class MainWindow(QMainWindow):
         return n if n > 1 else (self.opened.source.layers if self.opened else 1)
 
     def _on_opened(self, opened: OpenedImage) -> None:
+        if not self._is_latest("open", opened.job):
+            return
         self.opened = opened
         self.output = self.analysis = None
         src = opened.source
@@ -417,6 +450,7 @@ class MainWindow(QMainWindow):
         self.image_label.setText(f"{src.name}: {src.width}x{src.height}{layers} "
                                  f"{fmt.label if fmt else ''} ({src.description})")
         self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.preview,), None)])
+        self._drop_comparisons()
         self.heatmap.clear()
         self.chart.clear()
         self.sigImageOpened.emit(opened)
@@ -424,7 +458,7 @@ class MainWindow(QMainWindow):
             self.run(False)
 
     def _on_run_output(self, out: RunOutput) -> None:
-        if out.job != self._run_job:
+        if not self._is_latest("run", out.job):
             return
         self.output, self.analysis = out, None
         mip = out.mip
@@ -437,15 +471,21 @@ class MainWindow(QMainWindow):
         self.sigRunShown.emit(out)
 
     def _on_analysis(self, analysis: Analysis) -> None:
-        if analysis.job != self._run_job or self.output is None:
+        if not self._is_latest("run", analysis.job) or self.output is None:
             return
         self.analysis = analysis
         self.pyramid.set_reference(analysis.reference, analysis.fmt)
+        self._drop_comparisons()
         self.heatmap.set_data(self.output, analysis)
         self.sigAnalysisShown.emit(analysis)
 
+    def _on_compared(self, comparison: Comparison) -> None:
+        # the view drops a comparison of levels it no longer shows
+        if self.heatmap.set_comparison(comparison):
+            self.sigComparisonShown.emit(comparison)
+
     def _on_stats(self, stats: LiveStats) -> None:
-        if stats.job != self._run_job:
+        if not self._is_latest("run", stats.job):
             return
         self.chart.update_stats(stats)
         if stats.final and stats.timings:
@@ -456,18 +496,18 @@ class MainWindow(QMainWindow):
         self.sigStatsShown.emit(stats)
 
     def _on_batch(self, out: BatchOutput) -> None:
-        if out.job != self._batch_job:
+        if not self._is_latest("batch", out.job):
             return
         self.batch.set_result(out.result)
         self._show_validation(out.result.validation_messages)
         self.sigBatchShown.emit(out)
 
     def _on_sweep_progress(self, p: SweepProgress) -> None:
-        if p.job == self._sweep_job:
+        if self._is_latest("sweep", p.job):
             self.sweep.set_progress(p.done, p.total)
 
     def _on_sweep(self, out: SweepOutput) -> None:
-        if out.job != self._sweep_job:
+        if not self._is_latest("sweep", out.job):
             return
         self.sweep.set_result(out.result)
         self._show_validation(out.result.validation_messages)
@@ -484,7 +524,8 @@ class MainWindow(QMainWindow):
     def _on_job_finished(self, job: int) -> None:
         self._busy_jobs.discard(job)
         self._set_busy()
-        if job == self._run_job and self.output is not None and not self.run_label.text():
+        self.heatmap.job_finished(job)
+        if self._is_latest("run", job) and self.output is not None and not self.run_label.text():
             self.run_label.setText(f"last run: {len(self.output.mip.results)} strategies")
         self.sigJobFinished.emit(job)
 

@@ -3,9 +3,12 @@
 1. open + first pyramid shown: a ``size``² PNG is opened through the window, as a user would;
    reports the time until the source is on screen and until the first GPU pyramid (the checked
    strategies, levels only) is on screen.
-2. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; a 5 ms QTimer
-   records the longest gap between its ticks (the worst UI event-loop stall) and the chart
-   counts its updates per second.
+2. strategy against strategy: on that run, the Heatmaps tab shows the first strategy "against"
+   the second (computed off the UI thread); reports the time until the comparison is on screen
+   and the longest UI event-loop stall meanwhile.
+3. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; the chart counts
+   its updates per second.
+Stalls: a 5 ms QTimer records the gaps between its ticks; the longest is the worst stall.
 Also writes screenshots (pyramid and heatmap tabs) to ``--shots`` for a look.
 """
 
@@ -32,6 +35,38 @@ def _spin(app, until, timeout_s: float) -> bool:
     return True
 
 
+class _Ticks:
+    """Gaps between the ticks of a 5 ms QTimer while running: the UI event loop's stalls."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self._last = 0.0
+        self._timer = QTimer()
+        self._timer.setInterval(5)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(now - self._last)
+        self._last = now
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        self._tick()  # a stall at the very end counts too
+
+    def report(self) -> str:
+        stall = max(self.gaps) * 1000 if self.gaps else float("nan")
+        return (f"longest event-loop stall {stall:.1f} ms "
+                f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mipview.ui.measure")
     parser.add_argument("--size", type=int, default=4096)
@@ -44,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     reserve_ui_core()  # as `mipview gui` does
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings
 
     from mipview import imageio
     from mipview.results import parse_spec_list
@@ -82,7 +117,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"open {args.size}x{args.size} PNG: source shown {marks['source'] - t0:.3f} s, "
           f"GPU pyramid ({args.strategies}) shown {marks['pyramid'] - t0:.3f} s, "
           f"painted {t_paint - t0:.3f} s")
-    _spin(app, lambda: not window.is_busy(), 300)
+    _spin(app, lambda: not window.is_busy() and window.analysis is not None, 300)
+
+    # strategy against strategy on that run, with the Heatmaps tab on screen
+    window.tabs.setCurrentWidget(window.heatmap)
+    names = [str(r.spec) for r in window.output.mip.results]
+    app.processEvents()
+    ticks = _Ticks()
+    shown: list[object] = []
+    window.sigComparisonShown.connect(shown.append)
+    ticks.start()
+    t0 = time.perf_counter()
+    window.heatmap.select(names[0], names[-1])
+    _spin(app, lambda: bool(shown), 300)
+    window.repaint()  # and its first paint
+    app.processEvents()
+    t_shown = time.perf_counter()
+    ticks.stop()
+    print(f"{names[0]} against {names[-1]} at {args.size}x{args.size}: shown "
+          f"{t_shown - t0:.3f} s; {ticks.report()}")
+    window.tabs.setCurrentWidget(window.pyramid)
 
     # live profiling on the bundled photo
     window.panel.run_on_open.setChecked(False)
@@ -90,17 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     window.sigImageOpened.connect(opened.append)
     window.open_image(str(sample_path()))
     _spin(app, lambda: bool(opened) and not window.is_busy(), 60)
-    gaps: list[float] = []
-    last = [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QTimer()
-    timer.setInterval(5)
-    timer.timeout.connect(tick)
     before = window.chart.updates
     window.run(True, specs)
     _spin(app, lambda: window.chart.updates > before, 60)
@@ -114,21 +157,18 @@ def main(argv: list[str] | None = None) -> int:
 
     window.chart.update_stats = timed_update  # the first update: profiling is on
     start_updates = window.chart.updates
-    last[0] = time.perf_counter()
-    timer.start()
+    ticks.start()
     t_live = time.perf_counter()
     end = t_live + args.live_s
     while time.perf_counter() < end:
         app.processEvents()
         time.sleep(0.001)
-    timer.stop()
+    ticks.stop()
     n_updates = window.chart.updates - start_updates
     elapsed = time.perf_counter() - t_live
     window.stop()
     _spin(app, lambda: not window.is_busy(), 60)
-    stall = max(gaps) * 1000 if gaps else float("nan")
-    print(f"live {elapsed:.1f} s: longest event-loop stall {stall:.1f} ms "
-          f"(p99 tick gap {np.percentile(gaps, 99) * 1000:.1f} ms), "
+    print(f"live {elapsed:.1f} s: {ticks.report()}, "
           f"chart updates {n_updates / elapsed:.1f}/s (chart update itself: max "
           f"{max(draw_ms, default=0):.1f} ms, median {np.median(draw_ms or [0]):.1f} ms)")
 

@@ -2,8 +2,8 @@
 
 Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``,
 ``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
-``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``). Arrays inside are never written
-after they are built, so neither side needs a lock.
+``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``).
+Arrays inside are never written after they are built, so neither side needs a lock.
 """
 
 from __future__ import annotations
@@ -98,6 +98,25 @@ class Analysis:
 
 
 @dataclass(frozen=True)
+class TimingFigures:
+    """What the timing chart draws of one :class:`GpuTiming`, in microseconds."""
+
+    min: float
+    p5: float
+    median: float
+    p95: float
+    max: float
+    #: the median of each mark (the per-dispatch breakdown), in plan order
+    marks: tuple[tuple[str, float], ...] = ()
+
+    @classmethod
+    def of(cls, timing: GpuTiming) -> TimingFigures:
+        t = timing.total
+        return cls(t.min, t.p5, t.median, t.p95, t.max,
+                   tuple((label, s.median) for label, s in timing.marks))
+
+
+@dataclass(frozen=True)
 class LiveStats:
     """Timing statistics of one run or one live-profiling update."""
 
@@ -108,6 +127,12 @@ class LiveStats:
     elapsed_s: float
     final: bool = False
     validation_messages: tuple[str, ...] = field(default=())
+    #: ``TimingFigures`` of each of ``timings``, computed where the stats are made (the worker
+    #: thread), so the UI thread redraws without sorting samples
+    figures: tuple[TimingFigures, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "figures", tuple(TimingFigures.of(t) for _, t in self.timings))
 
 
 @dataclass(frozen=True)
@@ -174,3 +199,29 @@ class SweepOutput:
 
     job: int
     result: SweepResult
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """Strategy ``strategy`` against strategy ``against`` (Heatmaps tab, "against <other>"):
+    the levels of both, as the run ``run_job`` read them back."""
+
+    job: int
+    run_job: int
+    strategy: str
+    against: str
+    levels: tuple[np.ndarray, ...]
+    baseline: tuple[np.ndarray, ...]
+    fmt: Format
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``compare.level_errors`` and ``compare.difference_map`` per level of a CompareRequest."""
+
+    job: int
+    run_job: int
+    strategy: str
+    against: str
+    levels: tuple[LevelError, ...]
+    maps: tuple[np.ndarray, ...]

@@ -2,7 +2,11 @@
 stacked breakdown, and a history of recent medians.
 
 Updates happen in place (``setOpts`` on the existing BarGraphItem / ErrorBarItem, ``setData`` on
-the history curves), so live profiling redraws without clearing and re-adding items.
+the history curves), so live profiling redraws without clearing and re-adding items. The figures
+drawn are ``LiveStats.figures``, computed in the worker thread; the UI thread sorts no samples.
+Axes are the dearest part of a live repaint: an axis is redrawn whenever its range moves, and
+grid lines at every minor tick tripled that. So grid lines follow the major ticks only, and the
+ranges move only when the data leave them or fill less than half of them (``steady_range``).
 
 Signals
 -------
@@ -19,8 +23,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mipview.results import GpuTiming
-from mipview.ui.messages import LiveStats
+from mipview.ui.messages import LiveStats, TimingFigures
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
 PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -34,12 +37,30 @@ def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
     plot.setLabel("left", axis, units="us")
     plot.getAxis("left").enableAutoSIPrefix(False)
     plot.showGrid(y=True, alpha=0.25)
+    major_grid_only(plot)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.setTitle(title)
     bars = pg.BarGraphItem(x=[], height=[], width=0.6)
     plot.addItem(bars)
     return bars
+
+
+def major_grid_only(plot: pg.PlotItem) -> None:
+    """Ticks, labels and grid lines at the major ticks only (see the module docstring)."""
+    for name in ("left", "bottom"):
+        plot.getAxis(name).setStyle(maxTickLevel=0)
+
+
+def steady_range(current: tuple[float, float], lo: float, hi: float) \
+        -> tuple[float, float] | None:
+    """A range (>= 0) that shows ``lo``..``hi``, or None to keep ``current``: it changes only
+    when the data leave it or fill less than half of it, and then with a quarter of headroom on
+    each side, so data that creep up do not move it at every update."""
+    span = max(hi - lo, 1e-3)
+    if current[0] <= lo and hi <= current[1] and 2 * span >= current[1] - current[0]:
+        return None
+    return max(0.0, lo - span / 4), hi + span / 4
 
 
 def _stack_colour(i: int, n: int) -> tuple[int, int, int]:
@@ -84,6 +105,8 @@ class TimingChart(QWidget):
         self.history_plot.getAxis("left").enableAutoSIPrefix(False)
         self.history_plot.setLabel("bottom", "update")
         self.history_plot.showGrid(x=True, y=True, alpha=0.2)
+        major_grid_only(self.history_plot)
+        self.history_plot.disableAutoRange()  # steady_range instead
         self.history_plot.setTitle("history")
         self.history_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
@@ -106,12 +129,15 @@ class TimingChart(QWidget):
         """Draw ``stats`` in place; every call adds one point per strategy to the history."""
         self.stats = stats
         self._tick += 1
-        for spec, timing in stats.timings:
-            name = str(spec)
-            self.history.setdefault(name, deque(maxlen=HISTORY)).append(
-                (self._tick, timing.total.median))
+        for (spec, _), fig in zip(stats.timings, stats.figures, strict=True):
+            self.history.setdefault(str(spec), deque(maxlen=HISTORY)).append(
+                (self._tick, fig.median))
         self._redraw()
         self._update_history()
+        for plot in (self.plot, self.history_plot):
+            # ranges and transforms now, not while painting: changes made in a paint cost a
+            # second one
+            plot.getViewBox().prepareForPaint()
         self.updates += 1
         self.sigUpdated.emit()
 
@@ -120,17 +146,17 @@ class TimingChart(QWidget):
         h = self.bars.opts.get("height")
         return [float(v) for v in (h if h is not None else [])]
 
-    def _whisker_bounds(self, t: GpuTiming) -> tuple[float, float]:
+    def _whisker_bounds(self, f: TimingFigures) -> tuple[float, float]:
         if self.whisker_combo.currentText() == "min-max":
-            return t.total.min, t.total.max
-        return t.total.p5, t.total.p95
+            return f.min, f.max
+        return f.p5, f.p95
 
     def _redraw(self) -> None:
         stats = self.stats
-        timings = list(stats.timings) if stats else []
-        names = [str(s) for s, _ in timings]
-        x = np.arange(len(timings), dtype=float)
-        med = np.array([t.total.median for _, t in timings], dtype=float)
+        figures = list(stats.figures) if stats else []
+        names = [str(s) for s, _ in stats.timings] if stats else []
+        x = np.arange(len(figures), dtype=float)
+        med = np.array([f.median for f in figures], dtype=float)
         if names != self.names:
             self.names = names
             self.plot.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
@@ -143,50 +169,53 @@ class TimingChart(QWidget):
         else:
             self.bars.setOpts(x=x, height=med, width=0.6, brush=None, brushes=None)
         self.bars.setVisible(not breakdown)
-        lo_hi = [self._whisker_bounds(t) for _, t in timings]
+        lo_hi = [self._whisker_bounds(f) for f in figures]
         self.whiskers.setData(x=x, y=med, top=np.array([h - m for (_, h), m in zip(lo_hi, med, strict=True)]),
                               bottom=np.array([m - lo for (lo, _), m in zip(lo_hi, med, strict=True)]))
-        self._draw_stack(timings, x, breakdown)
-        self._draw_labels(timings, med, [h for _, h in lo_hi])
+        self._draw_stack(figures, x, breakdown)
+        self._draw_labels(med, [h for _, h in lo_hi])
         if stats is not None:
             mode = "live" if not stats.final else "final"
-            self.plot.setTitle(f"GPU time per strategy — {stats.device}")
+            title = f"GPU time per strategy — {stats.device}"
+            if self.plot.titleLabel.text != title:  # setting it re-lays the plot out
+                self.plot.setTitle(title)
             self.info.setText(f"  {stats.runs} runs per strategy ({mode}, "
                               f"{stats.elapsed_s:.1f} s), median with "
                               f"{self.whisker_combo.currentText()} whiskers, us")
         top = max((h for _, h in lo_hi), default=1.0)
-        self.plot.setYRange(0, max(top, 1e-3) * 1.15, padding=0)
+        y = steady_range(tuple(self.plot.viewRange()[1]), 0.0, top)
+        if y is not None:
+            self.plot.setYRange(*y, padding=0)
 
-    def _draw_stack(self, timings: list, x: np.ndarray, visible: bool) -> None:
-        depth = max((len(t.marks) for _, t in timings), default=0) if visible else 0
+    def _draw_stack(self, figures: list[TimingFigures], x: np.ndarray, visible: bool) -> None:
+        depth = max((len(f.marks) for f in figures), default=0) if visible else 0
         while len(self.stack) < depth:
             item = pg.BarGraphItem(x=[], height=[], width=0.6)
             self.plot.addItem(item)
             self.stack.append(item)
-        base = np.zeros(len(timings))
+        base = np.zeros(len(figures))
         for k, item in enumerate(self.stack):
             if k >= depth:
                 item.setVisible(False)
                 continue
-            h = np.array([t.marks[k][1].median if k < len(t.marks) else 0.0
-                          for _, t in timings])
+            h = np.array([f.marks[k][1] if k < len(f.marks) else 0.0 for f in figures])
             item.setOpts(x=x, y0=base.copy(), height=h, width=0.6,
                          brush=pg.mkBrush(*_stack_colour(k, depth)), pen=pg.mkPen("#101010"))
             item.setVisible(True)
             base += h
         labels = {}
-        for _, t in timings:
-            for k, (label, _) in enumerate(t.marks):
+        for f in figures:
+            for k, (label, _) in enumerate(f.marks):
                 labels.setdefault(k, label)
         self.stack_labels = [labels.get(k, "") for k in range(depth)]
 
-    def _draw_labels(self, timings: list, med: np.ndarray, tops: list[float]) -> None:
-        while len(self.value_labels) < len(timings):
+    def _draw_labels(self, med: np.ndarray, tops: list[float]) -> None:
+        while len(self.value_labels) < len(med):
             t = pg.TextItem(color="#f0f0f0", anchor=(0.5, 1.0))
             self.plot.addItem(t)
             self.value_labels.append(t)
         for i, label in enumerate(self.value_labels):
-            if i < len(timings):
+            if i < len(med):
                 label.setText(f"{med[i]:.1f} us")
                 label.setPos(i, max(tops[i], med[i]))
                 label.setVisible(True)
@@ -202,6 +231,13 @@ class TimingChart(QWidget):
                     [], [], pen=pg.mkPen(colour, width=2), name=name)
             xs, ys = zip(*points, strict=True) if points else ((), ())
             self.curves[name].setData(np.array(xs, dtype=float), np.array(ys, dtype=float))
+        points = np.array([p for h in self.history.values() for p in h], dtype=float)
+        if points.size:
+            view = self.history_plot.getViewBox()
+            for axis, current in enumerate(view.viewRange()):
+                new = steady_range(tuple(current), points[:, axis].min(), points[:, axis].max())
+                if new is not None:
+                    view.setRange(**{"xRange" if axis == 0 else "yRange": new}, padding=0)
 
     # --- export ---------------------------------------------------------------------------
     def export_csv(self, path: str) -> None:

@@ -1,12 +1,12 @@
-"""The GPU worker: one QObject living in one QThread that owns the :class:`GpuContext`.
+"""The GPU worker: one :class:`~mipview.ui.jobs.JobWorker` living in one QThread that owns the
+:class:`GpuContext`.
 
-Every Vulkan call of the app happens in :meth:`GpuWorker` slots, which run in that thread's event
-loop, one request at a time. Requests arrive by queued signals; results leave by signals carrying
-the frozen dataclasses of :mod:`mipview.ui.messages`. Stopping is cooperative and thread-safe:
-:meth:`GpuWorker.cancel` records the newest job to abandon, and the running job polls it between
-batches (a plain int store, so the UI thread never waits).
+Every Vulkan call of the app happens in this worker's slots, which run in that thread's event
+loop, one request at a time. Requests (open, run, batch, sweep) arrive at ``work`` by one queued
+signal and run the way :mod:`mipview.ui.jobs` runs every job; results leave by signals carrying
+the frozen dataclasses of :mod:`mipview.ui.messages`.
 
-Signals
+Signals (besides sigProgress, sigJobFinished and sigError of JobWorker)
 -------
 sigDevices(DeviceList)     devices found at start-up, and the one in use
 sigDeviceReady(DeviceCaps) after a device switch
@@ -14,11 +14,8 @@ sigOpened(OpenedImage)     an image was loaded
 sigRunOutput(RunOutput)    levels read back (first thing a run emits)
 sigAnalysis(Analysis)      errors and heatmaps against the exact reference
 sigStats(LiveStats)        timing statistics (throttled during a run; ``final`` at its end)
-sigProgress(str)           a line for the status bar
 sigBatch(BatchOutput)      a batch run's result (Batch tab)
 sigSweepProgress(SweepProgress), sigSweep(SweepOutput)  a width sweep (Sweep tab)
-sigJobFinished(int)        the job id, after its last other signal, also when it failed
-sigError(WorkerError)      anything that went wrong; the worker stays usable
 """
 
 from __future__ import annotations
@@ -27,13 +24,12 @@ import contextlib
 import os
 import threading
 import time
-import traceback
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 
 from mipview import compare, imageio
 from mipview.formats import Format
@@ -41,6 +37,7 @@ from mipview.gpu.context import GpuContext, list_devices
 from mipview.layers import make_layers
 from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
 from mipview.ui.display import display_layers
+from mipview.ui.jobs import JobWorker, Stop, lower_priority
 from mipview.ui.messages import (
     Analysis,
     BatchOutput,
@@ -55,7 +52,6 @@ from mipview.ui.messages import (
     SweepOutput,
     SweepProgress,
     SweepRequest,
-    WorkerError,
 )
 from mipview.verdict import ReferenceCache, judge_result
 
@@ -68,55 +64,54 @@ LIVE_BATCH_S = 0.04
 
 
 class _Rolling:
-    """The most recent runs of one strategy: totals and per-mark durations."""
+    """The most recent runs of one strategy: totals and per-mark durations, one window each,
+    so a statistics update copies them and rebuilds nothing per run."""
 
     def __init__(self, size: int) -> None:
+        self.size = size
         self.totals: deque[float] = deque(maxlen=size)
-        self.parts: deque[list[float]] = deque(maxlen=size)
+        self.parts: list[deque[float]] = []
         self.labels: tuple[str, ...] = ()
 
     def add(self, timing: GpuTiming) -> None:
-        self.labels = tuple(label for label, _ in timing.marks)
+        labels = tuple(label for label, _ in timing.marks)
+        if labels != self.labels:  # a strategy's marks never change; this is the first batch
+            self.labels = labels
+            self.parts = [deque(maxlen=self.size) for _ in labels]
         self.totals.extend(timing.total.samples_us)
-        per_run = zip(*(s.samples_us for _, s in timing.marks), strict=True) if timing.marks \
-            else ([] for _ in timing.total.samples_us)
-        self.parts.extend(list(p) for p in per_run)
+        for part, (_, stats) in zip(self.parts, timing.marks, strict=True):
+            part.extend(stats.samples_us)
 
     def timing(self) -> GpuTiming:
-        marks = tuple((label, TimingStats(tuple(p[i] for p in self.parts)))
-                      for i, label in enumerate(self.labels))
+        marks = tuple((label, TimingStats(tuple(part)))
+                      for label, part in zip(self.labels, self.parts, strict=True))
         return GpuTiming(TimingStats(tuple(self.totals)), marks)
 
 
-class GpuWorker(QObject):
+class GpuWorker(JobWorker):
     sigDevices = Signal(object)
     sigDeviceReady = Signal(object)
     sigOpened = Signal(object)
     sigRunOutput = Signal(object)
     sigAnalysis = Signal(object)
     sigStats = Signal(object)
-    sigProgress = Signal(str)
     sigBatch = Signal(object)
     sigSweepProgress = Signal(object)
     sigSweep = Signal(object)
-    sigJobFinished = Signal(int)
-    sigError = Signal(object)
 
     def __init__(self, device: str | None = None, validate: bool | None = None) -> None:
         super().__init__()
         self._wanted_device = device
         self._validate = validate
         self.ctx: GpuContext | None = None
-        self._cancel_upto = -1
         self._messages: list[str] = []
         #: (source, format, layers) -> level 0 storage of the last image (converting 4096^2
         #: takes time)
         self._level0: tuple[object, Format, int, np.ndarray] | None = None
-
-    # --- called from the UI thread ------------------------------------------------------
-    def cancel(self, upto_job: int) -> None:
-        """Abandon every job with id <= ``upto_job`` at its next checkpoint (thread-safe)."""
-        self._cancel_upto = max(self._cancel_upto, upto_job)
+        self.handle(OpenRequest, "Cannot open image", self._open_image)
+        self.handle(RunRequest, "GPU run failed", self._run)
+        self.handle(BatchRequest, "Batch run failed", self._run_batch)
+        self.handle(SweepRequest, "Sweep failed", self._run_sweep)
 
     # --- slots: run in the worker thread -------------------------------------------------
     @Slot()
@@ -138,60 +133,10 @@ class GpuWorker(QObject):
             self.sigDeviceReady.emit(None)
             self._fail(-1, "Cannot open device", exc)
 
-    @Slot(object)
-    def open_image(self, req: OpenRequest) -> None:
-        try:
-            self.sigProgress.emit(f"loading {req.path}")
-            source = imageio.load(req.path)
-            level0 = self._storage(source, req.fmt or source.suggested_format())
-            preview = display_layers(level0, req.fmt or source.suggested_format())
-            self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
-        except imageio.ImageLoadError as exc:
-            self.sigError.emit(WorkerError(req.job, "Cannot open image", str(exc)))
-        except Exception as exc:  # noqa: BLE001
-            self._fail(req.job, "Cannot open image", exc)
-        finally:
-            self.sigJobFinished.emit(req.job)
-
-    @Slot(object)
-    def run(self, req: RunRequest) -> None:
-        try:
-            self._run(req)
-        except Exception as exc:  # noqa: BLE001
-            self._fail(req.job, "GPU run failed", exc)
-        finally:
-            self.sigJobFinished.emit(req.job)
-
-    @Slot(object)
-    def run_batch(self, req: BatchRequest) -> None:
-        try:
-            self._run_batch(req)
-        except imageio.ImageLoadError as exc:
-            self.sigError.emit(WorkerError(req.job, "Cannot open image", str(exc)))
-        except Exception as exc:  # noqa: BLE001
-            self._fail(req.job, "Batch run failed", exc)
-        finally:
-            self.sigJobFinished.emit(req.job)
-
-    @Slot(object)
-    def run_sweep(self, req: SweepRequest) -> None:
-        try:
-            self._run_sweep(req)
-        except Exception as exc:  # noqa: BLE001
-            self._fail(req.job, "Sweep failed", exc)
-        finally:
-            self.sigJobFinished.emit(req.job)
-
-    @Slot()
-    def shutdown(self) -> None:
-        """Close the context in the thread that made it, then end the thread's event loop."""
-        try:
-            self._close_context()
-        finally:
-            thread = QThread.currentThread()
-            thread.quit()
-
     # --- internals -------------------------------------------------------------------------
+    def _release(self) -> None:
+        self._close_context()  # in the thread that made it
+
     def _open_context(self, wanted: str | None) -> None:
         self._close_context()
         with _niced():
@@ -202,6 +147,11 @@ class GpuWorker(QObject):
             ctx, self.ctx = self.ctx, None
             ctx.close()
             self._messages.extend(ctx.messages)
+
+    def _device(self) -> GpuContext:
+        if self.ctx is None:
+            raise RuntimeError("no Vulkan device is open")
+        return self.ctx
 
     def _storage(self, source: imageio.SourceImage, fmt: Format, layers: int = 1) -> np.ndarray:
         """Level 0 in ``fmt``; ``layers`` > 1 builds that many layers from (layer 0 of) it."""
@@ -216,10 +166,6 @@ class GpuWorker(QObject):
         self._level0 = (source, fmt, layers, level0)
         return level0
 
-    def _fail(self, job: int, title: str, exc: BaseException) -> None:
-        detail = "".join(traceback.format_exception(exc))
-        self.sigError.emit(WorkerError(job, title, str(exc) or type(exc).__name__, detail))
-
     def _take_messages(self, mip: MipResult | None = None) -> tuple[str, ...]:
         out = list(self._messages)
         self._messages.clear()
@@ -227,13 +173,17 @@ class GpuWorker(QObject):
             out += list(mip.validation_messages)
         return tuple(out)
 
-    def _run(self, req: RunRequest) -> None:
+    def _open_image(self, req: OpenRequest, stop: Stop) -> None:
+        self.sigProgress.emit(f"loading {req.path}")
+        source = imageio.load(req.path)
+        level0 = self._storage(source, req.fmt or source.suggested_format())
+        preview = display_layers(level0, req.fmt or source.suggested_format())
+        self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
+
+    def _run(self, req: RunRequest, stop: Stop) -> None:
         from mipview.gpu.runner import Session, check_size
 
-        if self.ctx is None:
-            raise RuntimeError("no Vulkan device is open")
-        ctx = self.ctx
-        stop: Callable[[], bool] = lambda: self._cancel_upto >= req.job  # noqa: E731
+        ctx = self._device()
         source = req.source
         check_size(ctx, source.width, source.height)
         self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
@@ -257,13 +207,11 @@ class GpuWorker(QObject):
             else:
                 self._profile(req, session, device, stop, t0)
 
-    def _run_batch(self, req: BatchRequest) -> None:
+    def _run_batch(self, req: BatchRequest, stop: Stop) -> None:
         from mipview.gpu.batch import BatchSession
         from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
 
-        if self.ctx is None:
-            raise RuntimeError("no Vulkan device is open")
-        stop: Callable[[], bool] = lambda: self._cancel_upto >= req.job  # noqa: E731
+        ctx = self._device()
         if req.paths:
             sources = []
             for i, path in enumerate(req.paths):
@@ -281,7 +229,7 @@ class GpuWorker(QObject):
             level0 = synthetic_batch(sizes, fmt, req.seed)
             names = [f"#{i} {w}x{h}" for i, (w, h) in enumerate(sizes)]
         self.sigProgress.emit(f"batch of {len(level0)} images: generating")
-        with BatchSession(self.ctx, level0, fmt, req.ways, names) as session:
+        with BatchSession(ctx, level0, fmt, req.ways, names) as session:
             session.generate()
             if req.repeat > 0 and not stop():
                 self.sigProgress.emit(f"batch: timing {req.repeat} runs per way")
@@ -291,12 +239,10 @@ class GpuWorker(QObject):
         result = replace(result, validation_messages=self._take_messages())
         self.sigBatch.emit(BatchOutput(req.job, result))
 
-    def _run_sweep(self, req: SweepRequest) -> None:
+    def _run_sweep(self, req: SweepRequest, stop: Stop) -> None:
         from mipview.sweep import sweep_curves
 
-        if self.ctx is None:
-            raise RuntimeError("no Vulkan device is open")
-        stop: Callable[[], bool] = lambda: self._cancel_upto >= req.job  # noqa: E731
+        ctx = self._device()
         widths = range(req.first, req.last + 1)
 
         def progress(done: int, total: int) -> None:
@@ -304,13 +250,13 @@ class GpuWorker(QObject):
             self.sigProgress.emit(f"sweep: width {widths[done - 1]} ({done}/{total})")
 
         self.sigProgress.emit(f"sweep: {len(widths)} widths x {req.height} {req.fmt.label}")
-        result = sweep_curves(self.ctx, widths, req.height, req.fmt, req.specs, kind=req.kind,
+        result = sweep_curves(ctx, widths, req.height, req.fmt, req.specs, kind=req.kind,
                               should_stop=stop, progress=progress)
         self._messages.extend(result.validation_messages)
         result = replace(result, validation_messages=self._take_messages())
         self.sigSweep.emit(SweepOutput(req.job, result))
 
-    def _profile(self, req: RunRequest, session, device: str, stop, t0: float) -> None:
+    def _profile(self, req: RunRequest, session, device: str, stop: Stop, t0: float) -> None:
         last = [0.0]
 
         def on_batch() -> None:
@@ -332,7 +278,7 @@ class GpuWorker(QObject):
         msgs = self._take_messages() if final else ()
         return LiveStats(job, device, timings, runs, time.perf_counter() - t0, final, msgs)
 
-    def _profile_live(self, req: RunRequest, session, device: str, stop) -> None:
+    def _profile_live(self, req: RunRequest, session, device: str, stop: Stop) -> None:
         windows = {p.spec: _Rolling(LIVE_WINDOW) for p in session.prepared}
         t0 = time.perf_counter()
         last_emit = 0.0
@@ -369,24 +315,17 @@ class GpuWorker(QObject):
 
 @contextlib.contextmanager
 def _niced(step: int = 5) -> Iterator[None]:
-    """Raise this thread's nice value while the context is created. A CPU device (lavapipe)
+    """Lower this thread's priority while the context is created. A CPU device (lavapipe)
     starts its worker threads then, from this thread, and they inherit the value: on a machine
     with few cores they then cannot starve the UI thread. GPU times come from timestamps, so
     they are unaffected; this thread's own (Python) work runs at normal priority again."""
-    tid = threading.get_native_id()
-    try:
-        old = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, old + step))
-    except (AttributeError, OSError):  # not Linux, or not allowed: only a nicety
-        yield
-        return
+    old = lower_priority(step)
     try:
         yield
     finally:
-        try:
-            os.setpriority(os.PRIO_PROCESS, tid, old)
-        except OSError:  # lowering nice again needs CAP_SYS_NICE unless old >= current
-            pass
+        if old is not None:
+            with contextlib.suppress(OSError):  # lowering nice again needs CAP_SYS_NICE
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), old)
 
 
 def _with_messages(mip: MipResult, messages: tuple[str, ...]) -> MipResult:

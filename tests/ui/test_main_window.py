@@ -42,7 +42,7 @@ def run_and_wait(qtbot, window, specs=SPECS, repeat=4):
     window.sigAnalysisShown.connect(lambda a: got.setdefault("analysis", a))
     window.sigStatsShown.connect(lambda s: got.__setitem__("stats", s))
     with qtbot.waitSignal(window.sigJobFinished, timeout=WAIT_MS,
-                          check_params_cb=lambda j: j == window._run_job):
+                          check_params_cb=lambda j: j == window.latest_job("run")):
         job = window.run(False, specs)
         assert job is not None
     assert window.errors[errors_before:] == []
@@ -113,8 +113,9 @@ def test_run_views_hold_worker_data(qtbot, make_window, small_png, tmp_path):
     per_level = next(e for e in analysis.errors if e.spec.name == "per-level")
     assert per_level.within_tolerance
 
-    # strategy against strategy
-    w.heatmap.select("blit", "per-level")
+    # strategy against strategy (computed by the compare worker)
+    with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
+        w.heatmap.select("blit", "per-level")
     expected = compare.level_errors(list(mip.results[0].levels), list(mip.results[1].levels), fmt)
     got_max = [w.heatmap.table.item(r, 2).data(Qt.ItemDataRole.UserRole)
                for r in range(w.heatmap.table.rowCount())]

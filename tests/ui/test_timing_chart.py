@@ -1,0 +1,42 @@
+"""The timing chart's ranges move only when the data leave them or fill less than half of them
+(each move redraws the axes, the dearest part of a live repaint)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mipview.results import GpuTiming, StrategySpec, TimingStats
+from mipview.ui.messages import LiveStats
+from mipview.ui.timing_chart import TimingChart, steady_range
+
+
+def test_steady_range():
+    assert steady_range((0.0, 100.0), 0.0, 80.0) is None  # inside, fills 80 %
+    assert steady_range((0.0, 100.0), 0.0, 120.0) == (0.0, 150.0)  # left it: a quarter more
+    assert steady_range((0.0, 100.0), 0.0, 40.0) == (0.0, 50.0)  # fills less than half
+    assert steady_range((50.0, 60.0), 52.0, 58.0) is None
+    assert steady_range((50.0, 60.0), 48.0, 58.0) == (45.5, 60.5)
+    lo, hi = steady_range((0.0, 1.0), 2.0, 2.0)  # one value: a range around it, never < 0
+    assert 0.0 <= lo < 2.0 < hi
+
+
+def _stats(*medians: float) -> LiveStats:
+    return LiveStats(1, "dev", tuple(
+        (StrategySpec(f"s{i}"), GpuTiming(TimingStats((m * 0.98, m, m * 1.02))))
+        for i, m in enumerate(medians)), 3, 0.1)
+
+
+@pytest.mark.usefixtures("qapp")
+def test_chart_ranges_hold_while_the_data_stay_inside():
+    chart = TimingChart()
+    chart.update_stats(_stats(100.0, 150.0))
+    bars = chart.plot.viewRange()[1]
+    assert bars[0] == 0.0 and bars[1] >= 150.0 * 1.02
+    history = chart.history_plot.viewRange()
+    chart.update_stats(_stats(101.0, 149.0))
+    assert chart.plot.viewRange()[1] == bars
+    assert chart.history_plot.viewRange()[1] == history[1]
+    assert chart.medians() == [101.0, 149.0]
+    chart.update_stats(_stats(300.0, 149.0))  # out of range: the ranges follow
+    assert chart.plot.viewRange()[1][1] >= 300.0 * 1.02
+    assert chart.history_plot.viewRange()[1][1] >= 300.0
