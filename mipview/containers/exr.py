@@ -148,10 +148,11 @@ def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str
                       for part in file.parts]
         except (RuntimeError, ValueError, TypeError, OSError) as e:
             error, images = str(e), []
-    if not images:
-        # on a corrupt chunk the library prints the reason and returns a file without parts
+    if len(images) != len(parts):
+        # on a corrupt chunk the library prints the reason and leaves that part out
         detail = next((line.strip() for line in [*said, error] if line.strip()
-                       and not line.startswith("Warning:")), "no image")
+                       and not line.startswith("Warning:")),
+                      f"{len(images)} of {len(parts)} parts decoded")
         raise ContainerError(f"OpenEXR could not decode it: "
                              f"{detail.replace('<python_buffer>: ', '')}")
     if said:  # a file that decoded: whatever the library said is the user's to see

@@ -145,6 +145,13 @@ def check(data: bytes) -> list[Part]:
 
     Raises ContainerError naming what is wrong (wrong magic, truncated, claims more pixels than
     the file could hold)."""
+    try:
+        return _check(data)
+    except struct.error:  # an attribute value shorter than its type
+        raise ContainerError("corrupt EXR header (an attribute too short for its type)") from None
+
+
+def _check(data: bytes) -> list[Part]:
     check_magic(data, MAGIC, "OpenEXR")
     if len(data) < 8:
         raise ContainerError("truncated EXR file (no version field)")
