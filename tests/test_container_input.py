@@ -402,3 +402,22 @@ def test_damaged_files_only_ever_end_in_one_line(tmp_path, capfd):
             except ImageLoadError as e:
                 assert "\n" not in str(e)
     assert capfd.readouterr() == ("", "")
+
+
+def test_exr_channel_layouts_other_tools_write(tmp_path):
+    exr = pytest.importorskip("OpenEXR")
+    rgb = np.arange(5 * 7 * 3, dtype=np.float32).reshape(5, 7, 3) - 50
+    grey = np.linspace(-1, 4, 35, dtype=np.float16).reshape(5, 7)
+    header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage}
+    exr.File(dict(header), {"RGB": rgb}).write(str(tmp_path / "rgb.exr"))
+    exr.File(dict(header), {"Y": grey, "A": grey * 0 + 0.5}).write(str(tmp_path / "ya.exr"))
+    exr.File(dict(header), {"Z": grey}).write(str(tmp_path / "z.exr"))
+    a = imageio.load(tmp_path / "rgb.exr")
+    assert a.texture.fmt is Format.F32 and np.array_equal(a.pixels[..., :3], rgb)
+    assert (a.pixels[..., 3] == 1).all()
+    b = imageio.load(tmp_path / "ya.exr")
+    assert b.texture.fmt is Format.F16 and b.texture.pixel_format == "half RGBA"
+    assert all(np.array_equal(b.texture.levels[0][..., c], grey) for c in range(3))
+    assert (b.texture.levels[0][..., 3] == np.float16(0.5)).all()
+    with pytest.raises(ImageLoadError, match="no colour channels mipview reads .* has Z"):
+        imageio.load(tmp_path / "z.exr")
