@@ -6,6 +6,8 @@ in the file judged out of tolerance at level 3 and nowhere else."""
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
 
 import dds_spec_reader
 import ktx2_spec_reader
@@ -104,6 +106,19 @@ def test_ktx2_meets_the_spec_field_by_field(chains, fmt, layered):
 
 def _corrupt(data: bytes, at: int, value: bytes) -> bytes:
     return data[:at] + value + data[at + len(value):]
+
+
+@LAYERED
+@EVERY_FORMAT
+def test_ktx_validate_finds_nothing_to_say(chains, tmp_path, fmt, layered):
+    """KTX-Software's own validator, where it is installed (no Debian package has it)."""
+    ktx = shutil.which("ktx")
+    if ktx is None:
+        pytest.skip("KTX-Software's `ktx` tool is not installed")
+    (path,) = containers.export(tmp_path, "chain", _levels(chains, fmt, layered), fmt, ["ktx2"])
+    done = subprocess.run([ktx, "validate", "--warnings-as-errors", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_ktx2_spec_reader_catches_what_breaks_the_spec(chains):
