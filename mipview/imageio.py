@@ -17,6 +17,7 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -24,6 +25,9 @@ from PIL import Image, UnidentifiedImageError
 from mipview import MipviewError
 from mipview.formats import Format, to_storage
 from mipview.nonfinite import NonFinite, count_nonfinite
+
+if TYPE_CHECKING:
+    from mipview.containers.texture import TextureFile
 
 #: The most texels (all pages together) mipview opens: 32768 x 32768, the largest 2D image any
 #: Vulkan device accepts (NVIDIA's maxImageDimension2D; most others stop at 16384), so a bigger
@@ -61,6 +65,9 @@ class SourceImage:
     is_float : whether the file holds float samples.
     nonfinite : the texels holding NaN or +-Inf (float sources only; counted on first use),
         so a caller can say once that the input has them.
+    texture : for a texture file (KTX2, DDS, EXR), every level it holds, in the format it
+        stores them (:class:`mipview.containers.TextureFile`): level 0 is this image, the
+        others the file's own chain to check. None for other images.
 
     ``SourceImage(pixels, ...)`` takes float32 pixels, or uint8 RGBA samples (then ``rgba8``).
     """
@@ -70,9 +77,11 @@ class SourceImage:
     bit_depth: int
     is_float: bool
     rgba8: np.ndarray | None
+    texture: TextureFile | None
 
     def __init__(self, pixels: np.ndarray, path: str | None = None, description: str = "",
-                 bit_depth: int = 8, is_float: bool = False) -> None:
+                 bit_depth: int = 8, is_float: bool = False,
+                 texture: TextureFile | None = None) -> None:
         p = pixels
         if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype not in (np.float32, np.uint8):
             raise ValueError(f"SourceImage wants float32 (or uint8) (H, W, 4) or (L, H, W, 4) "
@@ -81,7 +90,8 @@ class SourceImage:
         p.setflags(write=False)
         for name, value in (("path", path), ("description", description),
                             ("bit_depth", bit_depth), ("is_float", is_float),
-                            ("rgba8", p if p.dtype == np.uint8 else None)):
+                            ("rgba8", p if p.dtype == np.uint8 else None),
+                            ("texture", texture)):
             object.__setattr__(self, name, value)
         if p.dtype == np.float32:
             self.__dict__["pixels"] = p  # what the cached property would return
@@ -123,7 +133,10 @@ class SourceImage:
         return os.path.basename(self.path) if self.path else self.description
 
     def suggested_format(self) -> Format:
-        """F32 for float files, F16 for 16-bit integer files, UNORM otherwise."""
+        """The format a texture file stores its levels in; F32 for other float files, F16 for
+        16-bit integer files, UNORM otherwise."""
+        if self.texture is not None:
+            return self.texture.fmt
         if self.is_float:
             return Format.F32
         if self.bit_depth > 8:
@@ -134,7 +147,10 @@ class SourceImage:
         """Level 0 as ``fmt`` storage values (see :func:`mipview.formats.to_storage`).
 
         For an 8-bit source in an 8-bit format that is ``rgba8`` itself (read-only, not a
-        copy): to_storage of its float pixels rounds back to exactly these bytes."""
+        copy): to_storage of its float pixels rounds back to exactly these bytes. For a texture
+        file in the format it stores, its level 0 as stored (every bit, NaN payloads too)."""
+        if self.texture is not None and fmt.dtype == self.texture.fmt.dtype:
+            return self.texture.levels[0]
         if self.rgba8 is not None and not fmt.is_float:
             return self.rgba8
         return to_storage(self.pixels, fmt)
@@ -408,7 +424,9 @@ def _tiff_unsupported_samples(data: bytes) -> str | None:
 
 
 def load(path: str | os.PathLike[str]) -> SourceImage:
-    """Read an image file (PNG 8/16-bit, JPEG, TIFF incl. float and multi-page, BMP, GIF, TGA...).
+    """Read an image file (PNG 8/16-bit, JPEG, TIFF incl. float and multi-page, BMP, GIF, TGA...),
+    or a texture file (KTX2, DDS, EXR: :mod:`mipview.containers`; every level it holds comes
+    with it as ``texture``).
 
     Raises
     ------
@@ -438,6 +456,11 @@ def load(path: str | os.PathLike[str]) -> SourceImage:
     if not data:
         raise fail("file is empty")
 
+    from mipview.containers import decode
+
+    if decode.claims(name, data):
+        return _load_texture(name, data)
+
     signed = _sniff(data)
     try:
         img = Image.open(io.BytesIO(data))
@@ -466,6 +489,25 @@ def load(path: str | os.PathLike[str]) -> SourceImage:
         if "unknown" in detail or "not supported" in detail or "unsupported" in detail:
             raise fail(f"unsupported {kind} variant ({detail})") from None
         raise fail(f"truncated or corrupt {kind} data ({detail})") from None
+
+
+def _load_texture(name: str, data: bytes) -> SourceImage:
+    """A KTX2, DDS or EXR file: level 0 as the image, every level as ``texture``."""
+    from mipview.containers.decode import decode_texture
+    from mipview.containers.texture import ContainerError
+
+    try:
+        texture = decode_texture(name, data, lambda n, what: _check_pixels(name, n, what))
+    except ContainerError as e:
+        raise _cannot_open(name, str(e)) from None
+    except MemoryError:
+        raise _cannot_open(name, "not enough memory to decode it") from None
+    level0 = texture.levels[0]
+    if texture.fmt.is_float:
+        pixels = level0.astype(np.float32, copy=False)  # float16 -> float32 is exact
+        return SourceImage(pixels, name, texture.description(), 8 * texture.fmt.dtype.itemsize,
+                           True, texture)
+    return SourceImage(level0, name, texture.description(), 8, False, texture)
 
 
 # --------------------------------------------------------------------------------------------

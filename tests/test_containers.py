@@ -1,0 +1,277 @@
+"""KTX2, DDS and EXR chains written from real mipview output (per-level on lavapipe, a 37x23
+image with 2 layers) and read back: bit for bit, every field checked by readers written from
+the specs (tests/ktx2_spec_reader.py, tests/dds_spec_reader.py), and a chain altered at level 3
+in the file judged out of tolerance at level 3 and nowhere else."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+
+import dds_spec_reader
+import ktx2_spec_reader
+import numpy as np
+import pytest
+from PIL import Image
+
+from mipview import MipviewError, containers, imageio
+from mipview.formats import Format
+from mipview.gpu.runner import Session
+from mipview.layers import make_layers
+from mipview.results import StrategySpec
+from mipview.verdict import judge
+
+WIDTH, HEIGHT, LAYERS = 37, 23, 2
+
+
+@pytest.fixture(scope="module")
+def chains(gpu_session) -> dict[Format, tuple[np.ndarray, ...]]:
+    """Format -> the levels per-level made on the GPU, each (2, H, W, 4)."""
+    gpu_session.take_messages()
+    source = imageio.synthetic(WIDTH, HEIGHT)
+    out = {}
+    for fmt in Format:
+        level0 = make_layers(source.storage(fmt), LAYERS)
+        with Session(gpu_session, level0, fmt, [StrategySpec("per-level")]) as session:
+            session.generate()
+            out[fmt] = session.result().results[0].levels
+    messages = gpu_session.take_messages()
+    assert not messages, "\n".join(messages)
+    return out
+
+
+def _levels(chains, fmt: Format, layered: bool) -> tuple[np.ndarray, ...]:
+    return chains[fmt] if layered else tuple(a[0] for a in chains[fmt])
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal shape, type and bits (NaN payloads included)."""
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
+        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
+
+
+def _first_file(files, kind: str):
+    return next(f for f in files if f.name.endswith(".level00.exr" if kind == "exr" else kind))
+
+
+LAYERED = pytest.mark.parametrize("layered", [False, True], ids=["2d", "array"])
+EVERY_FORMAT = pytest.mark.parametrize("fmt", list(Format), ids=[f.label for f in Format])
+CASES = [(fmt, kind) for fmt in Format for kind in ("ktx2", "dds", "exr")
+         if kind != "exr" or fmt.is_float]
+
+
+@LAYERED
+@pytest.mark.parametrize(("fmt", "kind"), CASES, ids=[f"{f.label}-{k}" for f, k in CASES])
+def test_round_trip_is_bit_exact(chains, tmp_path, fmt, kind, layered):
+    levels = _levels(chains, fmt, layered)
+    files = containers.export(tmp_path, "chain", levels, fmt, [kind])
+    source = imageio.load(_first_file(files, kind))
+    texture = source.texture
+    assert texture is not None and texture.fmt is fmt
+    assert len(texture.levels) == len(levels) == 6
+    for mine, theirs in zip(texture.levels, levels, strict=True):
+        assert _same(mine, np.asarray(theirs))
+    assert source.suggested_format() is fmt
+    assert _same(source.storage(fmt), np.asarray(levels[0]))
+    assert source.layers == (LAYERS if layered else 1)
+    # the run of a mipview pyramid of this very level 0 can check the file's chain
+    assert texture.mismatch(fmt, source.storage(fmt)) == ""
+    assert judge(texture.as_result().levels, source.storage(fmt), fmt).within_tolerance
+
+
+def _parsed_by_spec(reader, encode, chains, fmt: Format, layered: bool):
+    """The file ``encode`` makes of a chain, parsed by a spec reader: it breaks no rule, and
+    every level holds what was written."""
+    levels = _levels(chains, fmt, layered)
+    parsed = reader.parse(encode(levels, fmt))
+    assert parsed.problems == []
+    for p, level in enumerate(levels):
+        assert np.array_equal(parsed.images[p].view(np.uint8),
+                              np.asarray(level).reshape(parsed.images[p].shape).view(np.uint8))
+    return levels, parsed
+
+
+@LAYERED
+@EVERY_FORMAT
+def test_ktx2_meets_the_spec_field_by_field(chains, fmt, layered):
+    levels, parsed = _parsed_by_spec(ktx2_spec_reader, containers.ktx2.encode, chains, fmt,
+                                     layered)
+    assert parsed.fields["vkFormat"] == fmt.info.vk_format
+    assert (parsed.fields["pixelWidth"], parsed.fields["pixelHeight"]) == (WIDTH, HEIGHT)
+    assert parsed.fields["layerCount"] == (LAYERS if layered else 0)
+    assert parsed.fields["levelCount"] == len(levels)
+    assert parsed.key_values == [("KTXorientation", b"rd\0"), ("KTXwriter", b"mipview 0.1.0\0")]
+
+
+def _corrupt(data: bytes, at: int, value: bytes) -> bytes:
+    return data[:at] + value + data[at + len(value):]
+
+
+@LAYERED
+@EVERY_FORMAT
+def test_ktx_validate_finds_nothing_to_say(chains, tmp_path, fmt, layered):
+    """KTX-Software's own validator, where it is installed (no Debian package has it)."""
+    ktx = shutil.which("ktx")
+    if ktx is None:
+        pytest.skip("KTX-Software's `ktx` tool is not installed")
+    (path,) = containers.export(tmp_path, "chain", _levels(chains, fmt, layered), fmt, ["ktx2"])
+    done = subprocess.run([ktx, "validate", "--warnings-as-errors", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_ktx2_spec_reader_catches_what_breaks_the_spec(chains):
+    levels = chains[Format.F32]
+    good = containers.ktx2.encode(levels, Format.F32)
+    parsed = ktx2_spec_reader.parse(good)
+    assert parsed.problems == []
+    dfd = parsed.fields["dfdByteOffset"]
+    first = parsed.levels[-1][0]  # the smallest level comes first in the file
+    # 16 more bytes of "mipPadding" before the level data, one of them not zero
+    index = b"".join((o + 16).to_bytes(8, "little") + length.to_bytes(8, "little") * 2
+                     for o, length, _ in parsed.levels)
+    padded = good[:80] + index + good[80 + len(index):first] + b"\x01" + bytes(15) + good[first:]
+    cases = {
+        "transferFunction": _corrupt(good, dfd + 4 + 8 + 2, b"\x02"),  # sRGB on an SFLOAT format
+        "DFD samples": _corrupt(good, dfd + 4 + 24 + 12, b"\0\0\0\0"),  # sampleUpper of red
+        "typeSize": _corrupt(good, 16, b"\x01\0\0\0"),
+        "not a multiple of": _corrupt(good, 80, (parsed.levels[0][0] + 4).to_bytes(8, "little")),
+        "mipPadding before level 5 is not zero": padded,
+        f"!= {first} (mipPadding)": padded,
+        "not sorted": good.replace(b"KTXorientation", b"zTXorientation"),
+        "KTXorientation": good.replace(b"KTXorientation\0rd", b"KTXorientation\0xd"),
+    }
+    for expected, data in cases.items():
+        problems = ktx2_spec_reader.parse(data).problems
+        assert any(expected in p for p in problems), (expected, problems)
+
+
+@LAYERED
+@EVERY_FORMAT
+def test_dds_meets_the_documentation_field_by_field(chains, fmt, layered):
+    levels, parsed = _parsed_by_spec(dds_spec_reader, containers.dds.encode, chains, fmt, layered)
+    assert parsed.dx10["dxgiFormat"] == {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10,
+                                         Format.F32: 2}[fmt]
+    assert parsed.dx10["arraySize"] == (LAYERS if layered else 1)
+    assert parsed.header["dwMipMapCount"] == len(levels)
+
+
+def test_the_dds_spec_reader_catches_what_breaks_the_documentation(chains):
+    good = containers.dds.encode(chains[Format.UNORM], Format.UNORM)
+    assert dds_spec_reader.parse(good).problems == []
+    cases = {
+        "dwSize": _corrupt(good, 4, b"\x7c\x01\0\0"),
+        "DDSD_MIPMAPCOUNT": _corrupt(good, 8, (0x1 | 0x2 | 0x4 | 0x8 | 0x1000).to_bytes(4,
+                                                                                     "little")),
+        "pitch": _corrupt(good, 20, (WIDTH * 3).to_bytes(4, "little")),
+        "resourceDimension": _corrupt(good, 132, b"\x04\0\0\0"),
+        "the data ends": good + b"\0",
+    }
+    for expected, data in cases.items():
+        problems = dds_spec_reader.parse(data).problems
+        assert any(expected in p for p in problems), (expected, problems)
+
+
+@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB], ids=["unorm", "srgb"])
+def test_pillow_opens_the_top_level_of_an_8bit_dds(chains, tmp_path, fmt):
+    (path,) = containers.export(tmp_path, "chain", chains[fmt], fmt, ["dds"])
+    with Image.open(path) as im:
+        assert (im.format, im.mode, im.size) == ("DDS", "RGBA", (WIDTH, HEIGHT))
+        assert np.array_equal(np.asarray(im), chains[fmt][0][0])
+
+
+@pytest.mark.parametrize("fmt", [Format.F16, Format.F32], ids=["f16", "f32"])
+def test_pillow_reads_the_dxgi_format_of_a_float_dds_and_declines_it(chains, fmt):
+    # Pillow's DDS plugin decodes no float DXGI format; what it can do is read our DX10 header
+    data = containers.dds.encode(chains[fmt], fmt)
+    with pytest.raises(NotImplementedError, match=f"DXGI format {10 if fmt is Format.F16 else 2}"):
+        Image.open(io.BytesIO(data))
+
+
+# --- a chain altered in the file ------------------------------------------------------------------
+def _swap_texels(data: bytearray, at: int, texel_bytes: int) -> None:
+    """Swap texels (0, 0) and (0, 1) of the image at ``at``: a 2x2 box over them keeps its sum,
+    so the level above stays the exact reduction of the altered level."""
+    a, b = at, at + texel_bytes
+    data[a:b], data[b:b + texel_bytes] = data[b:b + texel_bytes], data[a:b]
+
+
+def _alter_level3(path, kind: str, fmt: Format) -> None:
+    if kind == "exr":
+        import OpenEXR
+
+        level3 = path.with_name(path.name.replace("level00", "level03"))
+        file = OpenEXR.File(str(level3))
+        parts = []
+        for i, part in enumerate(file.parts):
+            rgba = np.array(part.channels["RGBA"].pixels)
+            if i == 0:
+                rgba[0, [0, 1]] = rgba[0, [1, 0]]
+            parts.append(OpenEXR.Part({"compression": OpenEXR.ZIP_COMPRESSION,
+                                       "type": OpenEXR.scanlineimage}, {"RGBA": rgba},
+                                      f"layer{i:02d}"))
+        OpenEXR.File(parts).write(str(level3))
+        return
+    data = bytearray(path.read_bytes())
+    if kind == "ktx2":
+        at = ktx2_spec_reader.parse(bytes(data)).levels[3][0]
+    else:
+        at = dds_spec_reader.parse(bytes(data)).offsets[0][3]
+    _swap_texels(data, at, fmt.bytes_per_texel)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(("fmt", "kind"), CASES, ids=[f"{f.label}-{k}" for f, k in CASES])
+def test_a_chain_altered_at_level_3_is_out_of_tolerance_exactly_at_level_3(chains, tmp_path,
+                                                                           fmt, kind):
+    files = containers.export(tmp_path, "chain", chains[fmt], fmt, [kind])
+    path = _first_file(files, kind)
+    before = containers.read_chain(path)
+    assert judge(before.levels, before.levels[0], fmt).within_tolerance
+    _alter_level3(path, kind, fmt)
+    after = containers.read_chain(path)
+    assert not _same(after.levels[3], before.levels[3])
+    verdict = judge(after.as_result().levels, after.levels[0], fmt)
+    assert not verdict.within_tolerance
+    assert verdict.failing_levels == (3,)
+
+
+# --- the file's chain as a result ---------------------------------------------------------------
+def test_the_file_chain_is_a_result_named_after_the_file(chains, tmp_path):
+    (path,) = containers.export(tmp_path, "photo", chains[Format.SRGB], Format.SRGB, ["ktx2"])
+    texture = containers.read_chain(path)
+    result = texture.as_result()
+    assert str(result.spec) == "file:name=photo.ktx2"
+    assert result.promise == "exact" and result.reduction == "mean"
+    assert texture.description() == "KTX2 VK_FORMAT_R8G8B8A8_SRGB, 2 layers, 6 levels"
+    level0 = texture.levels[0]
+    # 8-bit bytes check as UNORM too (a legacy DDS does not say which), noted in the result
+    assert texture.mismatch(Format.UNORM, level0) == ""
+    assert "checked as unorm" in texture.as_result(Format.UNORM).notes[-1]
+    assert "f16" in texture.mismatch(Format.F16, level0.astype(np.float16))
+    assert "level 0" in texture.mismatch(Format.SRGB, make_layers(level0[0], 3))
+    one = containers.read_chain(containers.export(tmp_path, "one", chains[Format.SRGB][:1],
+                                                  Format.SRGB, ["ktx2"])[0])
+    assert one.mismatch(Format.SRGB, one.levels[0]) == "the file holds one level, no chain"
+
+
+def test_export_writes_every_kind_atomically_and_refuses_exr_for_8bit(chains, tmp_path):
+    files = containers.export(tmp_path, "p", chains[Format.F16], Format.F16,
+                              containers.parse_kinds("all"))
+    assert [f.name for f in files] == ["p.ktx2", "p.dds"] + [f"p.level{i:02d}.exr"
+                                                             for i in range(6)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in files)
+    assert containers.export_problem(["ktx2", "exr"], Format.UNORM).startswith("EXR holds float")
+    assert containers.export_problem(["ktx2", "dds"], Format.UNORM) == ""
+    with pytest.raises(MipviewError, match="EXR holds float"):
+        containers.export(tmp_path, "q", chains[Format.UNORM], Format.UNORM, ["exr"])
+    assert not list(tmp_path.glob("q*"))
+
+
+def test_parse_kinds():
+    assert containers.parse_kinds("dds, KTX2") == ("ktx2", "dds")
+    assert containers.parse_kinds("all") == ("ktx2", "dds", "exr")
+    for bad in ("png", "ktx2,webp", ""):
+        with pytest.raises(ValueError, match="choose from ktx2, dds, exr"):
+            containers.parse_kinds(bad)
