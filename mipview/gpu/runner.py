@@ -155,7 +155,8 @@ class Session:
                 plan=tuple(p.strategy.plan(self.width, self.height)), timing=timing,
                 notes=tuple(p.strategy.notes(self.width, self.height)),
                 reduction=cls.reduction(p.strategy.opts), own_reference=cls.own_reference,
-                promise="exact" if cls.exact else "emulated"))
+                promise=cls.promise,
+                sources=tuple(p.strategy.level_sources(self.width, self.height, self.layers))))
         return MipResult(
             fmt=self.fmt, width=self.width, height=self.height, layers=self.layers,
             device=self.ctx.caps.summary(), results=tuple(results), skipped=tuple(self.skipped),

@@ -35,7 +35,7 @@ from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, gr
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import vk
-from mipview.results import DispatchInfo
+from mipview.results import DispatchInfo, LevelSource
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
 A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*16 + 1)
@@ -154,6 +154,7 @@ class NpotExact(Strategy):
                    "even, 2 with overlapping tiles where a side is odd; float intermediates.")
     options = (OptionSpec("path", ("auto", "general"), "auto",
                           "general: overlapping-tile kernel everywhere (no fast path)"),)
+    promise = "carried"
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -206,4 +207,11 @@ class NpotExact(Strategy):
         if getattr(self, "sets", None) is not None:
             self.sets.destroy()
             self.sets = None
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # each dispatch samples its source level as stored, then carries floats in shared
+        # memory; 8-bit values carried on are kept NPOT_TIE_MARGIN (npot_exact.comp) off ties
+        margin = 1.0 / 256.0
+        return [LevelSource(reread=level == step.outputs[0], nudge=margin)
+                for step in self.steps(width, height) for level in step.outputs]
 

@@ -30,6 +30,7 @@ from mipview.gpu.strategies.base import (
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import vk
+from mipview.results import LevelSource
 
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 
@@ -90,3 +91,10 @@ class PerLevel(Strategy):
         if getattr(self, "sets", None) is not None:
             self.sets.destroy()
             self.sets = None
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # as prepare(): one bilinear sample per texel of level 1 where level 0's sides are even
+        out = super().level_sources(width, height, layers)
+        if out and self.opts["load"] == "bilinear" and width % 2 == 0 and height % 2 == 0:
+            out[0] = LevelSource(bilinear=True)
+        return out

@@ -61,7 +61,7 @@ from mipview.gpu.strategies.base import (
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
-from mipview.results import DispatchInfo
+from mipview.results import DispatchInfo, LevelSource
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
@@ -199,6 +199,7 @@ class Subgroup(Strategy):
         TILES_OPTION,
         PREFETCH_OPTION,
     )
+    promise = "carried"
 
     def __init__(self, ctx: Any, options: dict[str, str] | None = None,
                  debug_lanes: bool = False) -> None:
@@ -337,6 +338,19 @@ class Subgroup(Strategy):
                                           self.offsets[i][1], step.groups[0], tiles))
             vk.vkCmdDispatch(cmd, groups[0], groups[1], image.layers)
             marks.mark(cmd, step.label)
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # a dispatch reads the float scratch its predecessor wrote, or the image (level 0, or a
+        # boundary level too big for the scratch buffer): then one bilinear sample per 2x2 in
+        # TILE mode with load=bilinear (shaders/subgroup.comp blockSrc)
+        steps = plan_steps(width, height, self.tile_levels)
+        offsets, _ = scratch_offsets(steps, layers)
+        out = []
+        for step, (src, _) in zip(steps, offsets, strict=True):
+            bilinear = src < 0 and step.mode == MODE_TILE and self.opts["load"] == "bilinear"
+            out.append(LevelSource(reread=src < 0, bilinear=bilinear))
+            out += [LevelSource(reread=False)] * (step.count - 1)
+        return out
 
     def release(self) -> None:
         if self.sets is not None:
