@@ -69,6 +69,10 @@ class RunFolder:
             raise OutputError(f"{option}: empty path")
         self.path = Path(text)
         self.option = option
+        resolved = self.path.resolve()
+        if Path.cwd().resolve().is_relative_to(resolved):  # ".", "..", "/": it cannot move
+            raise OutputError(f"{option} {text}: holds the current folder; choose a folder of "
+                              "its own")
         if self.path.exists() or self.path.is_symlink():
             self._check_replaceable()
         self.parent = _writable_home(self.path, option)

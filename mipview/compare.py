@@ -16,7 +16,9 @@ import numpy as np
 from mipview.formats import Format
 from mipview.reference import Reduction, reference_pyramid, step_level
 
-#: Format -> (step tolerance, chain tolerance), in the format's error unit.
+#: Format -> (step tolerance, chain tolerance), in the format's error unit: DESIGN.md's flat
+#: figures, a coarse check for tests of single strategies. Results are judged by the bounds of
+#: their strategy's promise (mipview.verdict, mipview.bounds), which no flat chain figure fits.
 TOLERANCE: dict[Format, tuple[float, float]] = {
     Format.UNORM: (1.0, 2.0),
     Format.SRGB: (1.0, 2.0),

@@ -49,6 +49,7 @@ def _out_cases(t: Path) -> list[tuple[list[str], str]]:
         (["run", "--size", "8", "--out", str(t / "afile" / "sub")], "is a file"),
         (["run", "--size", "8", "--out", "/proc/mipview-out"], "cannot write"),
         (["run", "--size", "8", "--out", str(t / "user")], "not a mipview run"),
+        (["run", "--size", "8", "--out", str(t / "user" / "..")], "current folder"),
         (["bench", "--size", "8", "--json", str(t)], "is a folder"),
         (["bench", "--size", "8", "--json", "/proc/mipview.json"], "cannot write"),
         (["bench", "--size", "8", "--json", str(t / "afile" / "b.json")], "is a file"),
@@ -60,8 +61,10 @@ def _out_cases(t: Path) -> list[tuple[list[str], str]]:
     ]
 
 
-@pytest.mark.parametrize("case", range(11))
-def test_bad_output_paths_are_refused_before_any_work(tmp_path, capsys, no_work, case):
+@pytest.mark.parametrize("case", range(12))
+def test_bad_output_paths_are_refused_before_any_work(tmp_path, capsys, no_work, monkeypatch,
+                                                      case):
+    monkeypatch.chdir(tmp_path)
     argv, needle = _out_cases(tmp_path)[case]
     assert main(argv) == 2
     _one_line_error(capsys, needle)
