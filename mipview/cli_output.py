@@ -147,16 +147,11 @@ def _umask() -> int:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """``path`` holds ``text`` or what it held before, never a part of ``text``."""
+    """``path`` holds ``text`` or what it held before, never a part of ``text``
+    (imageio.write_atomic), with the permissions a plain write would give it."""
+    from mipview.imageio import write_atomic as write_bytes
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would outlive the rename
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_bytes(path, text.encode())
+    os.chmod(path, 0o666 & ~_umask())  # mkstemp's 0600 outlives the rename
     written.append(str(path))

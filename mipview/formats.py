@@ -106,7 +106,8 @@ def _float32_to_storage(p: np.ndarray, fmt: Format) -> np.ndarray:
     memory, which is what opening a big image waits on.
     """
     if fmt.is_float:
-        return np.ascontiguousarray(p.astype(fmt.dtype))
+        with np.errstate(over="ignore"):  # beyond float16's range: inf, as numpy says
+            return np.ascontiguousarray(p.astype(fmt.dtype))
     flat = p.reshape(-1)
     out = np.empty(flat.shape, np.uint8)
     x = np.empty(min(flat.size, _CHUNK), np.float32)
@@ -140,8 +141,11 @@ def to_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
         return _float32_to_storage(p, fmt)
     p = np.asarray(pixels, dtype=np.float64)
     if fmt.is_float:
-        return np.ascontiguousarray(p.astype(fmt.dtype))
-    return np.ascontiguousarray(np.clip(np.rint(p * 255.0), 0, 255).astype(np.uint8))
+        with np.errstate(over="ignore"):  # beyond float16's range: inf, as numpy says
+            return np.ascontiguousarray(p.astype(fmt.dtype))
+    q = np.clip(np.rint(p * 255.0), 0, 255)  # +-Inf clip to 255 / 0
+    q[np.isnan(q)] = 0  # what a float -> UNORM conversion gives NaN (Vulkan spec)
+    return np.ascontiguousarray(q.astype(np.uint8))
 
 
 def decode(values: np.ndarray, fmt: Format) -> np.ndarray:

@@ -8,10 +8,12 @@ file and says what is wrong with it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
 import struct
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +23,24 @@ from PIL import Image, UnidentifiedImageError
 
 from mipview import MipviewError
 from mipview.formats import Format, to_storage
+from mipview.nonfinite import NonFinite, count_nonfinite
+
+#: The most texels (all pages together) mipview opens: 32768 x 32768, the largest 2D image any
+#: Vulkan device accepts (NVIDIA's maxImageDimension2D; most others stop at 16384), so a bigger
+#: image could never run. Checked from the header, before anything is decoded.
+MAX_PIXELS = 32768 * 32768
+
+# MAX_PIXELS replaces Pillow's decompression-bomb guard: Pillow's default (89 Mpixel) warns
+# straight to stderr from 9459^2 and refuses 16384^2 images that every device here can run.
+Image.MAX_IMAGE_PIXELS = None
 
 
 class ImageLoadError(MipviewError):
     """A source image could not be read; the message names the file and the reason."""
+
+
+def _cannot_open(name: str, reason: str) -> ImageLoadError:
+    return ImageLoadError(f"cannot open '{name}': {reason}")
 
 
 @dataclass(frozen=True, init=False, eq=False)
@@ -43,6 +59,8 @@ class SourceImage:
     description : e.g. "PNG RGBA 8-bit".
     bit_depth : bits per sample in the file (1, 8, 16 or 32).
     is_float : whether the file holds float samples.
+    nonfinite : the texels holding NaN or +-Inf (float sources only; counted on first use),
+        so a caller can say once that the input has them.
 
     ``SourceImage(pixels, ...)`` takes float32 pixels, or uint8 RGBA samples (then ``rgba8``).
     """
@@ -76,6 +94,10 @@ class SourceImage:
         out *= np.float32(1.0 / 255.0)
         out.setflags(write=False)
         return out
+
+    @functools.cached_property
+    def nonfinite(self) -> NonFinite:
+        return NonFinite() if self.rgba8 is not None else count_nonfinite(self.pixels)
 
     @property
     def _array(self) -> np.ndarray:
@@ -293,14 +315,26 @@ def _orientation(img: Image.Image) -> int:
         return 1
 
 
+def _check_pixels(name: str, pixels: int, what: str) -> None:
+    """Refuse more than MAX_PIXELS texels, before they are decoded."""
+    if pixels > MAX_PIXELS:
+        side = int(MAX_PIXELS ** 0.5)
+        raise _cannot_open(name, f"{what} is {pixels:,} pixels, more than mipview opens "
+                                 f"({MAX_PIXELS:,} = {side}x{side}: no Vulkan device holds a "
+                                 f"larger 2D image)")
+
+
 def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
     kind = img.format or "image"
     frames = int(getattr(img, "n_frames", 1) or 1)
     extra: list[str] = []
     if kind == "TIFF" and frames > 1:
         pages = []
+        total = 0
         for i in range(frames):
             img.seek(i)
+            total += img.width * img.height
+            _check_pixels(name, total, f"{i + 1} pages ({img.width}x{img.height} the last)")
             pix, desc, bits, is_float = _frame(img, data)
             pages.append((_orient(pix, _orientation(img)), desc, bits, is_float))
         if len({p[0].dtype for p in pages}) > 1:  # 8-bit pages among deeper ones: float
@@ -315,6 +349,7 @@ def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
         bits = max(p[2] for p in pages)
         is_float = any(p[3] for p in pages)
     else:
+        _check_pixels(name, img.width * img.height, f"{img.width}x{img.height}")
         pixels, desc, bits, is_float = _frame(img, data)
         # after decoding: PNG keeps EXIF after the image data, so reading it loads the image,
         # which would leave the 16-bit path no undecoded tile to work from
@@ -337,6 +372,41 @@ def _as_float(pixels: np.ndarray) -> np.ndarray:
     return SourceImage(pixels).pixels
 
 
+_TIFF_SAMPLE_KINDS = {1: "unsigned integer", 2: "signed integer", 3: "float"}
+
+
+def _tiff_unsupported_samples(data: bytes) -> str | None:
+    """Why Pillow (mipview's decoder) cannot read a TIFF whose first IFD is well formed but names
+    samples it has no mode for, e.g. 64-bit float; None when the IFD does not parse or its
+    samples are ones Pillow reads (then the file is damaged or unusual in some other way)."""
+    order = "<" if data[:2] == b"II" else ">"
+    fields: dict[int, tuple[int, ...]] = {}
+    try:
+        (ifd,) = struct.unpack_from(order + "I", data, 4)
+        (count,) = struct.unpack_from(order + "H", data, ifd)
+        for i in range(count):
+            tag, kind, n, inline = struct.unpack_from(order + "HHI4s", data, ifd + 2 + 12 * i)
+            # BitsPerSample, SamplesPerPixel, SampleFormat: SHORTs, inline up to two
+            if tag in (258, 277, 339) and kind == 3:
+                raw = inline if n <= 2 else data[struct.unpack(order + "I", inline)[0]:]
+                fields[tag] = struct.unpack_from(f"{order}{n}H", raw)
+    except struct.error:
+        return None
+    bits, formats = set(fields.get(258, (1,))), set(fields.get(339, (1,)))
+    samples = fields.get(277, (1,))[0]
+    if len(bits) != 1 or len(formats) != 1:
+        return None
+    b, kind = bits.pop(), _TIFF_SAMPLE_KINDS.get(formats.pop())
+    what = f"{b}-bit {kind} samples" + (f", {samples} per pixel" if samples > 1 else "")
+    if kind == "float" and (b != 32 or samples != 1):
+        return (f"{what} (Pillow, which mipview decodes with, reads float TIFF only as one "
+                f"32-bit sample per pixel)")
+    if kind is not None and b > 32:
+        return (f"{what} (Pillow, which mipview decodes with, reads integer TIFF up to 32 bits "
+                f"per sample)")
+    return None
+
+
 def load(path: str | os.PathLike[str]) -> SourceImage:
     """Read an image file (PNG 8/16-bit, JPEG, TIFF incl. float and multi-page, BMP, GIF, TGA...).
 
@@ -349,7 +419,7 @@ def load(path: str | os.PathLike[str]) -> SourceImage:
     p = Path(name)
 
     def fail(reason: str) -> ImageLoadError:
-        return ImageLoadError(f"cannot open '{name}': {reason}")
+        return _cannot_open(name, reason)
 
     try:
         st = p.stat()
@@ -374,6 +444,9 @@ def load(path: str | os.PathLike[str]) -> SourceImage:
     except Image.DecompressionBombError as e:
         raise fail(f"image too large to decode safely ({e})") from None
     except UnidentifiedImageError:
+        unsupported = _tiff_unsupported_samples(data) if signed == "TIFF" else None
+        if unsupported:
+            raise fail(f"unsupported TIFF variant: {unsupported}") from None
         if signed:
             raise fail(f"truncated or corrupt {signed} data") from None
         raise fail("not an image file (no known format signature)") from None
@@ -501,26 +574,63 @@ def _layer_path(p: Path, layer: int) -> Path:
     return p.with_name(f"{p.stem}_layer{layer:02d}{p.suffix or '.png'}")
 
 
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to a temporary file in the same folder, then rename it to ``path``: an
+    interrupted write (Ctrl-C, a kill, a full disk) never leaves a truncated file under the final
+    name, only a hidden ``.name.*.tmp`` that is removed when Python gets the chance. No fsync:
+    this guards against an interrupted process, not a power cut."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return p
+
+
+def encode_npy(values: np.ndarray) -> bytes:
+    """``.npy`` bytes (numpy's own format, read back with ``np.load``) of ``values`` as they are:
+    every bit of a float16/float32 level, NaN payloads, infinities and values past [0, 1]
+    included."""
+    buf = io.BytesIO()
+    np.save(buf, np.ascontiguousarray(values), allow_pickle=False)
+    return buf.getvalue()
+
+
 def save_level(path: str | os.PathLike[str], level_storage: np.ndarray,
                fmt: Format) -> list[Path]:
-    """Write one level as PNG: RGBA 8-bit for 8-bit formats (storage bytes as-is, so sRGB stays
-    sRGB), RGBA 16-bit for float formats. ``(L, H, W, 4)`` writes one file per layer with the
-    suffix ``_layerNN``. Returns the paths written.
+    """Write one level; returns every file written, in order.
+
+    8-bit formats: one RGBA 8-bit PNG (storage bytes as-is, so sRGB stays sRGB). Float formats:
+    a 16-bit RGBA PNG to look at (clipped to [0, 1], NaN as 0), and beside it the exact storage
+    values as ``.npy`` (same name, float16 or float32, bit for bit): the lossless copy, since no
+    PNG holds negative, > 1 or non-finite values. ``(L, H, W, 4)`` writes the files of each layer
+    with the suffix ``_layerNN``. Each file is written atomically (:func:`write_atomic`).
     """
     a = np.asarray(level_storage)
     p = Path(path)
     if a.ndim == 4:
-        return [save_level(_layer_path(p, i), a[i], fmt)[0] for i in range(a.shape[0])]
+        return [f for i in range(a.shape[0]) for f in save_level(_layer_path(p, i), a[i], fmt)]
     if a.ndim != 3 or a.shape[-1] != 4:
         raise ValueError(f"expected (H, W, 4) or (L, H, W, 4) storage values, got {a.shape}")
-    try:
-        if fmt.is_float:
-            p.write_bytes(encode_png16(a))
-        else:
-            if a.dtype != np.uint8:  # e.g. a float64 reference in storage units
-                a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
-            Image.fromarray(np.ascontiguousarray(a)).save(p, format="PNG")
-    except OSError as e:
-        raise MipviewError(f"cannot write '{p}': {e.strerror or e}") from None
-    return [p]
-
+    if fmt.is_float:
+        # storage values untouched when they already are (a conversion could quiet a NaN)
+        exact = a if a.dtype == fmt.dtype else to_storage(a, fmt)
+        files = [(p, encode_png16(a)), (p.with_suffix(".npy"), encode_npy(exact))]
+    else:
+        if a.dtype != np.uint8:  # e.g. a float64 reference in storage units
+            a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
+        png = io.BytesIO()
+        Image.fromarray(np.ascontiguousarray(a)).save(png, format="PNG")
+        files = [(p, png.getvalue())]
+    written = []
+    for target, data in files:
+        try:
+            written.append(write_atomic(target, data))
+        except OSError as e:
+            raise MipviewError(f"cannot write '{target}': {e.strerror or e}") from None
+    return written

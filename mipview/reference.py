@@ -25,6 +25,12 @@ from mipview.formats import Format, decode, encode, level_size, mip_count
 
 Reduction = Literal["mean", "min", "max"]
 
+# Non-finite input (NaN, +-Inf from a float source) propagates by IEEE rules: that is what the
+# reference makes of it. numpy would also warn on stderr at inf - inf, 0 * inf and float16
+# overflow; the functions that can meet those are decorated with this quiet errstate. Counting
+# non-finite texels is mipview.nonfinite's job.
+_IEEE_QUIET = {"invalid": "ignore", "over": "ignore"}
+
 _Y = -3
 _X = -2
 
@@ -78,6 +84,7 @@ def _check(values: np.ndarray) -> np.ndarray:
     return a
 
 
+@np.errstate(**_IEEE_QUIET)
 def reduce_level(values: np.ndarray) -> np.ndarray:
     """One exact reduction step.
 
@@ -125,6 +132,7 @@ def _dims(a: np.ndarray) -> tuple[int, int]:
     return a.shape[_X], a.shape[_Y]
 
 
+@np.errstate(**_IEEE_QUIET)
 def reference_pyramid(level0: np.ndarray, fmt: Format,
                       reduction: Reduction = "mean") -> list[np.ndarray]:
     """The "chain" reference: every level from the float64 level below, never re-quantised.
@@ -150,6 +158,7 @@ def reference_pyramid(level0: np.ndarray, fmt: Format,
     return out
 
 
+@np.errstate(**_IEEE_QUIET)
 def step_level(below: np.ndarray, fmt: Format, reduction: Reduction = "mean") -> np.ndarray:
     """The exact reduction of one level as stored: float64 storage units, unquantised."""
     b = _check(below)
@@ -222,6 +231,7 @@ def _bilinear_axis(a: np.ndarray, axis: int, dst: int) -> np.ndarray:
     return t0 + (t1 - t0) * f
 
 
+@np.errstate(**_IEEE_QUIET)
 def blit_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
     """Emulate a ``vkCmdBlitImage`` chain with ``VK_FILTER_LINEAR``.
 
@@ -242,6 +252,7 @@ def blit_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
     return out
 
 
+@np.errstate(**_IEEE_QUIET)
 def exact_mean(level0: np.ndarray, fmt: Format) -> np.ndarray:
     """The exact average of level 0 in decoded space, encoded back to storage units.
 

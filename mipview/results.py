@@ -59,12 +59,33 @@ def parse_spec_list(text: str) -> list[StrategySpec]:
 
 
 @dataclass(frozen=True)
-class DispatchInfo:
-    """One step of a strategy's plan: a dispatch (or blit) and the levels it writes."""
+class DispatchStep:
+    """One step of a strategy's plan, exactly as it is recorded: a compute dispatch (or a blit,
+    which leaves the dispatch fields at their defaults), the levels it writes, and what a user
+    reads about it. ``label`` names the timestamp mark written after it. ``pipeline`` and
+    ``descriptor_set`` index the strategy's own lists, ``push`` is the packed push-constant
+    block, ``groups`` the workgroup counts (x, y, z). Plain values only, so it crosses threads."""
 
     label: str
     levels: tuple[int, ...]
     detail: str = ""
+    pipeline: int = 0
+    descriptor_set: int = 0
+    push: bytes = b""
+    groups: tuple[int, int, int] = (0, 0, 0)
+
+
+@dataclass(frozen=True)
+class TimingSettings:
+    """How strategies are timed (``mipview bench`` defaults): ``repeat`` timed runs each after
+    ``warmup_ms`` of untimed ones, ``runs_per_batch`` runs per command buffer; ``cold`` empties
+    the caches before every timed run, ``evict`` "clean" (a read) or "dirty" (a fill)."""
+
+    repeat: int = 50
+    warmup_ms: float = 1000.0
+    runs_per_batch: int = 10
+    cold: bool = False
+    evict: str = "clean"
 
 
 @dataclass(frozen=True)
@@ -140,7 +161,7 @@ class StrategyResult:
     spec: StrategySpec
     #: level 0 .. n-1 storage values, each (H, W, 4) or (layers, H, W, 4)
     levels: tuple[np.ndarray, ...]
-    plan: tuple[DispatchInfo, ...] = ()
+    plan: tuple[DispatchStep, ...] = ()
     timing: GpuTiming | None = None
     #: things a user should know about this result (e.g. "levels 3-5 not exact: odd side")
     notes: tuple[str, ...] = ()

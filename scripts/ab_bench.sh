@@ -22,3 +22,5 @@ for s in "${sizes[@]}"; do
     done
   done
 done
+# the device tool brings back 8 files: pack the JSON into one
+tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"

@@ -31,7 +31,7 @@ layout(set = 0, binding = 0) uniform sampler2DArray level0;
 layout(set = 0, binding = 1) readonly buffer MeanSrc { vec4 srcElems[]; };
 layout(set = 0, binding = 2) writeonly buffer MeanDst { vec4 dstElems[]; };
 
-// Mirrored by mean.py (_push): ivec2, ivec2, int, int, int, float.
+// Declared for the host as MEAN in mipview/gpu/shaders.py (tests/test_shader_interface.py).
 layout(push_constant) uniform MeanPush {
     ivec2 gridSize;    // elements of this pass's input grid (level 0 size in the first pass)
     ivec2 imageSize;   // level 0

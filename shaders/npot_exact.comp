@@ -50,7 +50,7 @@ layout(set = 0, binding = 4) writeonly uniform image2DArray dst4;
 layout(set = 0, binding = 5) writeonly uniform image2DArray dst5;
 layout(set = 0, binding = 6) writeonly uniform image2DArray dst6;
 
-// Layout mirrored by npot_exact.py (_push): ivec2 srcSize, int levels, int tile.
+// Declared for the host as NPOT_EXACT in mipview/gpu/shaders.py (tests/test_shader_interface.py).
 layout(push_constant) uniform NpotPush {
     ivec2 srcSize;  // size of the input level S
     int levels;     // k, 1 .. NPOT_MAX_LEVELS
@@ -79,18 +79,20 @@ void npotStore_(int j, ivec3 p, vec4 e) {
 // Stores linear value v of level S+j at p when this group owns p; returns the value the next
 // level of this dispatch reads instead of v (v itself, or v pulled off a tie: NPOT_UNORM8).
 vec4 npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
-    vec4 e = mipEncode(v);
-    if (NPOT_ROUND_HALF) {
-        e = mipRoundToHalf(e);
-    }
+    vec4 e;
     if (NPOT_UNORM8) {
-        vec4 u = clamp(e, 0.0, 1.0) * 255.0;
-        vec4 q = round(u);
+        vec4 u;
+        vec4 q = mipQuantise8(v, u);
         vec4 lim = vec4(0.5 - NPOT_TIE_MARGIN);
         if (any(greaterThan(abs(u - q), lim))) {  // rare: only near ties
             v = mipDecode(clamp(u, q - lim, q + lim) / 255.0);
         }
         e = q / 255.0;
+    } else {
+        e = mipEncode(v);
+        if (NPOT_ROUND_HALF) {
+            e = mipRoundToHalf(e);
+        }
     }
     if (owned) {
         npotStore_(j, p, e);

@@ -1,8 +1,11 @@
 #version 460
 // per_level.comp: one output texel per invocation, one dispatch per level.
 // The source level is read through a sampled view (texelFetch): that needs no storage-image
-// format and decodes sRGB in hardware; the destination is a format-less write-only image, so one
-// SPIR-V serves every format (sRGB encoding is a specialization constant in mip_common.glsl).
+// format; the destination is a format-less write-only image, so one SPIR-V serves every format
+// (sRGB encoding is a specialization constant in mip_common.glsl). sRGB texel loads come from the
+// UNORM view and are decoded here (the sampler's decode is the device's approximation, and this
+// strategy promises each level within 0.5 LSB of the exact reduction of the level below); the
+// BILINEAR sample needs the sRGB view, whose filter averages in linear light.
 #extension GL_GOOGLE_include_directive : require
 #include "mip_common.glsl"
 
@@ -27,7 +30,7 @@ void main() {
     if (any(greaterThanEqual(p, pc.dstSize))) {
         return;
     }
-#define PER_LEVEL_LOAD(q) texelFetch(srcLevel, ivec3(q, layer), 0)
+#define PER_LEVEL_LOAD(q) mipDecode(texelFetch(srcLevel, ivec3(q, layer), 0))
     vec4 v;
     if (BILINEAR) {
         // the centre of the 2x2 block: weights exactly 1/4 each

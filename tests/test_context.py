@@ -74,6 +74,31 @@ def test_validation_reports_a_real_error():
         ctx.close()
 
 
+def test_leaked_object_is_reported_after_close_and_only_by_its_context():
+    """What the layer reports while the device is destroyed (here: a sampler never destroyed)
+    is in ``messages`` after close(), of the leaking context alone; a clean context beside it
+    reports nothing, before or after its own close."""
+    from mipview.gpu.vkapi import flag, vk
+
+    clean = GpuContext(device="llvmpipe", validate=True)
+    leaky = GpuContext(device="llvmpipe", validate=True)
+    try:
+        vk.vkCreateSampler(leaky.device, vk.VkSamplerCreateInfo(
+            magFilter=flag("VK_FILTER_NEAREST"), minFilter=flag("VK_FILTER_NEAREST")), None)
+        assert not leaky.messages  # nothing is wrong until the device goes
+    finally:
+        leaky.close()
+    try:
+        leaks = [m for m in leaky.messages if "vkDestroyDevice" in m and "SAMPLER" in m]
+        assert len(leaks) == 1, leaky.messages
+        assert not clean.messages  # (before: every context heard every message)
+    finally:
+        clean.close()
+    assert not clean.messages and clean.take_messages() == []
+    # take_messages works after close too, and forgets
+    assert leaky.take_messages() and not leaky.messages
+
+
 @pytest.mark.parametrize("fmt", list(Format))
 def test_image_round_trip_with_layers_and_sentinel(gpu, fmt, rng):
     img = MipImage(gpu, fmt, 13, 6, layers=3)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import MipviewError
+from mipview import MipviewError, imageio
 from mipview.formats import Format
 from mipview.imageio import (
     ImageLoadError,
@@ -305,8 +305,8 @@ def test_missing_and_directory(tmp_path: Path) -> None:
 
 def test_decompression_bomb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     Image.new("RGB", (40, 40)).save(tmp_path / "big.png")
-    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)
-    with pytest.raises(ImageLoadError, match="too large"):
+    monkeypatch.setattr(imageio, "MAX_PIXELS", 100)
+    with pytest.raises(ImageLoadError, match=r"40x40 is 1,600 pixels, more than mipview opens \(100 = 10x10"):
         load(tmp_path / "big.png")
 
 
@@ -365,7 +365,8 @@ def test_save_8bit_roundtrip(tmp_path: Path, rng: np.random.Generator) -> None:
 def test_save_float_as_png16(tmp_path: Path, rng: np.random.Generator) -> None:
     v = rng.random((6, 10, 4)).astype(np.float32)
     v[0, 0] = [-1.0, 2.0, np.nan, 0.5]
-    (path,) = save_level(tmp_path / "f.png", v.astype(np.float16), Format.F16)
+    path, npy = save_level(tmp_path / "f.png", v.astype(np.float16), Format.F16)
+    assert npy == tmp_path / "f.npy"
     expected = np.rint(np.clip(np.nan_to_num(v.astype(np.float16).astype(np.float64)), 0, 1)
                        * 65535).astype(np.uint16)
     got = read_png16_unfiltered(path.read_bytes())
@@ -388,11 +389,66 @@ def test_save_layers(tmp_path: Path, rng: np.random.Generator) -> None:
     with Image.open(paths[1]) as im:
         np.testing.assert_array_equal(np.asarray(im), a[1])
     paths = save_level(tmp_path / "f.png", a.astype(np.float32) / 255, Format.F32)
-    assert [p.name for p in paths] == ["f_layer00.png", "f_layer01.png"]
+    assert [p.name for p in paths] == ["f_layer00.png", "f_layer00.npy",
+                                       "f_layer01.png", "f_layer01.npy"]
+    np.testing.assert_array_equal(np.load(paths[3]), a[1].astype(np.float32) / 255)
     with pytest.raises(ValueError):
         save_level(tmp_path / "x.png", a[0, ..., :3], Format.UNORM)
     with pytest.raises(MipviewError, match="cannot write"):
         save_level(tmp_path / "no" / "such" / "dir.png", a[0], Format.UNORM)
+
+
+def _special_values(dtype: type) -> np.ndarray:
+    """(5, 7, 4) values of ``dtype`` with negative, > 1, NaN (two payloads), +-Inf, -0 and
+    subnormal values, the rest random."""
+    v = np.random.default_rng(5).normal(0.5, 2.0, (5, 7, 4)).astype(dtype)
+    info = np.finfo(dtype)
+    v[0, 0] = [-1.5, 3.25, np.inf, -np.inf]
+    v[0, 1] = [np.nan, -0.0, info.smallest_subnormal, info.max]
+    bits = v.view(np.uint16 if dtype == np.float16 else np.uint32)
+    bits[0, 2, 0] = bits[0, 1, 0] | 1  # a NaN with another payload
+    return v
+
+
+@pytest.mark.parametrize("fmt", [Format.F16, Format.F32])
+def test_save_float_levels_losslessly(tmp_path: Path, fmt: Format) -> None:
+    v = _special_values(fmt.dtype.type)
+    paths = save_level(tmp_path / "level_03.png", v, fmt)
+    assert [p.name for p in paths] == ["level_03.png", "level_03.npy"]
+    back = np.load(paths[1], allow_pickle=False)
+    assert back.dtype == fmt.dtype and back.shape == v.shape
+    uint = np.uint16 if fmt is Format.F16 else np.uint32
+    np.testing.assert_array_equal(back.view(uint), v.view(uint))  # bit for bit, NaN payloads too
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+def test_saving_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that dies half-way leaves the previous file whole and no temporary behind."""
+    target = tmp_path / "level_00.png"
+    a = np.zeros((4, 4, 4), np.uint8)
+    save_level(target, a, Format.UNORM)
+    before = target.read_bytes()
+
+    class Interrupted(BaseException):
+        pass
+
+    real_fdopen = imageio.os.fdopen
+
+    def half_write(fd: int, mode: str):  # writes half of the data, then the run is interrupted
+        f = real_fdopen(fd, mode)
+        real_write = f.write
+
+        def write(data: bytes) -> int:
+            real_write(data[: len(data) // 2])
+            raise Interrupted
+        f.write = write
+        return f
+
+    monkeypatch.setattr(imageio.os, "fdopen", half_write)
+    with pytest.raises(Interrupted):
+        save_level(target, np.full((4, 4, 4), 255, np.uint8), Format.UNORM)
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["level_00.png"]
 
 
 # --- bundled samples ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from mipview.gpu.runner import run_once
 from mipview.gpu.strategies.single_pass import TAIL_TEXELS, SinglePass, plan_passes
 from mipview.layers import make_layers
 from mipview.reference import reference_pyramid
-from mipview.results import StrategySpec
+from mipview.results import StrategyResult, StrategySpec
 
 # the flat base chain tolerance (stricter than within_tolerance for floats), with the
 # reference's float64 slack
@@ -45,10 +45,14 @@ def _check(levels: list[np.ndarray], level0: np.ndarray, fmt: Format, reduction:
             assert bad.size == 0, f"level {i}: {len(bad)} texels differ, first at {bad[0]}"
 
 
-def _run(gpu, level0: np.ndarray, fmt: Format, **opts: str) -> list[np.ndarray]:
+def _result(gpu, level0: np.ndarray, fmt: Format, **opts: str) -> StrategyResult:
     mip = run_once(gpu, level0, fmt, [_spec(**opts)])
     assert not mip.skipped, mip.skipped
-    return list(mip.results[0].levels)
+    return mip.results[0]
+
+
+def _run(gpu, level0: np.ndarray, fmt: Format, **opts: str) -> list[np.ndarray]:
+    return list(_result(gpu, level0, fmt, **opts).levels)
 
 
 # --- planner (no device) -------------------------------------------------------------------------
@@ -104,7 +108,10 @@ def test_larger_sizes(gpu, rng, w: int, h: int, fmt: Format, reduction: str) -> 
 
 def test_4096_once(gpu, rng) -> None:
     level0 = _image(rng, 4096, 4096, Format.UNORM)
-    _check(_run(gpu, level0, Format.UNORM), level0, Format.UNORM, "mean")
+    res = _result(gpu, level0, Format.UNORM)
+    _check(list(res.levels), level0, Format.UNORM, "mean")
+    # the pass ends at the counter, where 8 tiles share one arrival
+    assert "(8 per workgroup)" in res.plan[0].detail
 
 
 @pytest.mark.parametrize("w,layers,fmt,reduction", [
@@ -235,15 +242,14 @@ def test_tiles_per_group_rect_update_matches_full_run(gpu, rng):
 
 def test_auto_tiles_and_prefetch_follow_the_pass(gpu, rng):
     # 1920x1080: pass 1 stops at level 3 (135 rows) and has no counter, so with bilinear samples
-    # a workgroup takes 4 tiles and fetches the next early; texel loads keep 1; 4096^2 ends at
-    # the counter, where 8 tiles share one arrival
-    bilinear = SinglePass(gpu, {"load": "bilinear"}).plan(1920, 1080)
-    assert "(4 per workgroup)" in bilinear[0].detail
-    assert "per workgroup" not in SinglePass(gpu, {}).plan(1920, 1080)[0].detail
-    assert "(8 per workgroup)" in SinglePass(gpu, {}).plan(4096, 4096)[0].detail
+    # a workgroup takes 4 tiles and fetches the next early; texel loads keep 1 (test_4096_once:
+    # a pass that ends at the counter takes 8)
     fmt = Format.UNORM
     level0 = _image(rng, 1920, 1080, fmt)
-    auto = _run(gpu, level0, fmt, load="bilinear")
+    bilinear = _result(gpu, level0, fmt, load="bilinear")
+    assert "(4 per workgroup)" in bilinear.plan[0].detail
+    assert "per workgroup" not in _result(gpu, level0, fmt).plan[0].detail
+    auto = list(bilinear.levels)
     _check(auto, level0, fmt, "mean")
     base = _run(gpu, level0, fmt, load="bilinear", tiles="1", prefetch="off")
     for i, (a, b) in enumerate(zip(auto, base, strict=True)):

@@ -9,7 +9,6 @@ compute reaches, so the floor is the faster of the two.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from mipview.gpu.context import GpuContext
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline
 from mipview.gpu.resources import Buffer
+from mipview.gpu.shaders import BUFFER_COPY
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import TimestampPool
 from mipview.gpu.vkapi import flag, vk
@@ -84,7 +84,7 @@ def copy_bandwidth(ctx: GpuContext, size: int | None = None, repeats: int = 20) 
             lambda cmd: vk.vkCmdCopyBuffer(cmd, src.handle, dst.handle, 1, [region]),
             ("TRANSFER", "TRANSFER_WRITE|TRANSFER_READ"))
 
-        pipeline = get_pipeline(ctx, "buffer_copy", ("storage_buffer", "storage_buffer"), 4)
+        pipeline = get_pipeline(ctx, BUFFER_COPY, ("storage_buffer", "storage_buffer"))
         sets = DescriptorSets(pipeline, 1)
         sets.write(0, [(src.handle, 0, size), (dst.handle, 0, size)])
         count = size // 16
@@ -92,7 +92,7 @@ def copy_bandwidth(ctx: GpuContext, size: int | None = None, repeats: int = 20) 
 
         def compute_copy(cmd: Any) -> None:
             pipeline.bind(cmd, sets.sets[0])
-            pipeline.push(cmd, struct.pack("<I", count))
+            pipeline.push(cmd, BUFFER_COPY.pack(count=count))
             vk.vkCmdDispatch(cmd, groups, 1, 1)
 
         compute = _time_copies(ctx, repeats, compute_copy,

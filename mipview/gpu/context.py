@@ -7,6 +7,7 @@ created it (the CLI's main thread, or the UI's worker thread).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import threading
 from collections.abc import Iterator
@@ -107,9 +108,11 @@ class DeviceCaps:
 
 # --- validation messages -------------------------------------------------------------------
 # The binding routes every messenger to the callable of the most recent create-info, so one
-# process-wide dispatcher forwards to whichever contexts are listening.
+# process-wide dispatcher forwards each message to the sink of the instance that reported it,
+# found by the messenger's user data (a key from _sink_keys; the binding drops a 0).
 _sinks: dict[int, list[str]] = {}
 _sinks_lock = threading.Lock()
+_sink_keys = itertools.count(1)
 
 
 def _debug_callback(severity: int, types: int, data: Any, user: Any) -> int:
@@ -117,15 +120,18 @@ def _debug_callback(severity: int, types: int, data: Any, user: Any) -> int:
         vuid = cstr(data.pMessageIdName) if data.pMessageIdName != ffi.NULL else ""
         text = cstr(data.pMessage)
         message = f"[{vuid}] {text}" if vuid else text
+        key = int(ffi.cast("uintptr_t", user)) if user is not None else 0
         with _sinks_lock:
-            for sink in _sinks.values():
-                sink.append(message)
+            sink = _sinks.get(key)
+            # no known key: better every listener than none
+            for target in [sink] if sink is not None else _sinks.values():
+                target.append(message)
     except Exception:  # a raising cffi callback only prints; never let it abort the Vulkan call
         pass
     return 0  # returning 1 would abort the call (and the binding raises KeyError)
 
 
-def _messenger_info() -> Any:
+def _messenger_info(key: int) -> Any:
     return vk.VkDebugUtilsMessengerCreateInfoEXT(
         messageSeverity=flag("VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT")
         | flag("VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT"),
@@ -133,6 +139,7 @@ def _messenger_info() -> Any:
         | flag("VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT")
         | flag("VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT"),
         pfnUserCallback=_debug_callback,
+        pUserData=key,
     )
 
 
@@ -147,13 +154,20 @@ def env_validate() -> bool:
 
 
 class _Instance:
-    """A VkInstance, optionally with the validation layer and a messenger feeding ``sink``."""
+    """A VkInstance, optionally with the validation layer and a messenger feeding ``sink``.
+
+    ``sink`` keeps receiving until :meth:`destroy` returns: the messenger is destroyed after
+    everything else on the instance, and the messenger chained into the instance's create-info
+    covers vkDestroyInstance itself, so what the layer reports at teardown (leaked objects)
+    lands in ``sink`` too.
+    """
 
     def __init__(self, validate: bool, sink: list[str]) -> None:
         require_vulkan()
         self.handle = None
         self.messenger = None
         self._keep: list[Any] = []
+        self._sink_key = next(_sink_keys)
         layers: list[str] = []
         extensions: list[str] = []
         pnext = None
@@ -164,7 +178,7 @@ class _Instance:
                     "(Debian: apt install vulkan-validationlayers)")
             layers = [VALIDATION_LAYER]
             extensions = ["VK_EXT_debug_utils"]
-            messenger_info = _messenger_info()
+            messenger_info = _messenger_info(self._sink_key)
             sync = ffi.new("VkValidationFeatureEnableEXT[1]",
                            [flag("VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")])
             features = vk.VkValidationFeaturesEXT(
@@ -179,7 +193,6 @@ class _Instance:
             pApplicationInfo=app, enabledLayerCount=len(layers), ppEnabledLayerNames=layers,
             enabledExtensionCount=len(extensions), ppEnabledExtensionNames=extensions,
             pNext=pnext)
-        self._sink_key = id(self)
         with _sinks_lock:
             _sinks[self._sink_key] = sink
         try:
@@ -332,8 +345,8 @@ class GpuContext:
     def __init__(self, device: str | int | None = None, validate: bool | None = None) -> None:
         require_vulkan()
         self.validate = env_validate() if validate is None else validate
-        self.messages: list[str] = []
-        self._instance = _Instance(self.validate, self.messages)
+        self._messages: list[str] = []
+        self._instance = _Instance(self.validate, self._messages)
         self.device = None
         self.command_pool = None
         self.fence = None
@@ -389,10 +402,19 @@ class GpuContext:
         self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
 
     # --- helpers ---------------------------------------------------------------------------
+    @property
+    def messages(self) -> tuple[str, ...]:
+        """Validation messages not yet taken. Still readable after :meth:`close`, and that is
+        when it holds what the layer reports while the device and instance are destroyed
+        (leaked objects): read it after close to see them."""
+        with _sinks_lock:
+            return tuple(self._messages)
+
     def take_messages(self) -> list[str]:
-        """Validation messages since the last call (and forget them)."""
-        out = list(self.messages)
-        self.messages.clear()
+        """Validation messages since the last call (and forget them); also after close."""
+        with _sinks_lock:
+            out = list(self._messages)
+            self._messages.clear()
         return out
 
     def memory_type(self, type_bits: int, required: int, preferred: int = 0) -> int:

@@ -9,12 +9,12 @@ charged a 4096^2 chain several microseconds: a measure of the fill more than of 
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 from mipview.gpu.context import GpuContext
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline
 from mipview.gpu.resources import Buffer
+from mipview.gpu.shaders import CACHE_EVICT
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.vkapi import flag, vk
 
@@ -23,7 +23,6 @@ EVICT_BYTES_CPU = 32 << 20
 MODES = ("clean", "dirty")
 _GROUP = 256
 _GROUPS = 4096
-_PUSH = struct.Struct("<2I")
 
 
 class CacheEvictor:
@@ -42,8 +41,7 @@ class CacheEvictor:
             vk.vkCmdFillBuffer(cmd, self.buffer.handle, 0, size, 0)
             memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "COMPUTE_SHADER", "SHADER_READ")
         if mode == "clean":
-            self.pipeline = get_pipeline(ctx, "cache_evict", ("storage_buffer", "storage_buffer"),
-                                         push_size=_PUSH.size)
+            self.pipeline = get_pipeline(ctx, CACHE_EVICT, ("storage_buffer", "storage_buffer"))
             self.sets = DescriptorSets(self.pipeline, 1)
             self.sets.write(0, [(self.buffer.handle, 0, size), (self.sink.handle, 0, 16)])
 
@@ -57,7 +55,7 @@ class CacheEvictor:
         memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "COMPUTE_SHADER",
                        "SHADER_READ|SHADER_WRITE")
         self.pipeline.bind(cmd, self.sets.sets[0])
-        self.pipeline.push(cmd, _PUSH.pack(self.buffer.size // 16, 1))
+        self.pipeline.push(cmd, CACHE_EVICT.pack(count=self.buffer.size // 16, never=1))
         vk.vkCmdDispatch(cmd, _GROUPS, 1, 1)
 
     def destroy(self) -> None:

@@ -9,7 +9,6 @@ nothing). Timed like the strategies: same cache eviction, many runs per submit.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +18,7 @@ from mipview.gpu.context import GpuContext
 from mipview.gpu.evict import CacheEvictor
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.shaders import IMAGE_READ
 from mipview.gpu.strategies.base import group_count
 from mipview.gpu.timing import TimedBatch
 from mipview.gpu.vkapi import flag, vk
@@ -26,7 +26,6 @@ from mipview.results import TimingStats
 
 _GROUP = 16
 _TEXELS = 4  # per invocation and side
-_PUSH = struct.Struct("<2if")
 
 
 @dataclass(frozen=True)
@@ -56,8 +55,8 @@ def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     sets = batch = None
     try:
         image.upload(np.ascontiguousarray(data.astype(fmt.dtype, copy=False)))
-        pipeline = get_pipeline(ctx, "image_read", ("sampled", "storage_buffer"),
-                                push_size=_PUSH.size, constants={0: linear})
+        pipeline = get_pipeline(ctx, IMAGE_READ, ("sampled", "storage_buffer"),
+                                constants={"LINEAR": linear})
         sets = DescriptorSets(pipeline, 1)
         sets.write(0, [(image.sampled_views[0], get_sampler(ctx, linear=linear)),
                        (sink.handle, 0, 16)])
@@ -65,7 +64,7 @@ def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
 
         def record(cmd: object, marks: object) -> None:
             pipeline.bind(cmd, sets.sets[0])
-            pipeline.push(cmd, _PUSH.pack(width, height, -1e30))
+            pipeline.push(cmd, IMAGE_READ.pack(size=(width, height), never=-1e30))
             vk.vkCmdDispatch(cmd, groups[0], groups[1], layers)
 
         batch = TimedBatch(ctx, repeats, record,

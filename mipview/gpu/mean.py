@@ -19,8 +19,6 @@ for auto-exposure). Results match numpy's float64 to float32 rounding (tests/tes
 
 from __future__ import annotations
 
-import struct
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,13 +27,15 @@ import numpy as np
 from mipview import MipviewError
 from mipview.formats import Format, decode, encode
 from mipview.gpu.context import GpuContext
+from mipview.gpu.dispatch import record_steps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.shaders import MEAN
 from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
-from mipview.gpu.vkapi import flag, vk
+from mipview.gpu.timing import Marks, TimedWork, time_interleaved
+from mipview.gpu.vkapi import flag
 from mipview.reference import _check
-from mipview.results import TimingStats
+from mipview.results import DispatchStep, TimingSettings, TimingStats
 
 KINDS = ("mean", "log-mean")
 METHODS = ("weighted", "padded")
@@ -89,12 +89,6 @@ def plan_passes(width: int, height: int, block: int) -> list[MeanPass]:
         gw, gh, span = groups[0], groups[1], span * reach
 
 
-def _push(p: MeanPass, width: int, height: int, first: bool, last: bool, scale: float) -> bytes:
-    """MeanPush of mean.comp: ivec2 gridSize, ivec2 imageSize, int span, firstPass, lastPass,
-    float scale."""
-    return struct.pack("<7if", *p.grid, width, height, p.span, int(first), int(last), scale)
-
-
 class MeanReducer:
     """Mean of level 0 of ``image``: ``record`` the passes (any number of times), ``read`` the
     result after the submit. Barriers: the caller orders earlier writes of level 0 before
@@ -114,9 +108,10 @@ class MeanReducer:
         self.buffers = [Buffer(ctx, 16 * elems, usage), Buffer(ctx, 16 * elems, usage, True)]
         srgb = image.fmt.is_srgb
         self.pipeline = get_pipeline(
-            ctx, "mean", ("sampled", "storage_buffer", "storage_buffer"), push_size=32,
-            constants={0: block, 1: block, 2: kind == "log-mean", 3: srgb,
-                       4: method == "padded", 5: float(LOG_EPS)})
+            ctx, MEAN, ("sampled", "storage_buffer", "storage_buffer"),
+            constants={"MEAN_S": block, "local_size_y_id": block, "MEAN_LOG": kind == "log-mean",
+                       "MEAN_DECODE_SRGB": srgb, "MEAN_PADDED": method == "padded",
+                       "MEAN_LOG_EPS": float(LOG_EPS)})
         # sRGB: the shader decodes the stored bytes itself
         src_view = (image.encoded_views if srgb else image.sampled_views)[0]
         sampler = get_sampler(ctx)
@@ -128,19 +123,18 @@ class MeanReducer:
             src = self.buffers[1 - self._dst[i]]
             self.sets.write(i, [(src_view, sampler),
                                 (src.handle, 0, src.size), (dst.handle, 0, dst.size)])
+        last = n_pass - 1
+        self.steps = tuple(
+            DispatchStep(f"pass {i}", (), pipeline=0, descriptor_set=i,
+                         push=MEAN.pack(gridSize=p.grid, imageSize=(image.width, image.height),
+                                        span=p.span, firstPass=int(i == 0),
+                                        lastPass=int(i == last),
+                                        scale=self.scale if i == last else 1.0),
+                         groups=(*p.groups, image.layers))
+            for i, p in enumerate(self.passes))
 
     def record(self, cmd: Any, marks: Marks | None = None) -> None:
-        w, h = self.image.width, self.image.height
-        for i, p in enumerate(self.passes):
-            if i > 0:
-                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE|SHADER_READ",
-                               "COMPUTE_SHADER", "SHADER_READ|SHADER_WRITE")
-            self.pipeline.bind(cmd, self.sets.sets[i])
-            last = i == len(self.passes) - 1
-            self.pipeline.push(cmd, _push(p, w, h, i == 0, last, self.scale if last else 1.0))
-            vk.vkCmdDispatch(cmd, p.groups[0], p.groups[1], self.image.layers)
-            if marks is not None:
-                marks.mark(cmd, f"pass {i}")
+        record_steps(cmd, self.steps, [self.pipeline], self.sets.sets, marks or Marks(None))
 
     def read(self) -> np.ndarray:
         """The shader's value per layer, (L, 4) float64 (linear; log-mean in every channel)."""
@@ -198,18 +192,12 @@ def time_mean(ctx: GpuContext, level0: np.ndarray, fmt: Format, kind: str = "mea
     _check_args(kind, block, method)
     image, _ = _upload(ctx, level0, fmt)
     reducer = MeanReducer(ctx, image, kind, block, method)
-    runs_in_batch = max(1, min(runs_per_batch, repeat))
-    batch = TimedBatch(ctx, runs_in_batch, lambda cmd, marks: reducer.record(cmd, marks),
-                       stamps_per_run=len(reducer.passes) + 2)
+    work = TimedWork(ctx, lambda cmd, marks: reducer.record(cmd, marks),
+                     stamps_per_run=len(reducer.passes) + 2)
     try:
-        end = time.perf_counter() + warmup_ms / 1000.0
-        while time.perf_counter() < end:
-            batch.submit(timed=False)
-        runs: list[tuple[float, list[float]]] = []
-        while len(runs) < repeat:
-            runs += batch.submit()
-        return timing_from_runs(runs[:repeat], batch.labels).total
+        time_interleaved([work], TimingSettings(repeat, warmup_ms, runs_per_batch))
+        return TimingStats(tuple(total for total, _ in work.runs))
     finally:
-        batch.destroy()
+        work.destroy()
         reducer.release()
         image.destroy()

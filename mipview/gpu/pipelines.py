@@ -1,17 +1,19 @@
 """SPIR-V from package data, compute pipelines with specialization constants, descriptors.
 
-Pipelines are cached per context, keyed by (shader, bindings, push size, constants, subgroup
-size), so a profiling session that re-runs a strategy does not rebuild them.
+Pipelines are cached per context, keyed by (shader, bindings, constants, subgroup size), so a
+profiling session that re-runs a strategy does not rebuild them. What a shader takes (constants by
+name, its push-constant block) is declared once, in mipview/gpu/shaders.py.
 """
 
 from __future__ import annotations
 
-import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from mipview.gpu.context import GpuContext
+from mipview.gpu.shader_interface import ShaderInterface, SpecValue
 from mipview.gpu.vkapi import ffi, flag, vk
 
 REQUIRE_FULL_SUBGROUPS_BIT = 0x2  # VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
@@ -31,26 +33,17 @@ def load_spirv(name: str) -> bytes:
     return path.read_bytes()
 
 
-def _spec_bytes(constants: dict[int, int | float | bool]) -> tuple[list[Any], bytes]:
-    entries, data = [], b""
-    for i, (cid, value) in enumerate(sorted(constants.items())):
-        entries.append(vk.VkSpecializationMapEntry(constantID=cid, offset=4 * i, size=4))
-        if isinstance(value, bool):
-            data += struct.pack("<I", int(value))
-        elif isinstance(value, float):
-            data += struct.pack("<f", value)
-        else:
-            data += struct.pack("<i" if value < 0 else "<I", value)
-    return entries, data
-
-
 @dataclass(frozen=True)
 class PipelineKey:
-    shader: str
+    shader: ShaderInterface
     bindings: tuple[str, ...]
-    push_size: int
-    constants: tuple[tuple[int, int | float | bool], ...]
+    #: (constant_id, value) sorted by id, from :meth:`ShaderInterface.spec_values`
+    constants: tuple[tuple[int, SpecValue], ...]
     subgroup_size: int | None
+
+    @property
+    def push_size(self) -> int:
+        return self.shader.push_size
 
 
 class ComputePipeline:
@@ -72,13 +65,15 @@ class ComputePipeline:
             setLayoutCount=1, pSetLayouts=[self.set_layout],
             pushConstantRangeCount=1 if key.push_size else 0,
             pPushConstantRanges=ranges if key.push_size else None), None)
-        spv = load_spirv(key.shader)
+        spv = load_spirv(key.shader.name)
         module = vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(
             codeSize=len(spv), pCode=spv), None)
         try:
             # Inner structs are bound to names that outlive the create call: nested by-value
             # structs built inline lose their pointers in the binding.
-            entries, data = _spec_bytes(dict(key.constants))
+            entries = [vk.VkSpecializationMapEntry(constantID=cid, offset=4 * i, size=4)
+                       for i, (cid, _) in enumerate(key.constants)]
+            data = key.shader.spec_data(key.constants)
             data_c = ffi.new("uint8_t[]", data) if data else None
             spec = vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries,
                                            dataSize=len(data), pData=data_c) if entries else None
@@ -114,10 +109,11 @@ class ComputePipeline:
         vk.vkDestroyDescriptorSetLayout(dev, self.set_layout, None)
 
 
-def get_pipeline(ctx: GpuContext, shader: str, bindings: tuple[str, ...], push_size: int = 0,
-                 constants: dict[int, int | float | bool] | None = None,
+def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[str, ...],
+                 constants: Mapping[str, SpecValue] | None = None,
                  subgroup_size: int | None = None) -> ComputePipeline:
-    """A cached pipeline; destroyed when the context closes."""
+    """A cached pipeline of ``shader`` with ``constants`` by GLSL name (the push-constant range
+    is the shader's declared block); destroyed when the context closes."""
     cache: dict[PipelineKey, ComputePipeline] = ctx.caches.setdefault("pipelines", {})
     if not cache:
         def destroy_all() -> None:
@@ -125,8 +121,7 @@ def get_pipeline(ctx: GpuContext, shader: str, bindings: tuple[str, ...], push_s
                 pipeline.destroy()
             cache.clear()
         ctx.on_close(destroy_all)
-    key = PipelineKey(shader, tuple(bindings), push_size,
-                      tuple(sorted((constants or {}).items())), subgroup_size)
+    key = PipelineKey(shader, tuple(bindings), shader.spec_values(constants or {}), subgroup_size)
     if key not in cache:
         cache[key] = ComputePipeline(ctx, key)
     return cache[key]

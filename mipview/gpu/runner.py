@@ -8,9 +8,8 @@ fed and no CPU gap drops its clock between samples (../shared/gpu/README.md).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,8 +20,8 @@ from mipview.gpu.context import GpuContext
 from mipview.gpu.evict import CacheEvictor
 from mipview.gpu.resources import MipImage
 from mipview.gpu.strategies.base import Strategy
-from mipview.gpu.timing import TimedBatch, timing_from_runs
-from mipview.results import MipResult, StrategyResult, StrategySpec
+from mipview.gpu.timing import TimedWork, time_interleaved
+from mipview.results import MipResult, StrategyResult, StrategySpec, TimingSettings
 
 MAX_STAMPS_PER_RUN = 64
 
@@ -32,10 +31,8 @@ class _Prepared:
     spec: StrategySpec
     strategy: Strategy
     image: MipImage
-    runs: list[tuple[float, list[float]]] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)
+    work: TimedWork
     levels: list[np.ndarray] | None = None
-    batches: dict[int, TimedBatch] = field(default_factory=dict)
 
 
 class Session:
@@ -47,7 +44,6 @@ class Session:
         lines), or "dirty" (a fill leaves dirty ones; mipview/gpu/evict.py)."""
         self.ctx = ctx
         self.fmt = fmt
-        self.cold = cold
         data = np.asarray(level0)
         if data.ndim == 3:
             data = data[None]
@@ -62,8 +58,7 @@ class Session:
         try:
             for spec in specs:
                 self._prepare(spec)
-            if cold:
-                self.evictor = CacheEvictor(ctx, "clean" if cold is True else str(cold))
+            self._evict(("clean" if cold is True else str(cold)) if cold else None)
         except Exception:
             self.close()
             raise
@@ -83,77 +78,69 @@ class Session:
         except Exception:
             image.destroy()
             raise
-        self.prepared.append(_Prepared(spec, strategy, image))
+        work = TimedWork(self.ctx, lambda cmd, marks: strategy.record(cmd, image, marks),
+                         stamps_per_run=MAX_STAMPS_PER_RUN)
+        self.prepared.append(_Prepared(spec, strategy, image, work))
 
     @property
     def specs(self) -> list[StrategySpec]:
         return [p.spec for p in self.prepared]
 
-    # --- command buffers ------------------------------------------------------------------
-    def _batch(self, p: _Prepared, runs: int) -> TimedBatch:
-        """A command buffer of ``runs`` timed runs, recorded once and resubmitted."""
-        if runs not in p.batches:
-            p.batches[runs] = TimedBatch(
-                self.ctx, runs, lambda cmd, marks: p.strategy.record(cmd, p.image, marks),
-                before_each=self.evictor.record if self.evictor is not None else None,
-                stamps_per_run=MAX_STAMPS_PER_RUN)
-        return p.batches[runs]
+    @property
+    def cold(self) -> str | None:
+        """The cache eviction before every timed run ("clean" or "dirty"), None when warm."""
+        return self.evictor.mode if self.evictor is not None else None
 
-    def _submit(self, p: _Prepared, runs: int, keep: bool) -> None:
-        batch = self._batch(p, runs)
-        samples = batch.submit(timed=keep)
-        if keep:
-            p.runs += samples
-            p.labels = batch.labels
+    def _evict(self, wanted: str | None) -> None:
+        """Time with this cache eviction (None: warm) from now on; the strategies' recorded
+        batches are dropped when it changes (they hold the old one)."""
+        if wanted == self.cold:
+            return
+        if self.evictor is not None:
+            self.ctx.wait_idle()
+            self.evictor.destroy()
+            self.evictor = None
+        if wanted is not None:
+            self.evictor = CacheEvictor(self.ctx, wanted)
+        for p in self.prepared:
+            p.work.set_before_each(self.evictor.record if self.evictor is not None else None)
 
     # --- public -----------------------------------------------------------------------------
     def generate(self) -> None:
         """One run of every strategy, then read back every level."""
         for p in self.prepared:
-            self._submit(p, 1, keep=True)
+            p.work.submit(1, keep=True)
             p.levels = p.image.read_levels()
+
+    def time_with(self, settings: TimingSettings,
+                  should_stop: Callable[[], bool] | None = None,
+                  on_batch: Callable[[], None] | None = None) -> bool:
+        """Time every strategy as ``settings`` say (:func:`time_interleaved`; ``cold`` and
+        ``evict`` pick the cache eviction). Returns False if stopped early."""
+        self._evict(settings.evict if settings.cold else None)
+        return time_interleaved([p.work for p in self.prepared], settings, should_stop,
+                                on_batch)
 
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 10,
              should_stop: Callable[[], bool] | None = None,
              on_batch: Callable[[], None] | None = None) -> bool:
-        """Warm up for ``warmup_ms`` of wall time, then ``repeat`` timed runs per strategy,
-        interleaved batch by batch (A B C A B C ...) so clock drift hits all alike.
-        Returns False if stopped early."""
-        stop = should_stop or (lambda: False)
-        batch = max(1, min(runs_per_batch, repeat))
-        end = time.perf_counter() + warmup_ms / 1000.0
-        while time.perf_counter() < end and self.prepared:
-            for p in self.prepared:
-                self._submit(p, batch, keep=False)
-            if stop():
-                return False
-        for p in self.prepared:  # the generate() run is not a warm sample
-            p.runs.clear()
-        done = 0
-        while done < repeat:
-            n = min(batch, repeat - done)
-            for p in self.prepared:
-                self._submit(p, n, keep=True)
-            done += n
-            if on_batch is not None:
-                on_batch()
-            if stop():
-                return False
-        return True
+        """:meth:`time_with` these settings and the session's own cache eviction."""
+        return self.time_with(
+            TimingSettings(repeat, warmup_ms, runs_per_batch, cold=self.cold is not None,
+                           evict=self.cold or "clean"), should_stop, on_batch)
 
     def clear_timings(self) -> None:
         for p in self.prepared:
-            p.runs.clear()
+            p.work.runs.clear()
 
     def result(self, copy_bandwidth_gbps: float | None = None) -> MipResult:
         results = []
         for p in self.prepared:
-            timing = timing_from_runs(p.runs, p.labels) if p.runs else None
+            # the very steps the strategy recorded, not a second planning
             cls = type(p.strategy)
             results.append(StrategyResult(
-                spec=p.spec, levels=tuple(p.levels or ()),
-                plan=tuple(p.strategy.plan(self.width, self.height)), timing=timing,
-                notes=tuple(p.strategy.notes(self.width, self.height)),
+                spec=p.spec, levels=tuple(p.levels or ()), plan=p.strategy.plan(),
+                timing=p.work.timing(), notes=tuple(p.strategy.notes()),
                 reduction=cls.reduction(p.strategy.opts), own_reference=cls.own_reference,
                 promise=cls.promise,
                 sources=tuple(p.strategy.level_sources(self.width, self.height, self.layers))))
@@ -166,9 +153,7 @@ class Session:
     def close(self) -> None:
         self.ctx.wait_idle()
         for p in self.prepared:
-            for batch in p.batches.values():
-                batch.destroy()
-            p.batches.clear()
+            p.work.destroy()
             p.strategy.release()
             p.image.destroy()
         self.prepared.clear()

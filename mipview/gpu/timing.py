@@ -1,4 +1,5 @@
-"""GPU timestamps: a query pool, the marks strategies write between dispatches, statistics.
+"""GPU timestamps: a query pool, the marks strategies write between dispatches, statistics, and
+the one timing loop (:func:`time_interleaved` over :class:`TimedWork`).
 
 A timed region is bracketed by BOTTOM_OF_PIPE stamps: the opening stamp waits for every earlier
 command, so set-up work (uploads, cache-evicting fills) stays outside, and TOP_OF_PIPE could fire
@@ -7,12 +8,13 @@ while earlier work is still running.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mipview.gpu.context import GpuContext
 from mipview.gpu.vkapi import ffi, flag, vk
-from mipview.results import GpuTiming, TimingStats
+from mipview.results import GpuTiming, TimingSettings, TimingStats
 
 
 class TimestampPool:
@@ -156,3 +158,79 @@ class TimedBatch:
             self.ctx.free_command_buffer(self.cmd)
             self.cmd = None
             self.pool.destroy()
+
+
+class TimedWork:
+    """One thing timed again and again (a strategy on its image, a batch way, a reduction):
+    ``record(cmd, marks)`` per run, ``before_each(cmd, i)`` untimed ahead of each run. Keeps one
+    :class:`TimedBatch` per batch size (recorded once, resubmitted) and the kept runs' samples."""
+
+    def __init__(self, ctx: GpuContext, record: Callable[[Any, Marks], None],
+                 before_each: Callable[[Any, int], None] | None = None,
+                 stamps_per_run: int = 64) -> None:
+        self.ctx = ctx
+        self.record = record
+        self.before_each = before_each
+        self.stamps_per_run = stamps_per_run
+        #: (total, per-mark) microseconds of every kept run, and the marks' labels
+        self.runs: list[tuple[float, list[float]]] = []
+        self.labels: list[str] = []
+        self._batches: dict[int, TimedBatch] = {}
+
+    def batch(self, runs: int) -> TimedBatch:
+        if runs not in self._batches:
+            self._batches[runs] = TimedBatch(self.ctx, runs, self.record, self.before_each,
+                                             self.stamps_per_run)
+        return self._batches[runs]
+
+    def submit(self, runs: int, keep: bool) -> None:
+        """``runs`` runs in one command buffer; their samples are kept when ``keep``."""
+        batch = self.batch(runs)
+        samples = batch.submit(timed=keep)
+        if keep:
+            self.runs += samples
+            self.labels = batch.labels
+
+    def timing(self) -> GpuTiming | None:
+        return timing_from_runs(self.runs, self.labels) if self.runs else None
+
+    def set_before_each(self, before_each: Callable[[Any, int], None] | None) -> None:
+        """New untimed set-up: the recorded batches are dropped (they hold the old one)."""
+        self.destroy()
+        self.before_each = before_each
+
+    def destroy(self) -> None:
+        for batch in self._batches.values():
+            batch.destroy()
+        self._batches.clear()
+
+
+def time_interleaved(works: Sequence[TimedWork], settings: TimingSettings,
+                     should_stop: Callable[[], bool] | None = None,
+                     on_batch: Callable[[], None] | None = None) -> bool:
+    """Warm up for ``settings.warmup_ms`` of wall time, drop every sample so far, then
+    ``settings.repeat`` timed runs per work, interleaved batch by batch (A B C A B C ...) so
+    clock drift hits all alike, ``settings.runs_per_batch`` runs per command buffer.
+    ``on_batch`` is called after each round; returns False if ``should_stop`` said so."""
+    stop = should_stop or (lambda: False)
+    repeat = settings.repeat
+    batch = max(1, min(settings.runs_per_batch, repeat))
+    end = time.perf_counter() + settings.warmup_ms / 1000.0
+    while time.perf_counter() < end and works:
+        for work in works:
+            work.submit(batch, keep=False)
+        if stop():
+            return False
+    for work in works:  # earlier runs (a generate) are not warm samples
+        work.runs.clear()
+    done = 0
+    while done < repeat:
+        n = min(batch, repeat - done)
+        for work in works:
+            work.submit(n, keep=True)
+        done += n
+        if on_batch is not None:
+            on_batch()
+        if stop():
+            return False
+    return True

@@ -2,8 +2,10 @@
 //
 // * sRGB transfer functions: sRGB images are written through UNORM storage views (no device
 //   offers storage on SRGB formats), so shaders encode before imageStore and, where they read
-//   through a storage view, decode after imageLoad. Sampled views of sRGB images decode in
-//   hardware.
+//   the UNORM view, decode after the load. Sampled views of sRGB images decode in hardware
+//   (lavapipe's decode is up to 0.34 LSB off once re-encoded, so exact strategies read the
+//   UNORM view and decode here). The encode is correctly rounded: the stored code is the one
+//   nearest to the exact sRGB encoding of the float32 linear value (mipSrgbCodes).
 // * The exact reduction weights of the reference (../../mipview/reference.py): an even side is a
 //   2:1 box, an odd side n = 2m+1 -> m takes taps 2i, 2i+1, 2i+2 weighted (m-i)/n, m/n, (i+1)/n
 //   (the area each source texel covers in the output texel; nvpro vk_compute_mipmaps), a side of
@@ -25,9 +27,87 @@ vec3 mipLinearToSrgb(vec3 c) {
     return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, greaterThan(c, vec3(0.0031308)));
 }
 
-// Value to imageStore into a storage view of this image.
+// MIP_SRGB_THRESHOLDS[k]: the decision point between sRGB codes k and k+1 in linear light, i.e.
+// the exact decode of (k + 0.5) / 255, rounded UP to float32 (computed in 60-digit decimal;
+// tests/test_srgb_rounding.py recomputes it). Rounding up makes "x >= threshold" exact for every
+// float32 x: no float32 lies between the exact value and the next float32 above it. No exact
+// value is a dyadic rational, so no float32 x is a tie (were one, either code would be nearest).
+// Bit patterns, because a decimal literal would go through the compiler's own rounding.
+const uint MIP_SRGB_THRESHOLDS[255] = uint[](
+    0x391F22B4u, 0x39EEB40Eu, 0x3A46EB61u, 0x3A8B3E5Eu, 0x3AB3070Bu, 0x3ADACFB8u, 0x3B014C33u, 0x3B153089u,
+    0x3B2914DFu, 0x3B3CF936u, 0x3B50F2D1u, 0x3B65FB9Bu, 0x3B7C3403u, 0x3B89D060u, 0x3B962333u, 0x3BA314BDu,
+    0x3BB0A731u, 0x3BBEDCB7u, 0x3BCDB76Du, 0x3BDD3967u, 0x3BED64AFu, 0x3BFE3B46u, 0x3C07DF91u, 0x3C10F91Bu,
+    0x3C1A6B32u, 0x3C2436C8u, 0x3C2E5CC7u, 0x3C38DE1Au, 0x3C43BBA4u, 0x3C4EF648u, 0x3C5A8EE4u, 0x3C668654u,
+    0x3C72DD71u, 0x3C7F950Fu, 0x3C865702u, 0x3C8D148Fu, 0x3C940396u, 0x3C9B247Cu, 0x3CA277A6u, 0x3CA9FD78u,
+    0x3CB1B653u, 0x3CB9A298u, 0x3CC1C2A9u, 0x3CCA16E3u, 0x3CD29FA4u, 0x3CDB5D4Bu, 0x3CE45032u, 0x3CED78B5u,
+    0x3CF6D72Eu, 0x3D0035FCu, 0x3D051BB4u, 0x3D0A1CECu, 0x3D0F39D0u, 0x3D14728Au, 0x3D19C745u, 0x3D1F382Cu,
+    0x3D24C567u, 0x3D2A6F22u, 0x3D303584u, 0x3D3618B7u, 0x3D3C18E4u, 0x3D423632u, 0x3D4870CAu, 0x3D4EC8D2u,
+    0x3D553E73u, 0x3D5BD1D3u, 0x3D628318u, 0x3D69526Au, 0x3D703FEEu, 0x3D774BCAu, 0x3D7E7624u, 0x3D82DF90u,
+    0x3D869372u, 0x3D8A56CBu, 0x3D8E29ABu, 0x3D920C27u, 0x3D95FE4Fu, 0x3D9A0035u, 0x3D9E11ECu, 0x3DA23384u,
+    0x3DA66510u, 0x3DAAA6A0u, 0x3DAEF847u, 0x3DB35A15u, 0x3DB7CC1Bu, 0x3DBC4E6Bu, 0x3DC0E114u, 0x3DC58429u,
+    0x3DCA37B9u, 0x3DCEFBD6u, 0x3DD3D08Fu, 0x3DD8B5F5u, 0x3DDDAC19u, 0x3DE2B30Au, 0x3DE7CAD9u, 0x3DECF395u,
+    0x3DF22D50u, 0x3DF77817u, 0x3DFCD3FCu, 0x3E012087u, 0x3E03DFAEu, 0x3E06A77Bu, 0x3E0977F6u, 0x3E0C5126u,
+    0x3E0F3314u, 0x3E121DC5u, 0x3E151143u, 0x3E180D95u, 0x3E1B12C2u, 0x3E1E20D1u, 0x3E2137CBu, 0x3E2457B6u,
+    0x3E278099u, 0x3E2AB27Du, 0x3E2DED68u, 0x3E313161u, 0x3E347E70u, 0x3E37D49Cu, 0x3E3B33ECu, 0x3E3E9C67u,
+    0x3E420E15u, 0x3E4588FBu, 0x3E490D22u, 0x3E4C9A90u, 0x3E50314Cu, 0x3E53D15Du, 0x3E577ACAu, 0x3E5B2D9Au,
+    0x3E5EE9D4u, 0x3E62AF7Eu, 0x3E667E9Fu, 0x3E6A573Eu, 0x3E6E3962u, 0x3E722511u, 0x3E761A52u, 0x3E7A192Cu,
+    0x3E7E21A5u, 0x3E8119E2u, 0x3E8327C7u, 0x3E853A86u, 0x3E875222u, 0x3E896E9Du, 0x3E8B8FFCu, 0x3E8DB641u,
+    0x3E8FE170u, 0x3E92118Bu, 0x3E944696u, 0x3E968095u, 0x3E98BF89u, 0x3E9B0377u, 0x3E9D4C62u, 0x3E9F9A4Cu,
+    0x3EA1ED38u, 0x3EA4452Bu, 0x3EA6A226u, 0x3EA9042Eu, 0x3EAB6B44u, 0x3EADD76Du, 0x3EB048AAu, 0x3EB2BF00u,
+    0x3EB53A71u, 0x3EB7BB00u, 0x3EBA40B1u, 0x3EBCCB85u, 0x3EBF5B81u, 0x3EC1F0A7u, 0x3EC48AF9u, 0x3EC72A7Cu,
+    0x3EC9CF32u, 0x3ECC791Eu, 0x3ECF2842u, 0x3ED1DCA2u, 0x3ED49641u, 0x3ED75521u, 0x3EDA1946u, 0x3EDCE2B2u,
+    0x3EDFB168u, 0x3EE2856Au, 0x3EE55EBDu, 0x3EE83D63u, 0x3EEB215Du, 0x3EEE0AB1u, 0x3EF0F95Fu, 0x3EF3ED6Bu,
+    0x3EF6E6D8u, 0x3EF9E5A8u, 0x3EFCE9DEu, 0x3EFFF37Eu, 0x3F018145u, 0x3F030B82u, 0x3F049877u, 0x3F062827u,
+    0x3F07BA92u, 0x3F094FB9u, 0x3F0AE79Fu, 0x3F0C8244u, 0x3F0E1FAAu, 0x3F0FBFD2u, 0x3F1162BEu, 0x3F13086Eu,
+    0x3F14B0E4u, 0x3F165C22u, 0x3F180A29u, 0x3F19BAFAu, 0x3F1B6E96u, 0x3F1D24FFu, 0x3F1EDE36u, 0x3F209A3Cu,
+    0x3F225913u, 0x3F241ABCu, 0x3F25DF38u, 0x3F27A689u, 0x3F2970AFu, 0x3F2B3DADu, 0x3F2D0D83u, 0x3F2EE032u,
+    0x3F30B5BDu, 0x3F328E24u, 0x3F346968u, 0x3F36478Bu, 0x3F38288Fu, 0x3F3A0C73u, 0x3F3BF33Au, 0x3F3DDCE5u,
+    0x3F3FC975u, 0x3F41B8EBu, 0x3F43AB48u, 0x3F45A08Fu, 0x3F4798BFu, 0x3F4993DBu, 0x3F4B91E3u, 0x3F4D92D8u,
+    0x3F4F96BDu, 0x3F519D92u, 0x3F53A758u, 0x3F55B411u, 0x3F57C3BEu, 0x3F59D65Fu, 0x3F5BEBF7u, 0x3F5E0486u,
+    0x3F60200Eu, 0x3F623E90u, 0x3F64600Cu, 0x3F668485u, 0x3F68ABFBu, 0x3F6AD670u, 0x3F6D03E5u, 0x3F6F345Au,
+    0x3F7167D2u, 0x3F739E4Du, 0x3F75D7CCu, 0x3F781451u, 0x3F7A53DDu, 0x3F7C9671u, 0x3F7EDC0Eu
+);
+
+// The approximate encode (pow) is trusted to pick the code unless it lands within this many LSB of
+// a half-way point; there the table decides. Vulkan's precision rules for pow (those of
+// exp2(y * log2(x)): a few ulp) keep it below 1e-3 LSB here, lavapipe's measures 6e-5 LSB, so
+// 1/32 LSB is a wide margin, and the table (a divergent constant read) stays off the common path.
+const float MIP_SRGB_GATE = 1.0 / 32.0;
+
+// sRGB codes (0..255, as floats) nearest to the exact encoding of linear c in [0, 1]; u is
+// 255 * mipLinearToSrgb(c), the approximate encoding, within MIP_SRGB_GATE LSB of the exact one.
+vec3 mipSrgbCodes(vec3 c, vec3 u) {
+    vec3 k = round(u);
+    for (int i = 0; i < 3; ++i) {
+        if (abs(u[i] - floor(u[i]) - 0.5) < MIP_SRGB_GATE) {
+            // u is near the half-way point between codes j and j+1: compare with it exactly.
+            // The clamp keeps NaN (undefined int) and u = 255 inside the table.
+            int j = clamp(int(floor(u[i])), 0, 254);
+            k[i] = float(j) + (c[i] >= uintBitsToFloat(MIP_SRGB_THRESHOLDS[j]) ? 1.0 : 0.0);
+        }
+    }
+    return k;
+}
+
+// Storage units (0..255) of linear v in an 8-bit image, unrounded (u) and rounded (the return
+// value): colour through the sRGB curve, correctly rounded, when MIP_SRGB; else round(u).
+vec4 mipQuantise8(vec4 v, out vec4 u) {
+    u = clamp(v, 0.0, 1.0) * 255.0;
+    if (!MIP_SRGB) {
+        return round(u);
+    }
+    u.rgb = mipLinearToSrgb(v.rgb) * 255.0;
+    return vec4(mipSrgbCodes(clamp(v.rgb, 0.0, 1.0), u.rgb), round(u.a));
+}
+
+// Value to imageStore into a storage view of this image. sRGB colour is already a code / 255,
+// so the device's float -> UNORM conversion cannot round it differently.
 vec4 mipEncode(vec4 v) {
-    return MIP_SRGB ? vec4(mipLinearToSrgb(v.rgb), v.a) : v;
+    if (!MIP_SRGB) {
+        return v;
+    }
+    vec4 u;
+    return vec4(mipQuantise8(v, u).rgb / 255.0, v.a);
 }
 
 // Value read by imageLoad from a storage view, made ready for averaging.

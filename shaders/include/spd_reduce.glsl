@@ -75,7 +75,7 @@ layout(set = 0, binding = 14) writeonly uniform image2DArray spOut14;
 layout(set = 0, binding = 15, std430) coherent buffer SpCounters { uint spCounter[]; };
 layout(set = 0, binding = 16, std430) coherent buffer SpData { vec4 spData[]; };
 
-// Mirrors _PUSH in mipview/gpu/strategies/single_pass.py (13 ints, std430).
+// Declared for the host as SINGLE_PASS in mipview/gpu/shaders.py (tests/test_shader_interface.py).
 layout(push_constant) uniform SpPush {
     ivec2 srcSize;       // level b
     ivec2 tileOffset;    // tile of workgroup (0, 0): sub-rectangle updates dispatch fewer tiles

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from mipview.gpu.batch.packing import BatchLayout
+from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.vkapi import vk
 
@@ -124,10 +125,12 @@ def record_expansion(cmd: Any, plan: ExpansionPlan, buffer: Any, count_pipeline:
     memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "COMPUTE_SHADER",
                    "SHADER_READ|SHADER_WRITE")
     count_pipeline.bind(cmd, count_set)
-    push = [plan.image_count, plan.row]
     if plan.way == "po2-buckets":
-        push.append(plan.bucket_bits)
-    count_pipeline.push(cmd, np.array(push, dtype=np.uint32).tobytes())
+        push = BATCH_BUCKETS.pack(imageCount=plan.image_count, row=plan.row,
+                                  bucketBits=plan.bucket_bits)
+    else:
+        push = BATCH_SCAN.pack(imageCount=plan.image_count, row=plan.row)
+    count_pipeline.push(cmd, push)
     vk.vkCmdDispatch(cmd, -(-plan.image_count // COUNT_GROUP), plan.levels, 1)
     marks.mark(cmd, "count")
     memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "DRAW_INDIRECT|COMPUTE_SHADER",
@@ -137,7 +140,8 @@ def record_expansion(cmd: Any, plan: ExpansionPlan, buffer: Any, count_pipeline:
         if level > 1:
             memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
                            "SHADER_READ|SHADER_WRITE")
-        reduce_pipeline.push(cmd, np.array([level, 0, plan.image_count, plan.bucket_bits],
-                                           dtype=np.uint32).tobytes())
+        reduce_pipeline.push(cmd, BATCH_REDUCE.pack(level=level, image=0,
+                                                    imageCount=plan.image_count,
+                                                    bucketBits=plan.bucket_bits))
         vk.vkCmdDispatchIndirect(cmd, buffer, plan.args_offset + (level - 1) * ARGS_STRIDE * 4)
     return plan.dispatches

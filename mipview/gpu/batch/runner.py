@@ -11,14 +11,14 @@ All ways run the same reduction shader (shaders/batch_reduce.comp) on the same p
 checks that and reports it per way. Every generate run starts from level 0 plus a sentinel in
 every other level, so a way that skips a texel cannot inherit it from an earlier way.
 
-Timing follows mipview.gpu.runner: runs recorded many to a command buffer, a full barrier and
-BOTTOM_OF_PIPE stamps around each, warm-up first, ways interleaved batch by batch. A timed run
-includes the expansion ways' per-run fill and count pass: they are part of the work.
+Timing is the strategies' loop (mipview.gpu.timing.time_interleaved): runs recorded many to a
+command buffer, a full barrier and BOTTOM_OF_PIPE stamps around each, warm-up first, ways
+interleaved batch by batch. A timed run includes the expansion ways' per-run fill and count pass:
+they are part of the work.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,10 +32,11 @@ from mipview.gpu.batch.packing import MAX_PAGES, TEXEL_WORDS, BatchLayout, plan_
 from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets, get_pipeline
 from mipview.gpu.resources import Buffer
+from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN
 from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
+from mipview.gpu.timing import Marks, TimedWork, time_interleaved
 from mipview.gpu.vkapi import flag, vk
-from mipview.results import DeviceSummary, GpuTiming
+from mipview.results import DeviceSummary, GpuTiming, TimingSettings
 
 WAYS = ("loop", "prefix-sum", "po2-buckets")
 TILE = 8            # 8x8 texels per work group: 64 lanes (a warp/wave of 32 or 64, lavapipe's 8)
@@ -145,11 +146,10 @@ class _Way:
     count: ComputePipeline | None = None
     plan: expansion.ExpansionPlan | None = None
     buffer: Buffer | None = None
-    runs: list[tuple[float, list[float]]] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)
     dispatches: int = 0
     chains: list[list[np.ndarray]] | None = None
-    batches: dict[int, TimedBatch] = field(default_factory=dict)
+    #: timed runs of this way (set by BatchSession._add)
+    work: TimedWork = field(init=False)
 
 
 def _storage_range(ctx: GpuContext) -> int:
@@ -253,9 +253,11 @@ class BatchSession:
         return self._staging.read(src.size)
 
     def _reduce_pipeline(self, way: str) -> ComputePipeline:
-        return get_pipeline(self.ctx, "batch_reduce", BINDINGS, push_size=16, constants={
-            0: TILE, 1: TILE, 2: TEXEL_WORDS[self.fmt], 3: expansion.SCHEDULE_ID[way],
-            4: self.debug_level, 5: TILE, 10: self.fmt.is_srgb})
+        return get_pipeline(self.ctx, BATCH_REDUCE, BINDINGS, constants={
+            "local_size_x_id": TILE, "local_size_y_id": TILE,
+            "BATCH_WORDS": TEXEL_WORDS[self.fmt], "BATCH_SCHEDULE": expansion.SCHEDULE_ID[way],
+            "BATCH_DEBUG_LEVEL": self.debug_level, "BATCH_TILE": TILE,
+            "MIP_SRGB": self.fmt.is_srgb})
 
     def _bind(self, pipeline: ComputePipeline, exp: Buffer | None,
               plan: expansion.ExpansionPlan | None) -> DescriptorSets:
@@ -277,20 +279,24 @@ class BatchSession:
         reduce = self._reduce_pipeline(way)
         if way == "loop":
             w = _Way(way, reduce, [])
-            self.ways.append(w)
+            self._add(w)
             w.sets.append(self._bind(reduce, None, None))
             w.dispatches = sum(max(0, self.layout.levels(i) - 1) for i in range(self.layout.count))
             return
         plan = expansion.plan_expansion(way, self.layout, TILE)
-        shader = "batch_scan" if way == "prefix-sum" else "batch_buckets"
-        count = get_pipeline(self.ctx, shader, BINDINGS,
-                             push_size=8 if way == "prefix-sum" else 12, constants={5: TILE})
+        shader = BATCH_SCAN if way == "prefix-sum" else BATCH_BUCKETS
+        count = get_pipeline(self.ctx, shader, BINDINGS, constants={"BATCH_TILE": TILE})
         w = _Way(way, reduce, [], count=count, plan=plan, dispatches=plan.dispatches)
-        self.ways.append(w)
+        self._add(w)
         w.buffer = Buffer(self.ctx, plan.size, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
                           | flag("VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT")
                           | flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"))
         w.sets += [self._bind(count, w.buffer, plan), self._bind(reduce, w.buffer, plan)]
+
+    def _add(self, w: _Way) -> None:
+        w.work = TimedWork(self.ctx, lambda cmd, marks: self._record(cmd, w, marks),
+                           stamps_per_run=3)
+        self.ways.append(w)
 
     # --- recording ----------------------------------------------------------------------------
     def _record(self, cmd: Any, w: _Way, marks: Marks) -> None:
@@ -307,22 +313,9 @@ class BatchSession:
                     memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
                                    "SHADER_READ|SHADER_WRITE")
                 lw, lh = max(1, width >> level), max(1, height >> level)
-                w.reduce.push(cmd, np.array([level, i, n, 0], dtype=np.uint32).tobytes())
+                w.reduce.push(cmd, BATCH_REDUCE.pack(level=level, image=i, imageCount=n,
+                                                     bucketBits=0))
                 vk.vkCmdDispatch(cmd, -(-lw // TILE), -(-lh // TILE), 1)
-
-    def _batch(self, w: _Way, runs: int) -> TimedBatch:
-        if runs not in w.batches:
-            w.batches[runs] = TimedBatch(self.ctx, runs,
-                                         lambda cmd, marks: self._record(cmd, w, marks),
-                                         stamps_per_run=3)
-        return w.batches[runs]
-
-    def _submit(self, w: _Way, runs: int, keep: bool) -> None:
-        batch = self._batch(w, runs)
-        samples = batch.submit(timed=keep)
-        if keep:
-            w.runs += samples
-            w.labels = batch.labels
 
     # --- public -------------------------------------------------------------------------------
     def reset_pages(self) -> None:
@@ -337,7 +330,7 @@ class BatchSession:
         """One run of every way from a fresh upload, then read back every chain."""
         for w in self.ways:
             self.reset_pages()
-            self._submit(w, 1, keep=False)
+            w.work.submit(1, keep=False)
             w.chains = self.read_chains()
 
     def chains(self, way: str) -> list[list[np.ndarray]]:
@@ -356,31 +349,15 @@ class BatchSession:
         w = next(w for w in self.ways if w.name == way)
         with self.ctx.one_shot() as cmd:
             vk.vkCmdFillBuffer(cmd, self.debug.handle, 0, self.debug.size, 0xFFFFFFFF)
-        self._submit(w, 1, keep=False)
+        w.work.submit(1, keep=False)
         return self._download(self.debug).view(np.uint32).reshape(-1, 2)
 
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 5,
              should_stop: Callable[[], bool] | None = None) -> bool:
-        """Warm up, then ``repeat`` timed runs per way, interleaved batch by batch."""
-        stop = should_stop or (lambda: False)
-        batch = max(1, min(runs_per_batch, repeat))
-        end = time.perf_counter() + warmup_ms / 1000.0
-        while time.perf_counter() < end and self.ways:
-            for w in self.ways:
-                self._submit(w, batch, keep=False)
-            if stop():
-                return False
-        for w in self.ways:
-            w.runs.clear()
-        done = 0
-        while done < repeat:
-            n = min(batch, repeat - done)
-            for w in self.ways:
-                self._submit(w, n, keep=True)
-            done += n
-            if stop():
-                return False
-        return True
+        """Warm up, then ``repeat`` timed runs per way, interleaved batch by batch
+        (:func:`time_interleaved`)."""
+        return time_interleaved([w.work for w in self.ways],
+                                TimingSettings(repeat, warmup_ms, runs_per_batch), should_stop)
 
     def result(self) -> BatchResult:
         ref = next((w.chains for w in self.ways if w.chains is not None), None)
@@ -397,8 +374,8 @@ class BatchSession:
             else:
                 detail = f"one per image and level ({self.layout.count} images)"
                 exp_bytes = 0
-            timing = timing_from_runs(w.runs, w.labels) if w.runs else None
-            ways.append(WayResult(w.name, w.dispatches, detail, exp_bytes, timing, identical))
+            ways.append(WayResult(w.name, w.dispatches, detail, exp_bytes, w.work.timing(),
+                                  identical))
         images = tuple(BatchImageInfo(n, w, h, self.layout.levels(i))
                        for i, (n, (w, h)) in enumerate(zip(self.names, self.layout.sizes,
                                                            strict=True)))
@@ -412,9 +389,7 @@ class BatchSession:
     def close(self) -> None:
         self.ctx.wait_idle()
         for w in self.ways:
-            for batch in w.batches.values():
-                batch.destroy()
-            w.batches.clear()
+            w.work.destroy()
             for s in w.sets:
                 s.destroy()
             if w.buffer is not None:

@@ -1,24 +1,29 @@
 """The small interface every mipmap strategy implements, and helpers they share.
 
 A strategy object is made per (spec, image): ``prepare`` creates what the image needs
-(descriptor sets), ``record`` writes levels 1..n-1 into a command buffer (called once per run, so
-it may be recorded many times), ``release`` frees the per-image state. Pipelines are cached by the
-context, not owned here. ``record`` starts and ends with the image in GENERAL layout and must not
-assume anything about earlier commands: the runner puts a full memory barrier before each run.
+(descriptor sets) and builds the dispatch plan once (:attr:`Strategy.steps`, one
+:class:`~mipview.results.DispatchStep` per dispatch); ``record`` writes levels 1..n-1 into a
+command buffer (called once per run, so it may be recorded many times) and, for compute
+strategies, is :func:`~mipview.gpu.dispatch.record_steps` of exactly those steps, which ``plan``
+also reports; ``release`` frees the per-image state. Pipelines are cached by the context, not
+owned here. ``record`` starts and ends with the image in GENERAL layout and must not assume
+anything about earlier commands: the runner puts a full memory barrier before each run.
 """
 
 from __future__ import annotations
 
-import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps, GpuContext
+from mipview.gpu.dispatch import record_steps
+from mipview.gpu.pipelines import ComputePipeline, DescriptorSets
 from mipview.gpu.resources import MipImage
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag
-from mipview.results import DispatchInfo, LevelSource, Promise
+from mipview.results import DispatchStep, LevelSource, Promise
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,11 @@ class Strategy:
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
         self.ctx = ctx
         self.opts = self.check_options(options or {})
+        #: the plan ``prepare`` built: what ``record`` records and ``plan`` reports
+        self.steps: tuple[DispatchStep, ...] = ()
+        #: indexed by :attr:`DispatchStep.pipeline` and :attr:`DispatchStep.descriptor_set`
+        self.pipelines: list[ComputePipeline] = []
+        self.sets: DescriptorSets | None = None
 
     # --- class-level queries (UI, CLI and registry use these without a device) -----------
     @classmethod
@@ -74,12 +84,12 @@ class Strategy:
         """Which reference this configuration is checked against: mean, min or max."""
         return "mean"
 
-    def plan(self, width: int, height: int) -> list[DispatchInfo]:
-        """Which levels each dispatch (or blit) makes, in order."""
-        return [DispatchInfo(f"level {i}", (i,)) for i in range(1, mip_count(width, height))]
+    def plan(self) -> tuple[DispatchStep, ...]:
+        """Which levels each dispatch (or blit) makes, in order: the prepared steps."""
+        return self.steps
 
-    def notes(self, width: int, height: int) -> list[str]:
-        """What a user should know about this result (e.g. levels that are not exact)."""
+    def notes(self) -> list[str]:
+        """What a user should know about the prepared result (e.g. levels that are not exact)."""
         return []
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
@@ -92,10 +102,17 @@ class Strategy:
         pass
 
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        raise NotImplementedError
+        """The prepared steps, for the image they were prepared on."""
+        self._record(cmd, self.steps, marks)
+
+    def _record(self, cmd: Any, steps: Sequence[DispatchStep], marks: Marks) -> None:
+        """``steps`` (the prepared ones or variants of them) with this strategy's pipelines."""
+        record_steps(cmd, steps, self.pipelines, self.sets.sets if self.sets else (), marks)
 
     def release(self) -> None:
-        pass
+        if self.sets is not None:
+            self.sets.destroy()
+            self.sets = None
 
 
 # --- helpers shared by compute strategies ------------------------------------------------------
@@ -191,11 +208,6 @@ def tile_groups(tiles: int, per_group: int) -> tuple[int, int]:
     groups = max(1, -(-tiles // per_group))
     gy = -(-groups // MAX_GROUPS_X)
     return -(-groups // gy), gy
-
-
-def push_ivec(*values: int) -> bytes:
-    """std430 push-constant block of ints (ivec2 fields pack as two ints)."""
-    return struct.pack(f"<{len(values)}i", *values)
 
 
 def level_sizes(image: MipImage) -> list[tuple[int, int]]:

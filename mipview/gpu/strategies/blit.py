@@ -16,6 +16,7 @@ from mipview.gpu.strategies.base import Strategy, level_sizes
 from mipview.gpu.sync import image_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
+from mipview.results import DispatchStep
 
 _BLIT_FEATURES = ("BLIT_SRC", "BLIT_DST", "SAMPLED_IMAGE_FILTER_LINEAR")
 
@@ -37,14 +38,22 @@ class Blit(Strategy):
                 return f"{fmt.label} images lack {feature} on this device"
         return None
 
-    def notes(self, width: int, height: int) -> list[str]:
-        if width & (width - 1) or height & (height - 1):
+    npot = False
+
+    def notes(self) -> list[str]:
+        if self.npot:
             return ["NPOT: the linear blit drops source texels; compare with the blit reference"]
         return []
 
+    def prepare(self, image: MipImage) -> None:
+        w, h = image.width, image.height
+        self.npot = bool(w & (w - 1) or h & (h - 1))
+        # blits, not dispatches: the steps carry the plan only
+        self.steps = tuple(DispatchStep(f"level {i}", (i,)) for i in range(1, image.levels))
+
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
         n, layers = image.levels, image.layers
-        if n == 1:
+        if not self.steps:
             return
         sizes = level_sizes(image)
         image_barrier(cmd, image.image, "GENERAL", "TRANSFER_SRC_OPTIMAL", "ALL_COMMANDS",
@@ -52,7 +61,8 @@ class Blit(Strategy):
         image_barrier(cmd, image.image, "GENERAL", "TRANSFER_DST_OPTIMAL", "ALL_COMMANDS",
                       "MEMORY_READ|MEMORY_WRITE", "TRANSFER", "TRANSFER_WRITE", 1, n - 1, layers)
         color = flag("VK_IMAGE_ASPECT_COLOR_BIT")
-        for level in range(1, n):
+        for step in self.steps:
+            (level,) = step.levels
             (sw, sh), (dw, dh) = sizes[level - 1], sizes[level]
             src_sub = vk.VkImageSubresourceLayers(aspectMask=color, mipLevel=level - 1,
                                                   baseArrayLayer=0, layerCount=layers)
@@ -69,6 +79,6 @@ class Blit(Strategy):
             image_barrier(cmd, image.image, "TRANSFER_DST_OPTIMAL", "TRANSFER_SRC_OPTIMAL",
                           "TRANSFER", "TRANSFER_WRITE", "TRANSFER", "TRANSFER_READ", level, 1,
                           layers)
-            marks.mark(cmd, f"level {level}")
+            marks.mark(cmd, step.label)
         image_barrier(cmd, image.image, "TRANSFER_SRC_OPTIMAL", "GENERAL", "TRANSFER",
                       "TRANSFER_WRITE", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", 0, n, layers)

@@ -23,19 +23,15 @@ before and after a run cover the rest (see base.py).
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
-from typing import Any
 
 from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
+from mipview.gpu.shaders import NPOT_EXACT
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import vk
-from mipview.results import DispatchInfo, LevelSource
+from mipview.results import DispatchStep, LevelSource
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
 A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*16 + 1)
@@ -59,6 +55,11 @@ class NpotStep:
     @property
     def outputs(self) -> tuple[int, ...]:
         return tuple(range(self.src + 1, self.src + self.levels + 1))
+
+    @property
+    def label(self) -> str:
+        first, last = self.outputs[0], self.outputs[-1]
+        return f"{self.path} {first}" if first == last else f"{self.path} {first}-{last}"
 
 
 def _even_step(w: int, h: int) -> bool:
@@ -136,15 +137,16 @@ def plan_steps(width: int, height: int, general_only: bool = False) -> list[Npot
     return steps
 
 
-def _push(width: int, height: int, step: NpotStep) -> bytes:
-    """NpotPush of npot_exact.comp: ivec2 srcSize, int levels, int tile."""
-    sw, sh = level_size(width, height, step.src)
-    return struct.pack("<4i", sw, sh, step.levels, step.tile)
-
-
-def _label(step: NpotStep) -> str:
-    first, last = step.outputs[0], step.outputs[-1]
-    return f"{step.path} {first}" if first == last else f"{step.path} {first}-{last}"
+def dispatch_step(width: int, height: int, layers: int, i: int, step: NpotStep) -> DispatchStep:
+    """Planned dispatch ``i`` as recorded: the one pipeline, descriptor set i."""
+    return DispatchStep(
+        step.label, step.outputs,
+        f"{step.groups[0]}x{step.groups[1]} groups, {step.tile}x{step.tile} tiles of level "
+        f"{step.outputs[-1]}",
+        pipeline=0, descriptor_set=i,
+        push=NPOT_EXACT.pack(srcSize=level_size(width, height, step.src), levels=step.levels,
+                             tile=step.tile),
+        groups=(*step.groups, layers))
 
 
 class NpotExact(Strategy):
@@ -165,26 +167,19 @@ class NpotExact(Strategy):
             return f"needs {THREADS}-invocation work groups"
         return compute_reason(caps, fmt)
 
-    def steps(self, width: int, height: int) -> list[NpotStep]:
-        return plan_steps(width, height, general_only=self.opts["path"] == "general")
-
-    def plan(self, width: int, height: int) -> list[DispatchInfo]:
-        return [DispatchInfo(_label(s), s.outputs,
-                             f"{s.groups[0]}x{s.groups[1]} groups, {s.tile}x{s.tile} tiles "
-                             f"of level {s.outputs[-1]}")
-                for s in self.steps(width, height)]
-
     def prepare(self, image: MipImage) -> None:
         srgb = image.fmt.is_srgb
-        self.pipeline = get_pipeline(
-            self.ctx, "npot_exact", ("sampled",) + ("storage_image",) * MAX_LEVELS,
-            push_size=16, constants={0: THREADS, 1: A_SIDE, 2: B_SIDE, 3: srgb,
-                                     4: image.fmt is Format.F16,
-                                     5: not image.fmt.is_float, 10: srgb})
-        self._steps = self.steps(image.width, image.height)
-        self.sets = DescriptorSets(self.pipeline, max(1, len(self._steps)))
+        self.pipelines = [get_pipeline(
+            self.ctx, NPOT_EXACT, ("sampled",) + ("storage_image",) * MAX_LEVELS,
+            constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE, "NPOT_B_SIDE": B_SIDE,
+                       "NPOT_DECODE_SRGB": srgb, "NPOT_ROUND_HALF": image.fmt is Format.F16,
+                       "NPOT_UNORM8": not image.fmt.is_float, "MIP_SRGB": srgb})]
+        planned = plan_steps(image.width, image.height, self.opts["path"] == "general")
+        self.steps = tuple(dispatch_step(image.width, image.height, image.layers, i, step)
+                           for i, step in enumerate(planned))
+        self.sets = DescriptorSets(self.pipelines[0], max(1, len(planned)))
         sampler = get_sampler(self.ctx)
-        for i, step in enumerate(self._steps):
+        for i, step in enumerate(planned):
             outs = list(step.outputs)
             # unused bindings alias the dispatch's last output: valid, and never accessed
             outs += [outs[-1]] * (MAX_LEVELS - len(outs))
@@ -193,25 +188,10 @@ class NpotExact(Strategy):
             self.sets.write(i, [(src_view, sampler)]
                             + [image.storage_views[level] for level in outs])
 
-    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        for i, step in enumerate(self._steps):
-            if i > 0:
-                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
-                               "SHADER_READ|SHADER_WRITE")
-            self.pipeline.bind(cmd, self.sets.sets[i])
-            self.pipeline.push(cmd, _push(image.width, image.height, step))
-            vk.vkCmdDispatch(cmd, step.groups[0], step.groups[1], image.layers)
-            marks.mark(cmd, _label(step))
-
-    def release(self) -> None:
-        if getattr(self, "sets", None) is not None:
-            self.sets.destroy()
-            self.sets = None
-
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         # each dispatch samples its source level as stored, then carries floats in shared
         # memory; 8-bit values carried on are kept NPOT_TIE_MARGIN (npot_exact.comp) off ties
         margin = 1.0 / 256.0
         return [LevelSource(reread=level == step.outputs[0], nudge=margin)
-                for step in self.steps(width, height) for level in step.outputs]
-
+                for step in plan_steps(width, height, self.opts["path"] == "general")
+                for level in step.outputs]

@@ -12,27 +12,34 @@ Shader: shaders/per_level.comp.
 
 from __future__ import annotations
 
-from typing import Any
-
-from mipview.formats import Format
+from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
+from mipview.gpu.shaders import PER_LEVEL
 from mipview.gpu.strategies.base import (
     OptionSpec,
     Strategy,
     bilinear_reason,
     compute_reason,
     group_count,
-    level_sizes,
-    push_ivec,
 )
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import vk
-from mipview.results import LevelSource
+from mipview.results import DispatchStep, LevelSource
 
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
+BINDINGS = ("sampled", "storage_image")
+
+
+def plan_levels(width: int, height: int, layers: int = 1) -> list[DispatchStep]:
+    """One dispatch per level; dispatch i uses pipeline and descriptor set i."""
+    steps = []
+    for level in range(1, mip_count(width, height)):
+        (sw, sh), (dw, dh) = level_size(width, height, level - 1), level_size(width, height, level)
+        steps.append(DispatchStep(
+            f"level {level}", (level,), pipeline=level - 1, descriptor_set=level - 1,
+            push=PER_LEVEL.pack(srcSize=(sw, sh), dstSize=(dw, dh)),
+            groups=(group_count(dw, GROUP), group_count(dh, GROUP), layers)))
+    return steps
 
 
 class PerLevel(Strategy):
@@ -56,41 +63,27 @@ class PerLevel(Strategy):
 
     def prepare(self, image: MipImage) -> None:
         bilinear = self.opts["load"] == "bilinear"
-        sizes = level_sizes(image)
+        self.steps = tuple(plan_levels(image.width, image.height, image.layers))
         self.pipelines = []
+        sources = []  # per level: the view its source is read through
         for level in range(1, image.levels):
-            w, h = sizes[level - 1]
+            w, h = image.level_size(level - 1)
             even = w % 2 == 0 and h % 2 == 0
+            linear = even and bilinear and level == 1
             self.pipelines.append(get_pipeline(
-                self.ctx, "per_level", ("sampled", "storage_image"), push_size=16,
-                constants={0: GROUP, 1: GROUP, 2: even, 3: even and bilinear and level == 1,
-                           10: image.fmt.is_srgb}))
-        self.sets = None
+                self.ctx, PER_LEVEL, BINDINGS,
+                constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP, "EVEN": even,
+                           "BILINEAR": linear, "MIP_SRGB": image.fmt.is_srgb}))
+            # sRGB: texel loads decode in the shader (exact); a bilinear sample in the sampler,
+            # which filters in linear light
+            views = image.sampled_views if linear else image.encoded_views
+            sources.append(views[level - 1])
         if not self.pipelines:
             return
         self.sets = DescriptorSets(self.pipelines[0], image.levels - 1)
         sampler = get_sampler(self.ctx, linear=bilinear)
         for level in range(1, image.levels):
-            self.sets.write(level - 1, [(image.sampled_views[level - 1], sampler),
-                                        image.storage_views[level]])
-
-    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        sizes = level_sizes(image)
-        for level in range(1, image.levels):
-            if level > 1:
-                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
-                               "SHADER_READ|SHADER_WRITE")
-            (sw, sh), (dw, dh) = sizes[level - 1], sizes[level]
-            pipeline = self.pipelines[level - 1]
-            pipeline.bind(cmd, self.sets.sets[level - 1])
-            pipeline.push(cmd, push_ivec(sw, sh, dw, dh))
-            vk.vkCmdDispatch(cmd, group_count(dw, GROUP), group_count(dh, GROUP), image.layers)
-            marks.mark(cmd, f"level {level}")
-
-    def release(self) -> None:
-        if getattr(self, "sets", None) is not None:
-            self.sets.destroy()
-            self.sets = None
+            self.sets.write(level - 1, [(sources[level - 1], sampler), image.storage_views[level]])
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         # as prepare(): one bilinear sample per texel of level 1 where level 0's sides are even

@@ -64,8 +64,7 @@ quad operations in compute shaders.
 
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -74,6 +73,8 @@ from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.shader_interface import ShaderInterface
+from mipview.gpu.shaders import SINGLE_PASS, SINGLE_PASS_F16
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
     TILES_OPTION,
@@ -89,7 +90,7 @@ from mipview.gpu.strategies.base import (
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
-from mipview.results import DispatchInfo, LevelSource
+from mipview.results import DispatchStep, LevelSource
 
 TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
 TILE_OUT = 32          # level b+1 texels per tile side
@@ -97,8 +98,6 @@ OUTPUTS = 14           # storage bindings: 16384 has 14 levels below level 0
 TAIL_TEXELS = 8192     # the last group finishes the chain from a level this small
 REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
-# Mirrors SpPush in shaders/include/spd_reduce.glsl: 13 ints.
-_PUSH = struct.Struct("<13i")
 
 Rect = tuple[int, int, int, int]  # x, y, width, height on level 0
 
@@ -191,6 +190,8 @@ class SinglePass(Strategy):
         PREFETCH_OPTION,
     )
     promise = "carried"
+    #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``
+    passes: tuple[SpPass, ...] = ()
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -223,27 +224,12 @@ class SinglePass(Strategy):
     def reduction(cls, options: dict[str, str]) -> str:
         return cls.check_options(options)["reduction"]
 
-    def plan(self, width: int, height: int) -> list[DispatchInfo]:
-        passes, _ = plan_passes(width, height)
+    def notes(self) -> list[str]:
         out = []
-        for i, p in enumerate(passes):
-            tile = p.levels[:p.tile_levels]
-            detail = f"{_span(tile)} in {p.groups[0]}x{p.groups[1]} tiles"
-            per = self._per_group(p, p.groups[0] * p.groups[1])
-            if per > 1:
-                detail += f" ({per} per workgroup)"
-            if p.tail_levels:
-                detail += f", {_span(p.levels[p.tile_levels:])} by the last group"
-            out.append(DispatchInfo(f"pass {i + 1}", p.levels, detail))
-        return out
-
-    def notes(self, width: int, height: int) -> list[str]:
-        passes, _ = plan_passes(width, height)
-        out = []
-        if len(passes) > 1:
-            bounds = ", ".join(_span(p.levels) for p in passes)
-            out.append(f"{len(passes)} dispatches ({bounds}): tiles stop at odd sides or above "
-                       f"{TAIL_TEXELS} texels so every level stays exact")
+        if len(self.passes) > 1:
+            bounds = ", ".join(_span(p.levels) for p in self.passes)
+            out.append(f"{len(self.passes)} dispatches ({bounds}): tiles stop at odd sides or "
+                       f"above {TAIL_TEXELS} texels so every level stays exact")
         if self.opts["fp16"] == "on":
             out.append("fp16: tile levels 2-6 are reduced in half precision (hand-off and tail "
                        "in fp32)")
@@ -253,22 +239,24 @@ class SinglePass(Strategy):
     def prepare(self, image: MipImage) -> None:
         ctx = self.ctx
         caps = ctx.caps
-        self.passes, data_vec4 = plan_passes(image.width, image.height, image.layers)
-        shader = "single_pass_f16" if self.opts["fp16"] == "on" else "single_pass"
+        passes, data_vec4 = plan_passes(image.width, image.height, image.layers)
+        self.passes = tuple(passes)
+        self.shader: ShaderInterface = SINGLE_PASS_F16 if self.opts["fp16"] == "on" else SINGLE_PASS
         bilinear = self.opts["load"] == "bilinear"
         # one pipeline per pass: what differs between passes is a specialization constant, so
         # each pass's shader carries only its own paths (fewer registers; spd_reduce.glsl)
         self.pipelines = [get_pipeline(
-            ctx, shader, BINDINGS, push_size=_PUSH.size,
-            constants={0: REDUCTIONS[self.opts["reduction"]], 1: bilinear,
-                       2: self._prefetch(p), 3: p.src_offset >= 0,
-                       4: _even(image.level_size(p.base)),
-                       5: 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
-                       6: _even(image.level_size(p.base + p.tile_levels)),
-                       10: image.fmt.is_srgb},
+            ctx, self.shader, BINDINGS,
+            constants={"SP_REDUCTION": REDUCTIONS[self.opts["reduction"]],
+                       "SP_BILINEAR": bilinear, "SP_PREFETCH": self._prefetch(p),
+                       "SP_SRC_BUFFER": p.src_offset >= 0,
+                       "SP_SRC_EVEN": _even(image.level_size(p.base)),
+                       "SP_TAIL": 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
+                       "SP_TAIL_EVEN": _even(image.level_size(p.base + p.tile_levels)),
+                       "MIP_SRGB": image.fmt.is_srgb},
             subgroup_size=caps.subgroup_size if caps.subgroup_size_range else None)
             for p in self.passes]
-        self.sets = None
+        self.steps = tuple(self._step(i, p, image) for i, p in enumerate(self.passes))
         self.dummy = MipImage(ctx, image.fmt, 1, 1, layers=1, levels=1)
         usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
         self.counters = Buffer(ctx, 4 * image.layers,
@@ -303,26 +291,30 @@ class SinglePass(Strategy):
         return prefetch_on(self.opts["prefetch"], self._per_group(p, p.groups[0] * p.groups[1]),
                            p.tail_levels > 0, self._one_sample(p))
 
-    def _dispatch(self, cmd: Any, i: int, p: SpPass, image: MipImage, first: tuple[int, int],
-                  counts: tuple[int, int]) -> None:
-        w, h = image.level_size(p.base)
+    def _launch(self, p: SpPass, image: MipImage, first: tuple[int, int],
+                counts: tuple[int, int]) -> tuple[bytes, tuple[int, int, int]]:
+        """Push constants and workgroups of pass ``p`` over the ``counts`` tiles from tile
+        ``first`` (all of them: ``p.groups``)."""
         tiles = counts[0] * counts[1]
         gx, gy = tile_groups(tiles, self._per_group(p, tiles))
-        pipeline = self.pipelines[i]
-        pipeline.bind(cmd, self.sets.sets[i])
-        pipeline.push(cmd, _PUSH.pack(
-            w, h, first[0], first[1], p.tile_levels, p.tail_levels, gx * gy,
-            max(p.src_offset, 0), p.handoff_offset, max(p.scratch_offset, 0), p.scratch_size,
-            counts[0], tiles))
-        vk.vkCmdDispatch(cmd, gx, gy, image.layers)
+        push = self.shader.pack(
+            srcSize=image.level_size(p.base), tileOffset=first, tileLevels=p.tile_levels,
+            tailLevels=p.tail_levels, groupsPerLayer=gx * gy, srcOffset=max(p.src_offset, 0),
+            handoffOffset=p.handoff_offset, scratchOffset=max(p.scratch_offset, 0),
+            scratchSize=p.scratch_size, regionX=counts[0], regionTiles=tiles)
+        return push, (gx, gy, image.layers)
 
-    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        for i, p in enumerate(self.passes):
-            if i:
-                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
-                               "SHADER_READ|SHADER_WRITE")
-            self._dispatch(cmd, i, p, image, (0, 0), p.groups)
-            marks.mark(cmd, f"pass {i + 1}")
+    def _step(self, i: int, p: SpPass, image: MipImage) -> DispatchStep:
+        """Pass ``i`` as recorded: pipeline and descriptor set i, every tile."""
+        detail = f"{_span(p.levels[:p.tile_levels])} in {p.groups[0]}x{p.groups[1]} tiles"
+        per = self._per_group(p, p.groups[0] * p.groups[1])
+        if per > 1:
+            detail += f" ({per} per workgroup)"
+        if p.tail_levels:
+            detail += f", {_span(p.levels[p.tile_levels:])} by the last group"
+        push, groups = self._launch(p, image, (0, 0), p.groups)
+        return DispatchStep(f"pass {i + 1}", p.levels, detail, pipeline=i, descriptor_set=i,
+                            push=push, groups=groups)
 
     def record_rect(self, cmd: Any, image: MipImage, rect: Rect, marks: Marks) -> None:
         """Regenerate after level 0 changed inside ``rect`` (x, y, w, h): only the tiles whose
@@ -331,13 +323,13 @@ class SinglePass(Strategy):
         x, y, w, h = rect
         if w < 1 or h < 1 or x < 0 or y < 0 or x + w > image.width or y + h > image.height:
             raise ValueError(f"rectangle {rect} is not inside {image.width}x{image.height}")
-        for i, p in enumerate(self.passes):
-            if i:
-                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
-                               "SHADER_READ|SHADER_WRITE")
+        steps = []
+        for p, step in zip(self.passes, self.steps, strict=True):
             first, counts, rect = tiles_for_rect(p, image.level_size(p.base), rect)
-            self._dispatch(cmd, i, p, image, first, counts)
-            marks.mark(cmd, f"pass {i + 1} ({counts[0]}x{counts[1]} tiles)")
+            push, groups = self._launch(p, image, first, counts)
+            steps.append(replace(step, label=f"{step.label} ({counts[0]}x{counts[1]} tiles)",
+                                 push=push, groups=groups))
+        self._record(cmd, steps, marks)
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         # a pass starts from the image (the first) or the fp32 hand-off of the one before; the
@@ -367,9 +359,7 @@ class SinglePass(Strategy):
         return out
 
     def release(self) -> None:
-        if getattr(self, "sets", None) is not None:
-            self.sets.destroy()
-            self.sets = None
+        super().release()
         for name in ("counters", "data", "dummy"):
             res = getattr(self, name, None)
             if res is not None:

@@ -38,7 +38,6 @@ Shader: shaders/subgroup.comp. ``record`` starts and ends in GENERAL layout.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +45,7 @@ from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
+from mipview.gpu.shaders import SUBGROUP
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
     TILES_OPTION,
@@ -58,10 +58,8 @@ from mipview.gpu.strategies.base import (
     prefetch_on,
     tile_groups,
 )
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag, vk
-from mipview.results import DispatchInfo, LevelSource
+from mipview.gpu.vkapi import flag
+from mipview.results import DispatchStep, LevelSource
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
@@ -75,11 +73,8 @@ SHARED_BYTES = 1024 * 16  # shared vec4 sgShared[1024]
 SCRATCH_TEXELS = 1 << 22  # 64 MiB per half of vec4 fp32
 
 MODE_TILE, MODE_PER_LEVEL, MODE_TAIL = 0, 1, 2
+BINDINGS = ("sampled",) + ("storage_image",) * MAX_OUTPUTS + ("storage_buffer",)
 _MODE_NAMES = {MODE_TILE: "tile", MODE_PER_LEVEL: "exact", MODE_TAIL: "tail"}
-
-# std430 block SubgroupPush in subgroup.comp:
-# ivec2 srcSize; int levels; int srcScratch; int dstScratch; int regionX, regionTiles.
-_PUSH = struct.Struct("<7i")
 
 
 # --- layouts: the Python mirror of shaders/include/subgroup_layout.glsl ------------------------
@@ -206,9 +201,9 @@ class Subgroup(Strategy):
         super().__init__(ctx, options)
         #: write (lane, subgroup id, size) into the first level of each tile dispatch (tests)
         self.debug_lanes = debug_lanes
-        self.sets: DescriptorSets | None = None
         self.scratch: Buffer | None = None
-        self.steps: list[Step] = []
+        #: the planner's dispatches (:func:`plan_steps`), one per entry of ``steps``
+        self.sg_steps: list[Step] = []
         self.offsets: list[tuple[int, int]] = []
 
     @classmethod
@@ -248,31 +243,23 @@ class Subgroup(Strategy):
         wanted = self.opts["subgroup_size"]
         return self.ctx.caps.subgroup_size if wanted == "auto" else int(wanted)
 
-    def plan(self, width: int, height: int) -> list[DispatchInfo]:
+    def _detail(self, step: Step) -> str:
+        """What a user reads about planned dispatch ``step``."""
+        w, h = step.src_size
+        if step.mode == MODE_TAIL:
+            return f"one workgroup, {w}x{h} source in shared memory, exact weights"
+        if step.mode == MODE_PER_LEVEL:
+            return f"odd side of {w}x{h}: exact 2/3-tap weights, one level"
         size = self.subgroup_size
-        in_sg = subgroup_levels(self.opts["layout"], size)
-        out = []
-        for step in plan_steps(width, height, self.tile_levels):
-            if step.mode == MODE_TILE:
-                pre = self.tile_levels - 4
-                grid = max(0, step.count - pre)
-                shuffled = min(grid, in_sg)
-                detail = (f"{1 << self.tile_levels}^2 tiles x {step.groups[0]}x{step.groups[1]}; "
-                          f"{min(pre, step.count)} in registers, {shuffled} by subgroup shuffle "
-                          f"(size {size}, {self.opts['layout']}), {grid - shuffled} by shared "
-                          "memory")
-            elif step.mode == MODE_TAIL:
-                detail = f"one workgroup, {step.src_size[0]}x{step.src_size[1]} source in " \
-                         "shared memory, exact weights"
-            else:
-                detail = f"odd side of {step.src_size[0]}x{step.src_size[1]}: exact 2/3-tap " \
-                         "weights, one level"
-            out.append(DispatchInfo(step.label, step.levels, detail))
-        return out
+        pre = self.tile_levels - 4
+        grid = max(0, step.count - pre)
+        shuffled = min(grid, subgroup_levels(self.opts["layout"], size))
+        return (f"{1 << self.tile_levels}^2 tiles x {step.groups[0]}x{step.groups[1]}; "
+                f"{min(pre, step.count)} in registers, {shuffled} by subgroup shuffle "
+                f"(size {size}, {self.opts['layout']}), {grid - shuffled} by shared memory")
 
-    def notes(self, width: int, height: int) -> list[str]:
-        steps = plan_steps(width, height, self.tile_levels)
-        exact = [s.levels[0] for s in steps if s.mode == MODE_PER_LEVEL]
+    def notes(self) -> list[str]:
+        exact = [s.levels[0] for s in self.sg_steps if s.mode == MODE_PER_LEVEL]
         if not exact:
             return []
         return [f"odd sides: level(s) {', '.join(map(str, exact))} made one per dispatch "
@@ -281,29 +268,29 @@ class Subgroup(Strategy):
     # --- per image ----------------------------------------------------------------------------
     def prepare(self, image: MipImage) -> None:
         wanted = self.opts["subgroup_size"]
-        self.steps = plan_steps(image.width, image.height, self.tile_levels)
-        self.offsets, texels = scratch_offsets(self.steps, image.layers)
+        self.sg_steps = plan_steps(image.width, image.height, self.tile_levels)
+        self.offsets, texels = scratch_offsets(self.sg_steps, image.layers)
         # one pipeline per (mode, source): each carries only its own paths (fewer registers)
         self.pipelines = [get_pipeline(
-            self.ctx, "subgroup",
-            ("sampled",) + ("storage_image",) * MAX_OUTPUTS + ("storage_buffer",),
-            push_size=_PUSH.size,
-            constants={0: LAYOUTS.index(self.opts["layout"]), 1: self.tile_levels,
-                       2: self.debug_lanes, 3: self.opts["load"] == "bilinear",
-                       4: prefetch_on(self.opts["prefetch"], self._per_group(i), False,
-                                      self._one_sample(i)),
-                       5: step.mode, 6: src >= 0,
-                       10: image.fmt.is_srgb},
+            self.ctx, SUBGROUP, BINDINGS,
+            constants={"LAYOUT": LAYOUTS.index(self.opts["layout"]),
+                       "TILE_LEVELS": self.tile_levels, "DEBUG_LANES": self.debug_lanes,
+                       "BILINEAR": self.opts["load"] == "bilinear",
+                       "PREFETCH": prefetch_on(self.opts["prefetch"], self._per_group(i), False,
+                                               self._one_sample(i)),
+                       "MODE": step.mode, "SRC_SCRATCH": src >= 0,
+                       "MIP_SRGB": image.fmt.is_srgb},
             subgroup_size=None if wanted == "auto" else int(wanted))
-            for i, (step, (src, _)) in enumerate(zip(self.steps, self.offsets, strict=True))]
-        if not self.steps:
+            for i, (step, (src, _)) in enumerate(zip(self.sg_steps, self.offsets, strict=True))]
+        self.steps = tuple(self._step(i, image.layers) for i in range(len(self.sg_steps)))
+        if not self.sg_steps:
             return
         self.scratch = Buffer(self.ctx, max(16, texels * 16),
                               flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
         scratch = (self.scratch.handle, 0, self.scratch.size)
-        self.sets = DescriptorSets(self.pipelines[0], len(self.steps))
+        self.sets = DescriptorSets(self.pipelines[0], len(self.sg_steps))
         sampler = get_sampler(self.ctx, linear=self.opts["load"] == "bilinear")
-        for i, step in enumerate(self.steps):
+        for i, step in enumerate(self.sg_steps):
             outs = [image.storage_views[level] for level in step.levels]
             # unused bindings: a level this dispatch writes anyway (never stored through them)
             outs += [outs[-1]] * (MAX_OUTPUTS - len(outs))
@@ -311,33 +298,29 @@ class Subgroup(Strategy):
 
     def _one_sample(self, i: int) -> bool:
         """Dispatch i makes each level-1 value from one bilinear sample of the image."""
-        return (self.opts["load"] == "bilinear" and self.steps[i].mode == MODE_TILE
+        return (self.opts["load"] == "bilinear" and self.sg_steps[i].mode == MODE_TILE
                 and self.offsets[i][0] < 0)
 
     def _per_group(self, i: int) -> int:
         """Tiles per workgroup of dispatch i (1 outside TILE mode). No dispatch ends at a counter."""
-        step = self.steps[i]
+        step = self.sg_steps[i]
         if step.mode != MODE_TILE:
             return 1
         return group_tiles(self.ctx.caps, self.opts["tiles"], step.groups[0] * step.groups[1],
                            False, self._one_sample(i))
 
-    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        for i, step in enumerate(self.steps):
-            if i:
-                memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
-                               "SHADER_READ|SHADER_WRITE")
-            assert self.sets is not None
-            pipeline = self.pipelines[i]
-            pipeline.bind(cmd, self.sets.sets[i])
-            tiles = step.groups[0] * step.groups[1]
-            groups = step.groups
-            if step.mode == MODE_TILE:
-                groups = tile_groups(tiles, self._per_group(i))
-            pipeline.push(cmd, _PUSH.pack(*step.src_size, step.count, max(self.offsets[i][0], 0),
-                                          self.offsets[i][1], step.groups[0], tiles))
-            vk.vkCmdDispatch(cmd, groups[0], groups[1], image.layers)
-            marks.mark(cmd, step.label)
+    def _step(self, i: int, layers: int) -> DispatchStep:
+        """Planned dispatch ``i`` as recorded: pipeline and descriptor set i."""
+        step = self.sg_steps[i]
+        tiles = step.groups[0] * step.groups[1]
+        groups = step.groups
+        if step.mode == MODE_TILE:
+            groups = tile_groups(tiles, self._per_group(i))
+        push = SUBGROUP.pack(srcSize=step.src_size, levels=step.count,
+                             srcScratch=max(self.offsets[i][0], 0), dstScratch=self.offsets[i][1],
+                             regionX=step.groups[0], regionTiles=tiles)
+        return DispatchStep(step.label, step.levels, self._detail(step), pipeline=i,
+                            descriptor_set=i, push=push, groups=(*groups, layers))
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         # a dispatch reads the float scratch its predecessor wrote, or the image (level 0, or a
@@ -353,9 +336,7 @@ class Subgroup(Strategy):
         return out
 
     def release(self) -> None:
-        if self.sets is not None:
-            self.sets.destroy()
-            self.sets = None
+        super().release()
         if self.scratch is not None:
             self.scratch.destroy()
             self.scratch = None

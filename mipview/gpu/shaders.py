@@ -1,0 +1,71 @@
+"""Every shader's host interface, declared once (tests/test_shader_interface.py reads the GLSL in
+shaders/ and checks each declaration against it). Shared includes are shared tuples here too."""
+
+from __future__ import annotations
+
+from mipview.gpu.shader_interface import ShaderInterface
+
+# shaders/include/mip_common.glsl (ids 10..19)
+MIP_COMMON = (("MIP_SRGB", 10, "bool"),)
+# shaders/include/batch_common.glsl (includes mip_common.glsl)
+BATCH_COMMON = (("BATCH_TILE", 5, "uint"), *MIP_COMMON)
+_LOCAL_XY = (("local_size_x_id", 0, "uint"), ("local_size_y_id", 1, "uint"))
+
+PER_LEVEL = ShaderInterface(
+    "per_level",
+    spec=(*_LOCAL_XY, ("EVEN", 2, "bool"), ("BILINEAR", 3, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
+
+# shaders/include/spd_reduce.glsl, the body of both single-pass shaders
+_SPD_SPEC = (("SP_REDUCTION", 0, "int"), ("SP_BILINEAR", 1, "bool"), ("SP_PREFETCH", 2, "bool"),
+             ("SP_SRC_BUFFER", 3, "bool"), ("SP_SRC_EVEN", 4, "bool"), ("SP_TAIL", 5, "int"),
+             ("SP_TAIL_EVEN", 6, "bool"), *MIP_COMMON)
+_SPD_PUSH = (("srcSize", "ivec2"), ("tileOffset", "ivec2"), ("tileLevels", "int"),
+             ("tailLevels", "int"), ("groupsPerLayer", "int"), ("srcOffset", "int"),
+             ("handoffOffset", "int"), ("scratchOffset", "int"), ("scratchSize", "int"),
+             ("regionX", "int"), ("regionTiles", "int"))
+SINGLE_PASS = ShaderInterface("single_pass", _SPD_SPEC, _SPD_PUSH)
+SINGLE_PASS_F16 = ShaderInterface("single_pass_f16", _SPD_SPEC, _SPD_PUSH)
+
+SUBGROUP = ShaderInterface(
+    "subgroup",
+    spec=(("LAYOUT", 0, "int"), ("TILE_LEVELS", 1, "int"), ("DEBUG_LANES", 2, "bool"),
+          ("BILINEAR", 3, "bool"), ("PREFETCH", 4, "bool"), ("MODE", 5, "int"),
+          ("SRC_SCRATCH", 6, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("levels", "int"), ("srcScratch", "int"), ("dstScratch", "int"),
+          ("regionX", "int"), ("regionTiles", "int")))
+
+NPOT_EXACT = ShaderInterface(
+    "npot_exact",
+    spec=(("local_size_x_id", 0, "uint"), ("NPOT_A_SIDE", 1, "int"), ("NPOT_B_SIDE", 2, "int"),
+          ("NPOT_DECODE_SRGB", 3, "bool"), ("NPOT_ROUND_HALF", 4, "bool"),
+          ("NPOT_UNORM8", 5, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("levels", "int"), ("tile", "int")))
+
+MEAN = ShaderInterface(
+    "mean",
+    spec=(*_LOCAL_XY, ("MEAN_S", 0, "int"), ("MEAN_LOG", 2, "bool"),
+          ("MEAN_DECODE_SRGB", 3, "bool"), ("MEAN_PADDED", 4, "bool"),
+          ("MEAN_LOG_EPS", 5, "float"), *MIP_COMMON),
+    push=(("gridSize", "ivec2"), ("imageSize", "ivec2"), ("span", "int"), ("firstPass", "int"),
+          ("lastPass", "int"), ("scale", "float")))
+
+BATCH_REDUCE = ShaderInterface(
+    "batch_reduce",
+    spec=(*_LOCAL_XY, ("BATCH_WORDS", 2, "uint"), ("BATCH_SCHEDULE", 3, "uint"),
+          ("BATCH_DEBUG_LEVEL", 4, "int"), *BATCH_COMMON),
+    push=(("level", "int"), ("image", "uint"), ("imageCount", "uint"), ("bucketBits", "uint")))
+BATCH_SCAN = ShaderInterface(
+    "batch_scan", spec=BATCH_COMMON, push=(("imageCount", "uint"), ("row", "uint")))
+BATCH_BUCKETS = ShaderInterface(
+    "batch_buckets", spec=BATCH_COMMON,
+    push=(("imageCount", "uint"), ("row", "uint"), ("bucketBits", "uint")))
+
+BUFFER_COPY = ShaderInterface("buffer_copy", push=(("count", "uint"),))
+CACHE_EVICT = ShaderInterface("cache_evict", push=(("count", "uint"), ("never", "uint")))
+IMAGE_READ = ShaderInterface(
+    "image_read", spec=(("LINEAR", 0, "bool"),), push=(("size", "ivec2"), ("never", "float")))
+
+ALL: tuple[ShaderInterface, ...] = (
+    PER_LEVEL, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
+    BATCH_BUCKETS, BUFFER_COPY, CACHE_EVICT, IMAGE_READ)

@@ -1,0 +1,58 @@
+"""Counting non-finite texels (NaN, +Inf, -Inf): in a source image, and level by level in a
+pyramid, so a report can say once how many there are and how each strategy propagated them.
+
+A texel is non-finite when any of its four channels is. It counts once in ``texels`` and once
+in each kind it holds, so the kinds can add up to more than ``texels``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class NonFinite:
+    texels: int = 0
+    nan: int = 0
+    pos_inf: int = 0
+    neg_inf: int = 0
+
+    def __bool__(self) -> bool:
+        return self.texels > 0
+
+    def describe(self) -> str:
+        """E.g. "3 non-finite texels (2 NaN, 1 +Inf)"; "" when there are none."""
+        if not self:
+            return ""
+        kinds = [f"{n} {name}" for n, name in ((self.nan, "NaN"), (self.pos_inf, "+Inf"),
+                                                (self.neg_inf, "-Inf")) if n]
+        plural = "" if self.texels == 1 else "s"
+        return f"{self.texels} non-finite texel{plural} ({', '.join(kinds)})"
+
+    def as_dict(self) -> dict[str, int]:
+        return {"texels": self.texels, "nan": self.nan, "pos_inf": self.pos_inf,
+                "neg_inf": self.neg_inf}
+
+
+def count_nonfinite(values: np.ndarray) -> NonFinite:
+    """Non-finite texels of ``(..., 4)`` values (any leading axes: layers). Integer values are
+    all finite and cost nothing; float values cost one pass when all are finite."""
+    a = np.asarray(values)
+    if a.ndim == 0 or a.shape[-1] != 4:
+        raise ValueError(f"expected (..., 4) texels, got shape {a.shape}")
+    if not np.issubdtype(a.dtype, np.floating) or np.isfinite(a).all():
+        return NonFinite()
+    texels = int(np.count_nonzero(~np.isfinite(a).all(axis=-1)))
+    return NonFinite(texels=texels,
+                     nan=int(np.count_nonzero(np.isnan(a).any(axis=-1))),
+                     pos_inf=int(np.count_nonzero((a == np.inf).any(axis=-1))),
+                     neg_inf=int(np.count_nonzero((a == -np.inf).any(axis=-1))))
+
+
+def nonfinite_per_level(levels: Sequence[np.ndarray]) -> list[NonFinite]:
+    """:func:`count_nonfinite` of every level of a pyramid (e.g. a strategy's read-back levels,
+    or a reference), level 0 first."""
+    return [count_nonfinite(level) for level in levels]
