@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from mipview.formats import Format
     from mipview.gpu.context import GpuContext
     from mipview.imageio import SourceImage
+    from mipview.results import StrategySpec
 
 # Exit codes of every command (README, "Command line"; ``mipview --help``).
 EXIT_OK = 0
@@ -85,7 +86,7 @@ def non_empty(text: str) -> str:
     return text
 
 
-def strategy_specs(text: str) -> list:
+def strategy_specs(text: str) -> list[StrategySpec]:
     """``--strategies``, expanded (mipview.gpu.strategies.specs); at least one."""
     from mipview.gpu.strategies.specs import expand_specs
 
