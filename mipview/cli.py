@@ -1,6 +1,9 @@
-"""Command line: ``mipview [gui] | devices | run | bench``.
+"""Command line: ``mipview [gui] | devices | run | bench | mean | sweep``.
 
-Bad input ends with one line on stderr and exit code 2, never a traceback.
+Exit codes (cli_common.EXIT_*): 0 ok; 1 a checked result out of tolerance, or validation
+messages; 2 bad input or environment, as one line on stderr, never a traceback (out of memory
+included), and checked before any work where it can be; 130 interrupted (Ctrl-C), with one line
+saying what was written (output is written whole or not at all: cli_output).
 """
 
 from __future__ import annotations
@@ -8,16 +11,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from typing import Any
 
-from mipview import MipviewError
+from mipview import MipviewError, cli_output
 from mipview.cli_common import (
     EXIT_BAD_INPUT,
-    image_format,
-    level0_of,
-    load_source,
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    ArgumentParser,
+    duration_ms,
+    non_empty,
     open_context,
+    out_of_memory,
+    positive_int,
+    prepare_run,
+    strategy_specs,
 )
+from mipview.cli_output import REPORT, JsonFile, RunFolder
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -47,38 +59,43 @@ def cmd_devices(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verdicts_exit(mip: Any, checks: dict[str, Any] | None) -> int:
+    """1 if a checked result is out of tolerance or validation spoke, else 0."""
+    bad = checks is not None and any(not c.within_tolerance for c in checks.values())
+    return EXIT_FAILED if bad or mip.validation_messages else EXIT_OK
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from mipview import imageio, report
     from mipview.gpu.runner import Session
-    from mipview.gpu.strategies.specs import expand_specs
 
-    specs = expand_specs(args.strategies)
-    source = load_source(args)
-    fmt = image_format(args, source)
-    level0 = level0_of(source, fmt, args.layers)
-    out = Path(args.out)
+    specs = strategy_specs(args.strategies)
+    out = RunFolder(args.out)
     with open_context(args) as ctx:
+        level0, fmt = prepare_run(args, ctx, len(specs), not args.no_check)
         with Session(ctx, level0, fmt, specs) as session:
             session.generate()
             mip = session.result()
-    checks = report.check_results(mip, level0)
-    out.mkdir(parents=True, exist_ok=True)
-    for res in mip.results:
-        folder = out / res.spec.slug
-        folder.mkdir(exist_ok=True)
-        for i, level in enumerate(res.levels):
-            imageio.save_level(folder / f"level_{i:02d}.png", level, fmt)
+    checks = None if args.no_check else report.check_results(mip, level0)
     data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}")})
-    (out / "report.json").write_text(json.dumps(data, indent=2))
+    with out.writing() as folder:
+        for res in mip.results:
+            sub = folder / res.spec.slug
+            sub.mkdir()
+            for i, level in enumerate(res.levels):
+                imageio.save_level(sub / f"level_{i:02d}.png", level, fmt)
+        (folder / REPORT).write_text(json.dumps(data, indent=2))
     for res in mip.results:
+        if checks is None:
+            print(f"{str(res.spec):<30} not checked (--no-check)")
+            continue
         c = checks[str(res.spec)]
-        verdict = "ok" if c.within_tolerance else "OUT OF TOLERANCE"
         print(f"{str(res.spec):<30} step {c.exact.max_step:.3g} chain {c.exact.max_chain:.3g} "
-              f"{fmt.error_unit}  {verdict}")
+              f"{fmt.error_unit}  {c.summary()}")
     for spec, why in mip.skipped:
         print(f"{str(spec):<30} skipped: {why}")
-    print(f"wrote {out}/")
-    return 0 if not mip.validation_messages else 1
+    print(f"wrote {out.path}/")
+    return _verdicts_exit(mip, checks)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -90,13 +107,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from mipview.gpu.bandwidth import copy_bandwidth
     from mipview.gpu.image_read import image_read
     from mipview.gpu.runner import Session
-    from mipview.gpu.strategies.specs import expand_specs
 
-    specs = expand_specs(args.strategies)
-    source = load_source(args)
-    fmt = image_format(args, source)
-    level0 = level0_of(source, fmt, args.layers)
+    specs = strategy_specs(args.strategies)
+    target = JsonFile(args.json)
+    rect = None
+    if args.dirty:
+        from mipview.gpu import dirty
+
+        rect = dirty.parse_rect(args.dirty)  # the image's bounds are checked once it exists
     with open_context(args) as ctx:
+        level0, fmt = prepare_run(args, ctx, len(specs), not args.no_check)
+        if rect is not None:
+            dirty.parse_rect(args.dirty, level0.shape[-2], level0.shape[-3])
         bandwidth = copy_bandwidth(ctx)
         floor = bandwidth.floor_gbps
         with Session(ctx, level0, fmt, specs, cold=args.cold and args.evict) as session:
@@ -107,11 +129,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             read = image_read(ctx, level0, fmt, session.evictor,
                               repeats=max(5, min(args.repeat, 50)))
         dirty_rows = None
-        if args.dirty:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
-            from mipview.gpu import dirty
-
-            dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, dirty.parse_rect(args.dirty),
-                                           args.repeat)
+        if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
+            dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
     checks = None if args.no_check else report.check_results(mip, level0)
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
@@ -123,19 +142,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(report.bench_table(mip, checks))
     if dirty_rows is not None:
         print(dirty.format_rows(dirty_rows))
-    if args.json:
-        data = report.result_dict(mip, checks, {
-            "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
-            "warmup_ms": args.warmup_ms,
-            "cache": f"cold-{args.evict}" if args.cold else "warm",
-            "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
-        for entry in data["strategies"]:
-            entry.pop("errors", None)  # per-level detail belongs to `mipview run`
-        if dirty_rows is not None:
-            data["dirty"] = dirty_rows
-        Path(args.json).write_text(json.dumps(data, indent=2))
-        print(f"wrote {args.json}")
-    return 0 if not mip.validation_messages else 1
+    if checks is not None:
+        for name, c in checks.items():
+            if not c.within_tolerance:
+                print(f"{name}: {c.summary()}")
+    data = report.result_dict(mip, checks, {
+        "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
+        "warmup_ms": args.warmup_ms,
+        "cache": f"cold-{args.evict}" if args.cold else "warm",
+        "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
+    for entry in data["strategies"]:
+        entry.pop("errors", None)  # per-level detail belongs to `mipview run`
+    if dirty_rows is not None:
+        data["dirty"] = dirty_rows
+    if target.write(data):
+        print(f"wrote {target.path}")
+    return _verdicts_exit(mip, checks)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -148,16 +170,19 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 # --- parser -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mipview", description=(
-        "Visualise, check and profile GPU mipmap generation (Vulkan)."))
+    parser = ArgumentParser(prog="mipview", description=(
+        "Visualise, check and profile GPU mipmap generation (Vulkan)."), epilog=EXIT_CODES)
     sub = parser.add_subparsers(dest="command")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, epilog=EXIT_CODES)
 
     def device_opts(p: argparse.ArgumentParser) -> None:
         p.add_argument("--device", help="device index or name substring (env MIPVIEW_DEVICE)")
         p.add_argument("--validate", action="store_true",
                        help="Khronos validation + synchronization checks (env MIPVIEW_VALIDATE=1)")
 
-    def image_opts(p: argparse.ArgumentParser, size: bool) -> None:
+    def image_opts(p: argparse.ArgumentParser, size: bool, layers: bool = True) -> None:
         p.add_argument("image", nargs="?", help="image file")
         if size:
             p.add_argument("--size", help="synthetic zone-plate image of N or WxH texels")
@@ -165,31 +190,41 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--strategies", default="all",
                        help="comma-separated specs name[:key=value,...], 'all', or key=all")
         p.add_argument("--format", help="unorm | srgb | f16 | f32 (default: from the image)")
-        p.add_argument("--layers", type=int, default=1,
-                       help="array layers made from the image (mirrors, flips, channel swaps)")
+        if layers:
+            p.add_argument("--layers", type=positive_int, default=1,
+                           help="array layers made from the image (mirrors, flips, channel "
+                                "swaps)")
 
-    p = sub.add_parser("devices", help="list Vulkan devices and capabilities")
+    def check_opt(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--no-check", action="store_true",
+                       help=f"skip the comparison with the reference ({what}); exit 1 is then "
+                            "for validation messages only")
+
+    p = add("devices", "list Vulkan devices and capabilities")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_devices)
 
-    p = sub.add_parser("run", help="generate pyramids, write PNG levels and report.json")
+    p = add("run", "generate pyramids, write PNG levels and report.json")
     image_opts(p, size=True)
-    p.add_argument("--out", default="mipview-out", help="output folder (default mipview-out)")
+    p.add_argument("--out", type=non_empty, default="mipview-out",
+                   help="output folder (default mipview-out): replaced when the run is complete, "
+                        "if empty or an earlier run's")
+    check_opt(p, "report.json then has no errors")
     device_opts(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("bench", help="time strategies with GPU timestamps")
+    p = add("bench", "time strategies with GPU timestamps")
     image_opts(p, size=True)
-    p.add_argument("--warmup-ms", type=float, default=1000.0,
+    p.add_argument("--warmup-ms", type=duration_ms, default=1000.0,
                    help="keep the GPU busy this long before timing (default 1000)")
-    p.add_argument("--repeat", type=int, default=50, help="timed runs per strategy (default 50)")
+    p.add_argument("--repeat", type=positive_int, default=50,
+                   help="timed runs per strategy (default 50)")
     p.add_argument("--cold", action="store_true",
                    help="evict caches before every timed run (untimed)")
     p.add_argument("--evict", choices=("clean", "dirty"), default="clean",
                    help="with --cold: read a large buffer (clean lines, default) or fill one "
                         "(dirty lines the timed run must write back)")
-    p.add_argument("--no-check", action="store_true",
-                   help="skip the comparison with the reference (sweeps of many options)")
+    check_opt(p, "sweeps of many options")
     p.add_argument("--json", help="write results as JSON here")
     p.add_argument("--dirty", metavar="X,Y,W,H",
                    help="also time a sub-rectangle update against a full run")
@@ -200,9 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     from mipview import cli_mean  # `mean` and `sweep` (exact image mean, issue 5)
-    cli_mean.add_parsers(sub, device_opts, image_opts)
+    cli_mean.add_parsers(add, device_opts, image_opts)
 
-    p = sub.add_parser("gui", help="open the desktop app (default command)")
+    p = add("gui", "open the desktop app (default command)")
     p.add_argument("image", nargs="?", help="image to open (default: bundled sample)")
     p.add_argument("--run", help="strategies to run right after opening")
     p.add_argument("--screenshot", help="save a PNG of the window after the run")
@@ -219,14 +254,26 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
                     and not argv[0].startswith("-")):
         argv = ["gui", *argv]
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0), or an argument error already told in one line (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    cli_output.written.clear()
     try:
         return args.func(args)
-    except MipviewError as exc:
-        print(f"mipview: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        return 130
+        done = ", ".join(cli_output.written)
+        print(f"mipview: interrupted; {'wrote ' + done + ' before' if done else 'nothing written'}",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MipviewError as exc:
+        message = str(exc)
+    except Exception as exc:  # out of memory, host or device: one line, not a traceback
+        message = out_of_memory(exc)
+        if message is None:
+            raise
+    print(f"mipview: error: {' '.join(message.split())}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

@@ -6,22 +6,94 @@ this (tests/test_import_contracts.py).
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import math
+import sys
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 
 from mipview import MipviewError
 
 if TYPE_CHECKING:
+    from mipview.cli_limits import ImageDims
     from mipview.formats import Format
     from mipview.gpu.context import GpuContext
     from mipview.imageio import SourceImage
+    from mipview.results import StrategySpec
 
-EXIT_BAD_INPUT = 2
+# Exit codes of every command (README, "Command line"; ``mipview --help``).
+EXIT_OK = 0
+EXIT_FAILED = 1        # a checked result out of tolerance, or validation messages
+EXIT_BAD_INPUT = 2     # bad input or environment (one line on stderr)
+EXIT_INTERRUPTED = 130
+EXIT_CODES = ("exit codes: 0 ok; 1 a checked result out of tolerance, or validation messages; "
+              "2 bad input or environment (one line on stderr); 130 interrupted")
 
 
 class UsageError(MipviewError):
     pass
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr and exit 2: every argument error ends here."""
+    sys.stderr.write(f"mipview: error: {' '.join(message.split())}\n")
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's errors as one line (its own are the usage text plus the message)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(message)
+
+
+def out_of_memory(exc: BaseException) -> str | None:
+    """The one line for an allocation that failed (numpy's MemoryError, or the Vulkan binding's
+    out-of-memory errors from vkAllocateMemory / vkBind*Memory and the like), else None."""
+    if isinstance(exc, MemoryError):
+        return f"out of host memory ({exc or 'an allocation failed'}); try a smaller image"
+    vk = sys.modules.get("vulkan")
+    if vk is not None and isinstance(exc, vk.VkErrorOutOfDeviceMemory):
+        return "out of device memory (Vulkan); try a smaller image or fewer strategies"
+    if vk is not None and isinstance(exc, vk.VkErrorOutOfHostMemory):
+        return "out of host memory (Vulkan); try a smaller image or fewer strategies"
+    return None
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def duration_ms(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want milliseconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def non_empty(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def strategy_specs(text: str) -> list[StrategySpec]:
+    """``--strategies``, expanded (mipview.gpu.strategies.specs); at least one."""
+    from mipview.gpu.strategies.specs import expand_specs
+
+    specs = expand_specs(text)
+    if not specs:
+        raise UsageError(f"--strategies {text!r}: no strategy given")
+    return specs
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -45,6 +117,20 @@ def open_context(args: argparse.Namespace) -> GpuContext:
     return GpuContext(device=args.device, validate=True if args.validate else None)
 
 
+def source_dims(args: argparse.Namespace) -> ImageDims:
+    """What ``load_source`` will make, from ``--size`` or the file's header: nothing decoded."""
+    from mipview.cli_limits import F32_TEXEL, ImageDims, peek_dims
+    from mipview.formats import Format
+
+    layers = getattr(args, "layers", 1)
+    if getattr(args, "size", None):
+        w, h = parse_size(args.size)
+        return ImageDims(w, h, layers, Format.UNORM, F32_TEXEL)
+    if not args.image:
+        raise UsageError("give an IMAGE or --size WxH")
+    return peek_dims(args.image, layers)
+
+
 def load_source(args: argparse.Namespace) -> SourceImage:
     """The IMAGE argument, or the synthetic image of ``--size WxH``."""
     from mipview import imageio
@@ -57,8 +143,24 @@ def load_source(args: argparse.Namespace) -> SourceImage:
     return imageio.load(args.image)
 
 
-def image_format(args: argparse.Namespace, source: SourceImage) -> Format:
-    """``--format``, or the one the image suggests."""
+def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
+                check: bool) -> tuple[np.ndarray, Format]:
+    """Level 0 and its format for ``run``, ``bench`` and ``mean``, after checking the image's
+    size and layers against the device and the run's memory (cli_limits) while nothing big
+    exists yet."""
+    from mipview.cli_limits import check_run
+
+    dims = source_dims(args)
+    fmt = image_format(args, None, dims.suggested)
+    check_run(ctx, dims, fmt, strategies, check)
+    source = load_source(args)
+    fmt = image_format(args, source)
+    return level0_of(source, fmt, getattr(args, "layers", 1)), fmt
+
+
+def image_format(args: argparse.Namespace, source: SourceImage | None,
+                 suggested: Format | None = None) -> Format:
+    """``--format``, or the one the image (or, before it is loaded, its header) suggests."""
     from mipview.formats import Format
 
     if args.format:
@@ -66,7 +168,10 @@ def image_format(args: argparse.Namespace, source: SourceImage) -> Format:
             return Format.parse(args.format)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    return source.suggested_format()
+    if source is not None:
+        return source.suggested_format()
+    assert suggested is not None
+    return suggested
 
 
 def level0_of(source: SourceImage, fmt: Format, layers: int = 1) -> np.ndarray:

@@ -13,31 +13,37 @@ Errors are in storage units: LSB (1/255) for 8-bit formats, relative for floats,
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mipview.cli_common import UsageError, image_format, level0_of, load_source, open_context
+from mipview.cli_common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    duration_ms,
+    open_context,
+    positive_int,
+    prepare_run,
+    strategy_specs,
+)
+from mipview.cli_output import JsonFile
 from mipview.compare import texel_errors
 from mipview.sweep import one_by_one, sweep_curves
 
 
 def cmd_mean(args: argparse.Namespace) -> int:
     from mipview.gpu.mean import gpu_mean, mean_reference, time_mean
-    from mipview.gpu.strategies.specs import expand_specs
 
-    specs = expand_specs(args.strategies)
-    source = load_source(args)
-    fmt = image_format(args, source)
-    level0 = level0_of(source, fmt)
-    unit = fmt.error_unit
-    exact = mean_reference(level0, fmt, "mean")
-    exact_log = mean_reference(level0, fmt, "log-mean")
+    specs = strategy_specs(args.strategies)
+    target = JsonFile(args.json)
     bench = (args.repeat, args.warmup_ms) if args.bench else None
     with open_context(args) as ctx:
+        level0, fmt = prepare_run(args, ctx, len(specs), False)
+        unit = fmt.error_unit
+        exact = mean_reference(level0, fmt, "mean")
+        exact_log = mean_reference(level0, fmt, "log-mean")
         gmean = gpu_mean(ctx, level0, fmt, "mean", block=args.block, method=args.method)
         glog = gpu_mean(ctx, level0, fmt, "log-mean", block=args.block, method=args.method)
         mip, tops = one_by_one(ctx, level0, fmt, specs, bench)
@@ -76,10 +82,9 @@ def cmd_mean(args: argparse.Namespace) -> int:
                 data["bench"][str(r.spec)] = r.timing.total.as_dict()
     for spec, why in mip.skipped:
         print(f"{str(spec):<28} skipped: {why}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(data, indent=2))
-        print(f"wrote {args.json}")
-    return 0 if not messages else 1
+    if target.write(data):
+        print(f"wrote {target.path}")
+    return EXIT_OK if not messages else EXIT_FAILED
 
 
 def _width_range(text: str) -> range:
@@ -93,32 +98,32 @@ def _width_range(text: str) -> range:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from mipview.cli_limits import F32_TEXEL, ImageDims, check_run
     from mipview.formats import Format
-    from mipview.gpu.strategies.specs import expand_specs
 
     widths = _width_range(args.width_range)
-    if args.height < 1:
-        raise UsageError("--height must be at least 1")
     try:
         fmt = Format.parse(args.format)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    specs = expand_specs(args.strategies)
+    specs = strategy_specs(args.strategies)
+    target = JsonFile(args.json)
     with open_context(args) as ctx:
+        # the widest image is the largest a sweep makes, one at a time
+        check_run(ctx, ImageDims(widths[-1], args.height, 1, fmt, F32_TEXEL), fmt, len(specs),
+                  False)
         res = sweep_curves(ctx, widths, args.height, fmt, specs, seed=args.seed, kind=args.kind)
     curves = res.curves()
     _print_sweep(list(res.widths), curves, res.unit, print)
     for spec, why in res.skipped:
         print(f"{spec}: skipped: {why}")
-    if args.json:
-        rows = [{"width": r.width, "exact": list(r.exact),
-                 "values": {n: list(v) for n, v in r.values}} for r in res.rows]
-        Path(args.json).write_text(json.dumps({
-            "height": args.height, "format": fmt.label, "kind": args.kind,
-            "unit": res.unit, "widths": list(res.widths), "max_error": curves,
-            "rows": rows, "skipped": [list(s) for s in res.skipped]}, indent=2))
-        print(f"wrote {args.json}")
-    return 0 if not res.validation_messages else 1
+    rows = [{"width": r.width, "exact": list(r.exact),
+             "values": {n: list(v) for n, v in r.values}} for r in res.rows]
+    if target.write({"height": args.height, "format": fmt.label, "kind": args.kind,
+                     "unit": res.unit, "widths": list(res.widths), "max_error": curves,
+                     "rows": rows, "skipped": [list(s) for s in res.skipped]}):
+        print(f"wrote {target.path}")
+    return EXIT_OK if not res.validation_messages else EXIT_FAILED
 
 
 def _print_sweep(widths: list[int], curves: dict[str, list[float]], unit: str,
@@ -131,26 +136,27 @@ def _print_sweep(widths: list[int], curves: dict[str, list[float]], unit: str,
     out(f"{'max':>6} " + " ".join(f"{max(curves[n]):14.4g}" for n in names))
 
 
-def add_parsers(sub: Any, device_opts: Callable[[argparse.ArgumentParser], None],
-                image_opts: Callable[[argparse.ArgumentParser, bool], None]) -> None:
-    """Register ``mean`` and ``sweep`` on the main parser's sub-parsers."""
-    p = sub.add_parser("mean", help="exact image mean vs GPU mean vs each strategy's 1x1 level")
-    image_opts(p, True)
+def add_parsers(add: Callable[[str, str], argparse.ArgumentParser],
+                device_opts: Callable[[argparse.ArgumentParser], None],
+                image_opts: Callable[..., None]) -> None:
+    """Register ``mean`` and ``sweep`` with the main parser's ``add(name, help)``."""
+    p = add("mean", "exact image mean vs GPU mean vs each strategy's 1x1 level")
+    image_opts(p, True, layers=False)  # one layer: the mean of an image
     p.add_argument("--block", type=int, choices=(8, 16), default=8,
                    help="work group side s of the mean reduction (4s x 4s texels per group)")
     p.add_argument("--method", choices=("weighted", "padded"), default="weighted",
                    help="weighted merges (default) or the seed's zero padding + correction")
     p.add_argument("--bench", action="store_true",
                    help="also time the GPU mean against each strategy's full pyramid")
-    p.add_argument("--repeat", type=int, default=50, help="timed runs with --bench")
-    p.add_argument("--warmup-ms", type=float, default=1000.0, help="warm-up with --bench")
+    p.add_argument("--repeat", type=positive_int, default=50, help="timed runs with --bench")
+    p.add_argument("--warmup-ms", type=duration_ms, default=1000.0, help="warm-up with --bench")
     p.add_argument("--json", help="write the figures as JSON here")
     device_opts(p)
     p.set_defaults(func=cmd_mean)
 
-    p = sub.add_parser("sweep", help="each strategy's 1x1 level vs the exact mean over widths")
+    p = add("sweep", "each strategy's 1x1 level vs the exact mean over widths")
     p.add_argument("--width-range", required=True, help="A:B, widths A..B inclusive")
-    p.add_argument("--height", type=int, required=True)
+    p.add_argument("--height", type=positive_int, required=True)
     p.add_argument("--strategies", default="all", help="as for run/bench")
     p.add_argument("--format", default="srgb", help="unorm | srgb | f16 | f32 (default srgb)")
     p.add_argument("--kind", default="zoneplate", choices=("zoneplate", "noise", "ramp"),

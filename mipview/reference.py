@@ -16,7 +16,7 @@ equals the mean of level 0, NPOT or not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
 import numpy as np
@@ -181,6 +181,28 @@ def step_reference(gpu_levels: Sequence[np.ndarray], fmt: Format,
     out = [_check(gpu_levels[0]).astype(np.float64)]
     out += [step_level(below, fmt, reduction) for below in gpu_levels[:-1]]
     return out
+
+
+def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
+                 store: Callable[[np.ndarray, int], np.ndarray] | None = None
+                 ) -> Iterator[np.ndarray]:
+    """The chain of a strategy that stores every level and reduces the stored level: reduce
+    level 0, store, reduce the stored level 1, store, ... Yields level 0 .. n-1, levels 1..
+    as float64 storage values, one at a time (the caller keeps what it needs).
+
+    ``store(exact, k)`` makes level k's stored values from the exact reduction of the stored
+    level below (float64 storage units); by default the correctly rounded store: round to
+    nearest (ties to even), clamped to 0..255 for 8-bit formats.
+    """
+    a = _check(level0)
+    w, h = _dims(a)
+    stored = a
+    yield a  # as given: nothing is rounded at level 0
+    for k in range(1, mip_count(w, h)):
+        exact = step_level(stored, fmt, reduction)
+        level = _quantise(exact, fmt) if store is None else store(exact, k)
+        stored = level.astype(fmt.dtype)  # exact: the values are on the format's grid
+        yield level
 
 
 def _quantise(storage: np.ndarray, fmt: Format) -> np.ndarray:

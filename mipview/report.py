@@ -11,9 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from mipview import __version__
 from mipview.formats import Format
 from mipview.results import MipResult, StrategyResult
 from mipview.verdict import ReferenceCache, Verdict, judge_result
+
+#: the key of report.json (and bench's JSON) that says mipview wrote it: ``mipview run`` only
+#: ever replaces a folder whose report.json has it (mipview/cli_output.py)
+GENERATOR_KEY = "generator"
 
 
 def check_results(mip: MipResult, level0: np.ndarray,
@@ -46,7 +51,7 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
         "strategy": str(res.spec), "name": res.spec.name, "options": res.spec.option_dict,
         "plan": [{"label": p.label, "levels": list(p.levels), "detail": p.detail}
                  for p in res.plan],
-        "notes": list(res.notes), "reduction": res.reduction,
+        "notes": list(res.notes), "reduction": res.reduction, "promise": res.promise,
     }
     if res.timing is not None:
         d["timing"] = res.timing.total.as_dict()
@@ -61,7 +66,14 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
         d["error_unit"] = mip.fmt.error_unit
         d["within_tolerance"] = check.within_tolerance
         d["rule"] = check.rule
-        d["errors"] = check.exact.as_dict(mip.fmt)
+        # the bound of every level under the promise's rule (mipview.bounds), and what broke it
+        d["bounds"] = {"step": [_num(b) for b in check.step_bounds],
+                       "chain": [_num(b) for b in check.chain_bounds]}
+        d["breaches"] = [{"level": b.error.level, "figure": b.figure,
+                          "error": _num(b.error.max_error), "bound": _num(b.bound),
+                          "worst": b.error.as_dict()["worst"], "text": str(b)}
+                         for b in check.breaches]
+        d["errors"] = check.exact.as_dict()
         if check.own is not None:
             d["max_error_vs_own_reference"] = _num(check.own.max_chain)
     return d
@@ -71,6 +83,7 @@ def result_dict(mip: MipResult, checks: dict[str, Verdict] | None = None,
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     checks = checks or {}
     return {
+        GENERATOR_KEY: f"mipview {__version__}",
         "device": {"name": mip.device.name, "type": mip.device.device_type,
                    "driver": mip.device.driver, "api_version": mip.device.api_version,
                    "subgroup_size": mip.device.subgroup_size},

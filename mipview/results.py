@@ -212,9 +212,32 @@ class GpuTiming:
 
 
 #: What a strategy promises about its levels, so :func:`mipview.verdict.judge` knows which rule
-#: to hold it to: ``exact`` (the exact reference, within compare.TOLERANCE) or ``emulated`` (not
-#: exact by design: measured against the reference that emulates it, e.g. blit).
-Promise = Literal["exact", "emulated"]
+#: to hold it to (README, "What correct means"):
+#:
+#: - ``stored``: every level is the correctly rounded reduction of the stored level below, read
+#:   back (per-level, the batch ways); the chain is held to what such a chain of the image reaches;
+#: - ``carried``: levels are made from unquantised intermediates carried in registers, shared
+#:   memory or float buffers (subgroup, single-pass, npot-exact); step and chain are held to bounds
+#:   derived per level from how each level was made (:class:`LevelSource`);
+#: - ``emulated``: not exact by design, measured against the reference that emulates it (blit).
+Promise = Literal["stored", "carried", "emulated"]
+
+
+@dataclass(frozen=True)
+class LevelSource:
+    """How one level's values were made, as far as their rounding errors go
+    (:mod:`mipview.bounds`). The strategy says it per level from its own planner."""
+
+    #: from the level below as stored (quantised) and read back; False: from its unquantised
+    #: values carried in registers, shared memory or a float buffer
+    reread: bool = True
+    #: from bilinear samples of the level below, whose filter may round to the format
+    bilinear: bool = False
+    #: half-precision roundings, in depth, in making this level from its inputs (fp16 arithmetic)
+    half_ops: int = 0
+    #: LSB by which an 8-bit value carried on to the next level may be moved toward its stored
+    #: byte (npot-exact keeps it off rounding ties); 0 elsewhere and for float formats
+    nudge: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -231,7 +254,9 @@ class StrategyResult:
     #: the name of the reference that emulates this strategy (mipview.reference.EMULATIONS,
     #: e.g. "blit"), or None: the exact reference alone applies
     own_reference: str | None = None
-    promise: Promise = "exact"
+    promise: Promise = "stored"
+    #: how levels 1 .. n-1 were made (empty: each from the stored level below, nothing else)
+    sources: tuple[LevelSource, ...] = ()
 
 
 @dataclass(frozen=True)

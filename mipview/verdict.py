@@ -1,33 +1,41 @@
 """Is this result correct? The one answer for every caller: ``mipview run`` and ``bench``
 (report.check_results), the GUI (ui/worker.analyse), batches (cli_batch) and whatever comes next.
 
-A result is judged by the rule of what its strategy promises (``StrategyResult.promise``):
+A result is judged by the rule of what its strategy promises (``StrategyResult.promise``), with
+bounds per level derived in :mod:`mipview.bounds` (README, "What correct means"):
 
-- ``exact``: step error within the step tolerance, chain error within the per-level chain
-  allowance (``compare.ErrorReport.exact_breaches``: compare.TOLERANCE, plus one float ulp per
-  stored level for float formats);
+- ``stored`` (per-level, the batch ways: every level reduced from the stored level below): each
+  level within :func:`bounds.step_bounds` of the exact reduction of the stored level below (8-bit:
+  correctly rounded, 0.5 LSB plus the float32 arithmetic's 1.8e-4; floats: one rounding of the
+  format); the chain within what any chain keeping those steps reaches from this image
+  (:func:`bounds.stored_chain_bounds`: the envelope of correctly rounded stored chains), not a
+  flat number: rounding every level lets the chain error grow with the level count;
+- ``carried`` (subgroup, single-pass, npot-exact: intermediates in registers, shared memory or
+  float buffers): step and chain within :func:`bounds.step_bounds` and
+  :func:`bounds.carried_chain_bounds`, derived from the levels' sources the result carries (which
+  re-read a stored level, which take bilinear samples, how much fp16 arithmetic);
 - ``emulated`` (blit): not exact by design. Its figures against the reference that emulates it
   (``reference.EMULATIONS``) and against the exact one are reported, but not held to a bound:
   a blit's filter weights are implementation-defined (lavapipe is ~5 LSB off the emulation on
   8-bit images, an H200 ~1e-2 relative on NPOT float16), so any fixed bound would be a guess.
 
-A new kind of promise (e.g. strategies that store every level vs ones that carry intermediates
-in registers) is one more entry in ``_RULES``.
+A new kind of promise is one more entry in ``_RULES``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from mipview import compare
+from mipview import bounds, compare
 from mipview.compare import Breach, ErrorReport
 from mipview.formats import Format
 from mipview.reference import named_reference
-from mipview.results import Promise, StrategyResult
+from mipview.results import LevelSource, Promise, StrategyResult
 
 
 class ReferenceCache:
@@ -43,7 +51,7 @@ class ReferenceCache:
     def __init__(self) -> None:
         self._level0: np.ndarray | None = None
         self._key: tuple[object, ...] = ()
-        self._refs: dict[tuple[Format, str], list[np.ndarray]] = {}
+        self._refs: dict[tuple[object, ...], object] = {}
 
     @staticmethod
     def _fingerprint(level0: np.ndarray) -> tuple[object, ...]:
@@ -52,18 +60,32 @@ class ReferenceCache:
             digest = hashlib.blake2b(np.ascontiguousarray(level0).data, digest_size=16).digest()
         return level0.shape, level0.dtype.str, digest
 
+    def _cached(self, level0: np.ndarray, key: tuple[object, ...],
+                make: Callable[[], object]) -> object:
+        fingerprint = self._fingerprint(level0)
+        if level0 is not self._level0 or fingerprint != self._key:
+            self._level0, self._key, self._refs = level0, fingerprint, {}
+        if key not in self._refs:
+            self._refs[key] = make()
+        return self._refs[key]
+
     def get(self, level0: np.ndarray, fmt: Format, name: str) -> list[np.ndarray]:
         """The pyramid ``name`` (reference.named_reference: mean, min, max, blit) of ``level0``."""
-        key = self._fingerprint(level0)
-        if level0 is not self._level0 or key != self._key:
-            self._level0, self._key, self._refs = level0, key, {}
-        refs = self._refs.get((fmt, name))
-        if refs is None:
+        def make() -> list[np.ndarray]:
             refs = named_reference(name, level0, fmt)
             for a in refs:
                 a.setflags(write=False)
-            self._refs[(fmt, name)] = refs
-        return refs
+            return refs
+        return self._cached(level0, (fmt, name), make)  # type: ignore[return-value]
+
+    def stored_bounds(self, level0: np.ndarray, fmt: Format, reduction: str,
+                      steps: Sequence[float]) -> tuple[float, ...]:
+        """:func:`bounds.stored_chain_bounds` of ``level0`` for these step bounds."""
+        def make() -> tuple[float, ...]:
+            return tuple(bounds.stored_chain_bounds(
+                level0, fmt, steps, self.get(level0, fmt, reduction), reduction))  # type: ignore[arg-type]
+        return self._cached(level0, (fmt, "stored", reduction, tuple(steps)),  # type: ignore[return-value]
+                            make)
 
 
 @dataclass(frozen=True)
@@ -81,6 +103,10 @@ class Verdict:
     rule: str
     #: what broke the rule, in level order (empty when within tolerance)
     breaches: tuple[Breach, ...] = ()
+    #: per level 0 .. n-1, in the format's error unit: the step and chain bounds the rule set
+    #: (inf where it sets none)
+    step_bounds: tuple[float, ...] = ()
+    chain_bounds: tuple[float, ...] = ()
 
     @property
     def failing_levels(self) -> tuple[int, ...]:
@@ -93,40 +119,67 @@ class Verdict:
         return f"OUT OF TOLERANCE: {self.breaches[0]}" if self.breaches else "OUT OF TOLERANCE"
 
 
-def _bound_text(value: float, fmt: Format) -> str:
-    return compare.format_error(value, fmt.error_unit)
+@dataclass(frozen=True)
+class _Case:
+    """What a rule needs to set its bounds."""
+
+    levels: Sequence[np.ndarray]
+    level0: np.ndarray
+    fmt: Format
+    reduction: str
+    sources: Sequence[LevelSource]
+    own_reference: str | None
+    refs: ReferenceCache
 
 
-def _exact_rule(exact: ErrorReport, own: ErrorReport | None, fmt: Format, reduction: str,
-                own_reference: str | None) -> tuple[tuple[Breach, ...], str]:
-    step, chain = compare.TOLERANCE[fmt]
-    text = (f"exact ({reduction}): step <= {_bound_text(step, fmt)}, "
-            f"chain <= {_bound_text(chain, fmt)}")
-    if fmt.is_float:
-        text += " or one ulp per stored level, whichever is larger"
-    return exact.exact_breaches(fmt), text
+def _worst(values: Sequence[float], fmt: Format) -> str:
+    return compare.format_error(max(values[1:], default=0.0), fmt.error_unit)
 
 
-def _emulated_rule(exact: ErrorReport, own: ErrorReport | None, fmt: Format, reduction: str,
-                   own_reference: str | None) -> tuple[tuple[Breach, ...], str]:
-    return (), (f"not exact by design: errors against its own reference ({own_reference}) and "
-                f"the exact one ({reduction}) are reported, not held to a bound")
+def _stored_rule(case: _Case) -> tuple[list[float], list[float], str]:
+    n = len(case.levels)
+    steps = bounds.step_bounds(case.sources, case.fmt, n, case.reduction)
+    chains = list(case.refs.stored_bounds(case.level0, case.fmt, case.reduction, steps))
+    text = (f"stored ({case.reduction}): each level the correctly rounded reduction of the "
+            f"stored level below (step <= {_worst(steps, case.fmt)}); chain <= what a chain "
+            f"keeping those steps reaches from this image (<= {_worst(chains, case.fmt)}), "
+            "per level")
+    return steps, chains, text
 
 
-#: (exact report, own report, format, reduction, own reference) -> (breaches, rule as text)
-_Rule = Callable[[ErrorReport, ErrorReport | None, Format, str, str | None],
-                 tuple[tuple[Breach, ...], str]]
-_RULES: dict[str, _Rule] = {"exact": _exact_rule, "emulated": _emulated_rule}
+def _carried_rule(case: _Case) -> tuple[list[float], list[float], str]:
+    n = len(case.levels)
+    steps = bounds.step_bounds(case.sources, case.fmt, n, case.reduction)
+    chains = bounds.carried_chain_bounds(case.sources, case.fmt, n, case.reduction)
+    text = (f"carried ({case.reduction}): step <= {_worst(steps, case.fmt)}, chain <= "
+            f"{_worst(chains, case.fmt)}, per level from how it was made (stored levels "
+            "re-read, bilinear samples, fp16 arithmetic)")
+    return steps, chains, text
+
+
+def _emulated_rule(case: _Case) -> tuple[list[float], list[float], str]:
+    unbounded = [math.inf] * len(case.levels)
+    return unbounded, unbounded, (
+        f"not exact by design: errors against its own reference ({case.own_reference}) and the "
+        f"exact one ({case.reduction}) are reported, not held to a bound")
+
+
+#: case -> (step bound per level, chain bound per level, rule as text)
+_Rule = Callable[[_Case], tuple[list[float], list[float], str]]
+_RULES: dict[str, _Rule] = {"stored": _stored_rule, "carried": _carried_rule,
+                            "emulated": _emulated_rule}
 
 
 def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
           reduction: str = "mean", own_reference: str | None = None,
-          refs: ReferenceCache | None = None, promise: Promise = "exact") -> Verdict:
+          refs: ReferenceCache | None = None, promise: Promise = "stored",
+          sources: Sequence[LevelSource] = ()) -> Verdict:
     """Judge the pyramid ``levels`` (level 0 .. n-1 as read back) made from the uploaded
     ``level0``.
 
     ``own_reference`` names the reference that emulates the strategy (``blit``); ``refs`` shares
-    the reference pyramids between strategies and runs (a fresh cache when None).
+    the reference pyramids between strategies and runs (a fresh cache when None); ``sources``
+    says how levels 1 .. n-1 were made (empty: each from the stored level below).
     """
     rule = _RULES.get(promise)
     if rule is None:
@@ -140,11 +193,16 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
     if own_reference is not None:
         own = ErrorReport(step=(), chain=tuple(
             compare.level_errors(levels, refs.get(level0, fmt, own_reference), fmt)))
-    breaches, text = rule(exact, own, fmt, reduction, own_reference)
-    return Verdict(promise, reduction, exact, own, not breaches, text, breaches)
+    steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
+                                     refs))
+    breaches = exact.breaches(steps, chains)
+    return Verdict(promise, reduction, exact, own, not breaches, text, breaches, tuple(steps),
+                   tuple(chains))
 
 
 def judge_result(res: StrategyResult, level0: np.ndarray, fmt: Format,
                  refs: ReferenceCache | None = None) -> Verdict:
-    """:func:`judge` with what the result carries (its reduction, reference and promise)."""
-    return judge(res.levels, level0, fmt, res.reduction, res.own_reference, refs, res.promise)
+    """:func:`judge` with what the result carries (its reduction, reference, promise and level
+    sources)."""
+    return judge(res.levels, level0, fmt, res.reduction, res.own_reference, refs, res.promise,
+                 res.sources)

@@ -166,7 +166,8 @@ class Session:
                 spec=p.spec, levels=tuple(p.levels or ()), plan=p.strategy.plan(),
                 timing=p.work.timing(), notes=tuple(p.strategy.notes()),
                 reduction=cls.reduction(p.strategy.opts), own_reference=cls.own_reference,
-                promise="exact" if cls.exact else "emulated"))
+                promise=cls.promise,
+                sources=tuple(p.strategy.level_sources(self.width, self.height, self.layers))))
         return MipResult(
             fmt=self.fmt, width=self.width, height=self.height, layers=self.layers,
             device=self.ctx.caps.summary(), results=tuple(results), skipped=tuple(self.skipped),

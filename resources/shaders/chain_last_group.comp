@@ -23,7 +23,7 @@ void main() {
     int layer = int(gl_WorkGroupID.z);
     ivec2 p = ivec2(gl_GlobalInvocationID.xy);
     if (pc.levels > 1 && all(lessThan(p, mipChainSize(1)))) {
-#define LOAD_LEVEL0(q) texelFetch(mipSrc, ivec3(q, layer), 0)
+#define LOAD_LEVEL0(q) mipDecode(texelFetch(mipSrc, ivec3(q, layer), 0))
         vec4 v;
         MIP_REDUCE_EXACT(v, p, pc.srcSize, LOAD_LEVEL0)
         mipChainStore(1, ivec3(p, layer), v);

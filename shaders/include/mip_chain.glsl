@@ -26,7 +26,9 @@
 // Counters per layer (mipview/gpu/strategies/custom.py COUNTERS)
 #define MIP_CHAIN_COUNTERS 16
 
-// Level 0, sampled: sRGB decoded by the sampler; nearest (or `#pragma mipview sampler linear`).
+// Level 0, sampled. Nearest (the default): sRGB images through their UNORM view, undecoded
+// (decode with mipDecode: exact, where a device sampler's decode may be a third of an LSB off);
+// `#pragma mipview sampler linear`: the sRGB view, decoded and filtered by the sampler.
 layout(set = 0, binding = 0) uniform sampler2DArray mipSrc;
 // Every level as a storage image (sRGB: a UNORM view, store mipEncode(v)). Index it with
 // constants only, as mipChainStore does: lavapipe has no dynamic indexing of image arrays.

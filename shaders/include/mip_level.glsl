@@ -11,8 +11,11 @@
 #extension GL_GOOGLE_include_directive : require
 #include "mip_common.glsl"
 
-// Level L-1, sampled: sRGB decoded by the sampler; nearest filtering (linear with
-// `#pragma mipview sampler linear`), clamped to the edge.
+// Level L-1, sampled, clamped to the edge. Nearest filtering (the default): sRGB images come
+// through their UNORM view, the stored bytes undecoded: decode with mipDecode (mipLevelLoad does),
+// exactly, because a device sampler's sRGB decode may be a third of an LSB off (lavapipe's is),
+// which breaks the correctly rounded promise. `#pragma mipview sampler linear`: the sRGB view,
+// decoded and filtered in linear light by the sampler.
 layout(set = 0, binding = 0) uniform sampler2DArray mipSrc;
 // Level L. sRGB images are written through a UNORM view: store mipEncode(v).
 layout(set = 0, binding = 1) writeonly uniform image2DArray mipDst;
@@ -28,7 +31,7 @@ layout(push_constant) uniform MipLevelPush {
 
 // Texel q of level L-1 in this invocation's layer, decoded (linear light).
 vec4 mipLevelLoad(ivec2 q) {
-    return texelFetch(mipSrc, ivec3(q, int(gl_GlobalInvocationID.z)), 0);
+    return mipDecode(texelFetch(mipSrc, ivec3(q, int(gl_GlobalInvocationID.z)), 0));
 }
 
 // Store v (linear light) as texel p of level L in this invocation's layer.

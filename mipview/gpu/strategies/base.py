@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from mipview.formats import Format, level_size
+from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.dispatch import record_steps
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets
 from mipview.gpu.resources import MipImage
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag
-from mipview.results import DispatchStep
+from mipview.results import DispatchStep, LevelSource, Promise
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,11 @@ class Strategy:
     title: ClassVar[str]
     description: ClassVar[str]
     options: ClassVar[tuple[OptionSpec, ...]] = ()
-    #: True: meets the exact tolerance against the reference (compare.TOLERANCE).
-    #: False: checked against its own emulating reference (blit).
-    exact: ClassVar[bool] = True
+    #: What it promises about its levels (mipview.results.Promise): ``stored`` (each level the
+    #: correctly rounded reduction of the stored level below), ``carried`` (intermediates kept
+    #: unquantised between levels: :meth:`level_sources` says which levels re-read a stored one)
+    #: or ``emulated`` (not exact by design: checked against its own emulating reference).
+    promise: ClassVar[Promise] = "stored"
     #: For strategies that are not exact by design: the name of the reference that emulates
     #: them (mipview.reference.EMULATIONS), which their result is measured against.
     own_reference: ClassVar[str | None] = None
@@ -91,6 +93,11 @@ class Strategy:
     def notes(self) -> list[str]:
         """What a user should know about the prepared result (e.g. levels that are not exact)."""
         return []
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        """How each of levels 1 .. n-1 is made, for the bounds of its promise (pure: from the
+        planner, no device): by default each from the stored level below."""
+        return [LevelSource() for _ in range(1, mip_count(width, height))]
 
     # --- per image --------------------------------------------------------------------------
     def prepare(self, image: MipImage) -> None:

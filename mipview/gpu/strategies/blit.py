@@ -25,7 +25,7 @@ class Blit(Strategy):
     name = "blit"
     title = "Blit chain"
     description = "vkCmdBlitImage level to level with VK_FILTER_LINEAR (drops texels on NPOT)."
-    exact = False
+    promise = "emulated"
     own_reference = "blit"
 
     @classmethod

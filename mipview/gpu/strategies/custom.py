@@ -28,7 +28,7 @@ from mipview.gpu.strategies.base import MAX_GROUPS_X, Strategy, compute_reason, 
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
-from mipview.results import CUSTOM_PREFIX, DispatchStep
+from mipview.results import CUSTOM_PREFIX, DispatchStep, LevelSource
 
 #: counters per layer (shaders/include/mip_chain.glsl MIP_CHAIN_COUNTERS)
 COUNTERS = 16
@@ -116,6 +116,21 @@ class CustomStrategy(Strategy):
         x, y, _ = shader.local_size(shader.constants(options, False))
         return 2 * x, 2 * y
 
+    def _source_views(self, image: MipImage) -> list[Any]:
+        """Nearest sampling reads sRGB levels undecoded (the shader decodes them exactly with
+        mipDecode); a linear sampler needs the sRGB view, which filters in linear light."""
+        linear = self.shader.declaration.sampler == "linear"
+        return image.sampled_views if linear else image.encoded_views
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        """per-level: each level from the stored one below (the base rule); whole-chain: the
+        contract of docs/custom-strategies.md (an SPD-class shader reads level 0 and carries
+        every later level in registers, shared memory or the float scratch buffer)."""
+        out = super().level_sources(width, height, layers)
+        if self.shader.kind == "whole-chain":
+            out = out[:1] + [LevelSource(reread=False)] * (len(out) - 1)
+        return out
+
     def notes(self) -> list[str]:
         if self.ctx.caps.robustness == "none":
             return ["no robust buffer/image access on this device: out-of-bounds accesses are "
@@ -152,7 +167,7 @@ class CustomStrategy(Strategy):
         self.steps = tuple(steps)
         self.sets = DescriptorSets(self.pipelines[0], image.levels - 1)
         for level in range(1, image.levels):
-            self.sets.write(level - 1, [(image.sampled_views[level - 1], self.sampler),
+            self.sets.write(level - 1, [(self._source_views(image)[level - 1], self.sampler),
                                         image.storage_views[level],
                                         image.storage_views[level - 1]])
 
@@ -182,7 +197,7 @@ class CustomStrategy(Strategy):
         views = [image.storage_views[i] if i < image.levels else self.dummy.storage_views[0]
                  for i in range(count)]
         self.sets = DescriptorSets(self.pipelines[0], 1)
-        self.sets.write(0, [(image.sampled_views[0], self.sampler), views,
+        self.sets.write(0, [(self._source_views(image)[0], self.sampler), views,
                             (self.counters.handle, 0, self.counters.size),
                             (self.scratch.handle, 0, self.scratch.size)])
 
@@ -208,5 +223,9 @@ def custom_strategy(name: str) -> type[Strategy]:
         _classes.setdefault(key, type(f"Custom_{shader.path.stem}", (CustomStrategy,), {
             "name": name, "title": shader.path.name,
             "description": f"custom {shader.kind} shader {shader.path}",
-            "options": shader.options, "shader": shader, "__module__": __name__}))
+            "options": shader.options, "shader": shader, "__module__": __name__,
+            # per-level: mipview stores and re-reads every level, so each must be the correctly
+            # rounded reduction of the stored level below; whole-chain: the SPD model, level 1
+            # from level 0 and every later level from unquantised values (level_sources)
+            "promise": "stored" if shader.kind == "per-level" else "carried"}))
     return _classes[key]

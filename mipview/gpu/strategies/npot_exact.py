@@ -31,7 +31,7 @@ from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
 from mipview.gpu.shaders import NPOT_EXACT
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
-from mipview.results import DispatchStep
+from mipview.results import DispatchStep, LevelSource
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
 A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*16 + 1)
@@ -156,6 +156,7 @@ class NpotExact(Strategy):
                    "even, 2 with overlapping tiles where a side is odd; float intermediates.")
     options = (OptionSpec("path", ("auto", "general"), "auto",
                           "general: overlapping-tile kernel everywhere (no fast path)"),)
+    promise = "carried"
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -186,3 +187,11 @@ class NpotExact(Strategy):
             src_view = (image.encoded_views if srgb else image.sampled_views)[step.src]
             self.sets.write(i, [(src_view, sampler)]
                             + [image.storage_views[level] for level in outs])
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # each dispatch samples its source level as stored, then carries floats in shared
+        # memory; 8-bit values carried on are kept NPOT_TIE_MARGIN (npot_exact.comp) off ties
+        margin = 1.0 / 256.0
+        return [LevelSource(reread=level == step.outputs[0], nudge=margin)
+                for step in plan_steps(width, height, self.opts["path"] == "general")
+                for level in step.outputs]

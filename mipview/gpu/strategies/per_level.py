@@ -24,7 +24,7 @@ from mipview.gpu.strategies.base import (
     compute_reason,
     group_count,
 )
-from mipview.results import DispatchStep
+from mipview.results import DispatchStep, LevelSource
 
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 BINDINGS = ("sampled", "storage_image")
@@ -84,3 +84,10 @@ class PerLevel(Strategy):
         sampler = get_sampler(self.ctx, linear=bilinear)
         for level in range(1, image.levels):
             self.sets.write(level - 1, [(sources[level - 1], sampler), image.storage_views[level]])
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # as prepare(): one bilinear sample per texel of level 1 where level 0's sides are even
+        out = super().level_sources(width, height, layers)
+        if out and self.opts["load"] == "bilinear" and width % 2 == 0 and height % 2 == 0:
+            out[0] = LevelSource(bilinear=True)
+        return out

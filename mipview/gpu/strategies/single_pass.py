@@ -90,7 +90,7 @@ from mipview.gpu.strategies.base import (
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag, vk
-from mipview.results import DispatchStep
+from mipview.results import DispatchStep, LevelSource
 
 TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
 TILE_OUT = 32          # level b+1 texels per tile side
@@ -189,6 +189,7 @@ class SinglePass(Strategy):
         TILES_OPTION,
         PREFETCH_OPTION,
     )
+    promise = "carried"
     #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``
     passes: tuple[SpPass, ...] = ()
     owned = ("counters", "data", "dummy")
@@ -331,6 +332,32 @@ class SinglePass(Strategy):
                                  push=push, groups=groups))
         self._record(cmd, steps, marks)
 
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # a pass starts from the image (the first) or the fp32 hand-off of the one before; the
+        # tail continues from the hand-off. fp16=on (spd_reduce.glsl, SP_T = f16vec4): a 2x2
+        # box step is two half adds in depth (x0.25 is exact), plus the conversion of its inputs
+        # where they are fp32; step 1 from odd sides or a bilinear sample stays fp32, as does a
+        # tail made level by level.
+        fp16 = self.opts["fp16"] == "on"
+        bilinear = self.opts["load"] == "bilinear"
+
+        def phase(src_level: int, levels: int, reread: bool) -> list[LevelSource]:
+            one = bilinear and reread
+            half = 3 if fp16 and not one and _even(level_size(width, height, src_level)) else 0
+            out = [LevelSource(reread=reread, bilinear=one, half_ops=half)]
+            for k in range(2, levels + 1):
+                out.append(LevelSource(reread=False, half_ops=(2 if half or k > 2 else 3)
+                                       if fp16 else 0))
+            return out
+
+        out: list[LevelSource] = []
+        for p in plan_passes(width, height, layers)[0]:
+            out += phase(p.base, p.tile_levels, p.src_offset < 0)
+            if p.tail_tiled:
+                out += phase(p.base + p.tile_levels, p.tail_levels, False)
+            else:
+                out += [LevelSource(reread=False)] * p.tail_levels
+        return out
 
 
 def tiles_for_rect(p: SpPass, src_size: tuple[int, int],

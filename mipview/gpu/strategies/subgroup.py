@@ -59,7 +59,7 @@ from mipview.gpu.strategies.base import (
     tile_groups,
 )
 from mipview.gpu.vkapi import flag
-from mipview.results import DispatchStep
+from mipview.results import DispatchStep, LevelSource
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
@@ -195,6 +195,7 @@ class Subgroup(Strategy):
         PREFETCH_OPTION,
     )
     owned = ("scratch",)
+    promise = "carried"
 
     def __init__(self, ctx: Any, options: dict[str, str] | None = None,
                  debug_lanes: bool = False) -> None:
@@ -321,3 +322,16 @@ class Subgroup(Strategy):
                              regionX=step.groups[0], regionTiles=tiles)
         return DispatchStep(step.label, step.levels, self._detail(step), pipeline=i,
                             descriptor_set=i, push=push, groups=(*groups, layers))
+
+    def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
+        # a dispatch reads the float scratch its predecessor wrote, or the image (level 0, or a
+        # boundary level too big for the scratch buffer): then one bilinear sample per 2x2 in
+        # TILE mode with load=bilinear (shaders/subgroup.comp blockSrc)
+        steps = plan_steps(width, height, self.tile_levels)
+        offsets, _ = scratch_offsets(steps, layers)
+        out = []
+        for step, (src, _) in zip(steps, offsets, strict=True):
+            bilinear = src < 0 and step.mode == MODE_TILE and self.opts["load"] == "bilinear"
+            out.append(LevelSource(reread=src < 0, bilinear=bilinear))
+            out += [LevelSource(reread=False)] * (step.count - 1)
+        return out

@@ -1,0 +1,173 @@
+"""How far a strategy's levels may be from the exact reference, derived per level from how each
+level was made (:class:`mipview.results.LevelSource`), not from observation. README, "What
+correct means", states the same model for users; :mod:`mipview.verdict` applies it.
+
+Units are the format's error unit (:mod:`mipview.compare`): LSB for 8-bit formats, relative
+error ``|v - x| / max(|x|, RELATIVE_FLOOR)`` for floats.
+
+The model. The error of a value v that stands for x is kept as a :class:`Budget`
+``|v - x| <= rel * |x| + abs`` (texels are colours: non-negative). Both parts survive the mean
+of the next level, a convex combination, unchanged: the relative part because every input's
+error scales with its own value and the weights are positive, the absolute part because a
+convex combination cannot move further than its inputs. In sRGB the mean is taken in linear
+light, yet an error of e LSB in the encoded inputs still moves the encoded mean by at most e (the
+mean is a shifted power mean, 1-Lipschitz by Minkowski's inequality), and a relative error in
+linear light is at most the same relative error once encoded (the encoding is concave through
+0). Each rounding then adds its own part (:meth:`Budget.then`):
+
+- a store (:data:`STORE`): 8-bit formats are correctly rounded, <= 0.5 LSB (what every strategy
+  promises; Vulkan says a conversion to UNORM "should" round to nearest, and lavapipe does);
+  a float store may go to either neighbour (Vulkan leaves the rounding mode of conversions open:
+  lavapipe truncates float16), < 1 ulp: 2^-10 relative for float16 normals, 2^-24 absolute for
+  its subnormals, 2^-23 for float32;
+- the float32 arithmetic of one reduction step (:data:`ARITH`): REDUCE_DEPTH roundings of 2^-24,
+  in depth, from the stored texels to the value stored;
+- a bilinear sample (Vulkan leaves filtering precision to the device): each of the filter's two
+  1-D stages may round to the format, lavapipe does for 8-bit (measured: up to 1.0 LSB off the
+  mean of the 2x2 block), so two store roundings;
+- a half-precision operation (single-pass fp16=on): 2^-11 relative (round to nearest),
+  2^-25 absolute for subnormal halves, per rounding in depth;
+- a nudge (npot-exact, 8-bit): a value carried on may be moved this many LSB toward its byte.
+
+A level read back from its stored form (``reread``) carries the stored level's error; a level
+made from values carried in registers carries theirs. So a strategy that carries intermediates
+pays one store rounding per stored level it re-reads on the way, plus its own; one that re-reads
+every level pays one per level, which is why its chain is held to the envelope of chains that
+keep its step promise instead (:mod:`mipview.verdict`). min and max pick one of the stored
+inputs: nothing is rounded, every bound is 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mipview.compare import RELATIVE_FLOOR, texel_errors
+from mipview.formats import Format
+from mipview.reference import Reduction, stored_chain
+from mipview.results import LevelSource
+
+F32_UNIT = 2.0**-24   # float32 arithmetic, round to nearest
+F16_UNIT = 2.0**-11   # half-precision arithmetic, round to nearest
+#: float32 roundings in depth in one reduction step: the texel's conversion to float, the
+#: weights (m - i) / n of both axes, the products, the sums of up to three taps per axis and the
+#: scaling of a UNORM store: 11, rounded up
+REDUCE_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Error of a value that stands for x: ``|v - x| <= rel * |x| + abs`` (storage units)."""
+
+    rel: float = 0.0
+    abs: float = 0.0
+
+    def then(self, rounding: Budget, times: int = 1) -> Budget:
+        """This value after ``times`` more roundings of ``rounding``'s size each."""
+        rel, abs_ = self.rel, self.abs
+        for _ in range(times):
+            rel, abs_ = (1 + rel) * (1 + rounding.rel) - 1, abs_ * (1 + rounding.rel) + rounding.abs
+        return Budget(rel, abs_)
+
+    def bound(self, fmt: Format) -> float:
+        """The largest error this allows, in the format's unit (an 8-bit value is <= 255 LSB)."""
+        if fmt.is_float:
+            return self.rel + self.abs / RELATIVE_FLOOR
+        return self.rel * 255.0 + self.abs
+
+
+EXACT = Budget()
+#: one store to the format (see the module docstring)
+STORE: dict[Format, Budget] = {
+    Format.UNORM: Budget(0.0, 0.5),
+    Format.SRGB: Budget(0.0, 0.5),
+    Format.F16: Budget(2.0**-10, 2.0**-24),
+    Format.F32: Budget(2.0**-23, 2.0**-149),
+}
+ARITH = EXACT.then(Budget(F32_UNIT), REDUCE_DEPTH)
+HALF_OP = Budget(F16_UNIT, 2.0**-25)
+
+
+def _sources(sources: Sequence[LevelSource], levels: int) -> list[LevelSource]:
+    if not sources:
+        return [LevelSource() for _ in range(1, levels)]
+    if len(sources) != levels - 1:
+        raise ValueError(f"{len(sources)} level sources for {levels} levels (want one per level "
+                         "above 0)")
+    return list(sources)
+
+
+def _made(inp: Budget, src: LevelSource, fmt: Format) -> Budget:
+    """The value of a level before its store, from inputs of budget ``inp``."""
+    out = inp.then(ARITH)
+    if src.bilinear:
+        out = out.then(STORE[fmt], 2)
+    return out.then(HALF_OP, src.half_ops)
+
+
+def step_bounds(sources: Sequence[LevelSource], fmt: Format, levels: int,
+                reduction: str = "mean") -> list[float]:
+    """Per level 0 .. levels-1: how far it may be from the exact reduction of the stored level
+    below. A level made from carried values starts one store rounding away from that level."""
+    if reduction != "mean":
+        return [0.0] * levels
+    out = [0.0]
+    for src in _sources(sources, levels):
+        inp = EXACT if src.reread else STORE[fmt]
+        out.append(_made(inp, src, fmt).then(STORE[fmt]).bound(fmt))
+    return out
+
+
+def carried_chain_bounds(sources: Sequence[LevelSource], fmt: Format, levels: int,
+                         reduction: str = "mean") -> list[float]:
+    """Per level 0 .. levels-1: how far it may be from the float64 chain, for a strategy whose
+    levels are made as ``sources`` say (the error analysis of the module docstring)."""
+    if reduction != "mean":
+        return [0.0] * levels
+    stored, carried = [EXACT], [EXACT]
+    for src in _sources(sources, levels):
+        value = _made(stored[-1] if src.reread else carried[-1], src, fmt)
+        stored.append(value.then(STORE[fmt]))
+        carried.append(value.then(Budget(0.0, src.nudge)) if not fmt.is_float else value)
+    return [b.bound(fmt) for b in stored]
+
+
+def _extreme_store(fmt: Format, side: int, bound: float) -> Callable[[np.ndarray], np.ndarray]:
+    """The highest (``side`` +1) or lowest (-1) value a store within ``bound`` of the exact
+    reduction x can hold: the format's grid point nearest x + side * bound on x's side."""
+    def store(x: np.ndarray) -> np.ndarray:
+        if not fmt.is_float:
+            t = x + side * bound
+            return np.clip(np.floor(t) if side > 0 else np.ceil(t), 0.0, 255.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            t = x + side * bound * np.maximum(np.abs(x), RELATIVE_FLOOR)
+            y = t.astype(fmt.dtype)
+            past = y > t if side > 0 else y < t
+            y[past] = np.nextafter(y[past], fmt.dtype.type(-side * np.inf))
+        return y.astype(np.float64)
+    return store
+
+
+def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
+                        chain_reference: Sequence[np.ndarray],
+                        reduction: Reduction = "mean") -> list[float]:
+    """Per level: the largest chain error any chain can reach whose every level k is within
+    ``steps[k]`` of the exact reduction of its stored level below (what a strategy keeping the
+    ``stored`` promise may store), from this ``level0``.
+
+    The mean is monotone and so are the extreme stores, so every such chain lies between two
+    chains computed like the correctly rounded one (reference.stored_chain): the one that stores
+    the highest value each step allows, and the one that stores the lowest (for 8-bit formats:
+    every tie rounded up, resp. down). The bound is the larger of their errors."""
+    if reduction != "mean":
+        return [0.0] * len(chain_reference)
+    sides = [stored_chain(level0, fmt, reduction,
+                          lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x))
+             for side in (1, -1)]
+    out = []
+    for k, (u, d, ref) in enumerate(zip(*sides, chain_reference, strict=True)):
+        out.append(0.0 if k == 0 else max(float(texel_errors(u, ref, fmt).max(initial=0.0)),
+                                          float(texel_errors(d, ref, fmt).max(initial=0.0))))
+    return out

@@ -1,0 +1,157 @@
+"""Where commands write, checked before any work and written so that a reader never sees a mixed
+or truncated result: ``mipview run``'s folder is written into a temporary folder beside it and
+moved into place when complete; a ``--json`` file is written beside its target and renamed over
+it. CLI only (tests/test_import_contracts.py).
+
+A folder is only ever replaced when it is empty or holds an earlier mipview run (recognised by
+its report.json): a user's other files are never deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from mipview import MipviewError
+from mipview.report import GENERATOR_KEY
+
+REPORT = "report.json"
+
+#: what this process has moved into place (for the message after Ctrl-C)
+written: list[str] = []
+
+
+class OutputError(MipviewError):
+    pass
+
+
+def _writable_home(path: Path, option: str) -> Path:
+    """The folder that will hold ``path`` (created later if missing): its nearest existing
+    ancestor must be a folder this process can create entries in."""
+    parent = path.parent
+    ancestor = parent
+    while not ancestor.exists():
+        if ancestor.parent == ancestor:
+            break
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{option} {path}: {ancestor} is a file, not a folder")
+    try:  # a real attempt: permission bits say nothing to root or about read-only mounts
+        probe = tempfile.mkdtemp(prefix=".mipview-probe-", dir=ancestor)
+    except OSError as exc:
+        raise OutputError(f"{option} {path}: cannot write in {ancestor} "
+                          f"({exc.strerror or exc})") from None
+    os.rmdir(probe)
+    return parent
+
+
+def is_mipview_run(folder: Path) -> bool:
+    """``folder`` holds a report.json that mipview wrote."""
+    try:
+        data = json.loads((folder / REPORT).read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and (GENERATOR_KEY in data
+                                       or {"device", "image", "strategies"} <= data.keys())
+
+
+class RunFolder:
+    """``mipview run --out DIR``: checked when made (before any work); :meth:`writing` gives a
+    temporary folder beside DIR and, when the block completes, puts it in DIR's place."""
+
+    def __init__(self, text: str, option: str = "--out") -> None:
+        if not text.strip():
+            raise OutputError(f"{option}: empty path")
+        self.path = Path(text)
+        self.option = option
+        resolved = self.path.resolve()
+        if Path.cwd().resolve().is_relative_to(resolved):  # ".", "..", "/": it cannot move
+            raise OutputError(f"{option} {text}: holds the current folder; choose a folder of "
+                              "its own")
+        if self.path.exists() or self.path.is_symlink():
+            self._check_replaceable()
+        self.parent = _writable_home(self.path, option)
+
+    def _check_replaceable(self) -> None:
+        p = self.path
+        if not p.is_dir():
+            raise OutputError(f"{self.option} {p}: is a file, not a folder")
+        if any(p.iterdir()) and not is_mipview_run(p):
+            raise OutputError(f"{self.option} {p}: holds files that are not a mipview run "
+                              f"(no mipview {REPORT}); choose an empty or new folder")
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[Path]:
+        """A temporary folder to write into; moved into place if the block completes, removed
+        (and the previous run left as it was) if it does not."""
+        self.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".part",
+                                    dir=self.parent))
+        tmp.chmod(0o777 & ~_umask())  # mkdtemp's 0700 would outlive the move
+        try:
+            yield tmp
+            self._replace(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def _replace(self, tmp: Path) -> None:
+        old = None
+        if self.path.exists() or self.path.is_symlink():
+            self._check_replaceable()  # still an earlier run, not something new
+            old = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".old",
+                                        dir=self.parent))
+            os.rmdir(old)
+            os.rename(self.path, old)
+        try:
+            os.rename(tmp, self.path)
+        except BaseException:
+            if old is not None:
+                os.rename(old, self.path)
+            raise
+        written.append(f"{self.path}/")
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+class JsonFile:
+    """A ``--json FILE`` target: checked when made; :meth:`write` replaces it atomically."""
+
+    def __init__(self, text: str | None, option: str = "--json") -> None:
+        self.path = None if text is None else Path(text)
+        if self.path is None:
+            return
+        if not text or not text.strip():
+            raise OutputError(f"{option}: empty path")
+        if self.path.is_dir():
+            raise OutputError(f"{option} {self.path}: is a folder, not a file")
+        self.parent = _writable_home(self.path, option)
+
+    def write(self, data: object) -> bool:
+        """Write ``data`` as JSON (nothing when no path was given); True if written."""
+        if self.path is None:
+            return False
+        write_atomic(self.path, json.dumps(data, indent=2))
+        return True
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """``path`` holds ``text`` or what it held before, never a part of ``text``
+    (imageio.write_atomic), with the permissions a plain write would give it."""
+    from mipview.imageio import write_atomic as write_bytes
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, text.encode())
+    os.chmod(path, 0o666 & ~_umask())  # mkstemp's 0600 outlives the rename
+    written.append(str(path))
