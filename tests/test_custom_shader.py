@@ -18,6 +18,7 @@ from mipview.gpu.custom_shader import InterfaceError, load_custom_shader
 from mipview.gpu.glslc import DEBUG, OPTIMISE, CompileError, compile_glsl
 from mipview.gpu.shader_pragmas import DeclarationError
 from mipview.gpu.strategies import strategy_class
+from mipview.gpu.strategies.custom import custom_version, pin, unpin
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
 from mipview.results import StrategySpec, parse_spec_list
 
@@ -105,6 +106,43 @@ def test_loading_an_unchanged_file_is_cached_and_an_edit_recompiles(tmp_path):
     second = load_custom_shader(path)
     assert second is not first and second.options[0].choices == ("4", "8", "16")
     assert strategy_class(f"shader:{path}").shader is second
+
+
+def test_an_edited_include_recompiles(tmp_path):
+    write(tmp_path, "const float SCALE = 1.0;\n", "scale.glsl")
+    include = '#extension GL_GOOGLE_include_directive : require\n#include "scale.glsl"\n'
+    path = write(tmp_path, OWN.replace("layout(local_size_x", include + "layout(local_size_x")
+                 .replace("texelFetch(src", "SCALE * texelFetch(src"))
+    first = load_custom_shader(path)
+    assert tmp_path / "scale.glsl" in first.dependencies
+    assert load_custom_shader(path) is first
+    write(tmp_path, "const float SCALE = 0.5;\n", "scale.glsl")  # the main file is unchanged
+    second = load_custom_shader(path)
+    assert second is not first and second.digest != first.digest
+    assert second.interface.spirv != first.interface.spirv
+
+
+def test_a_pinned_version_stays_in_use_while_the_file_is_broken(tmp_path):
+    path = write(tmp_path, OWN)
+    name = f"shader:{path}"
+    good = custom_version(name)
+    pin(good)
+    try:
+        write(tmp_path, OWN.replace("imageStore(dst, p,", "imageStore(dst, p, nope +"))
+        assert strategy_class(name) is good
+        with pytest.raises(CompileError):
+            custom_version(name)
+        fixed = OWN.replace("texelFetch(src, ivec3(2 * p.xy, p.z), 0)",
+                            "texelFetch(src, ivec3(2 * p.xy + 1, p.z), 0)")
+        write(tmp_path, fixed)
+        assert strategy_class(name) is good  # until the next pin
+        pin(newer := custom_version(name))
+        assert strategy_class(name) is newer is not good
+    finally:
+        unpin(name)
+    write(tmp_path, "broken")
+    with pytest.raises(CompileError):
+        strategy_class(name)
 
 
 def test_option_all_expands_to_the_listed_values():

@@ -5,8 +5,9 @@
 built-in shaders are, and ``-g`` for names and source text), reads the interface with
 spirv-cross (mipview/gpu/reflection.py) and the ``#pragma mipview`` lines
 (mipview/gpu/shader_pragmas.py), and checks both against the kind's conventions below. What it
-returns is immutable and cached by the file's path and contents: loading an unchanged file again
-costs a read and a hash; an edited one is compiled afresh (mipview/gpu/strategies/custom.py
+returns is immutable and cached by the file's path and the contents of the file and its
+includes: loading an unchanged shader again costs reads and a hash; an edited one (or one whose
+include was edited) is compiled afresh (mipview/gpu/strategies/custom.py
 makes a strategy class of each version). Thread-safe, so a UI can compile off its main thread.
 """
 
@@ -89,6 +90,7 @@ class CustomShader:
     options: tuple[OptionSpec, ...]
     #: the files it was made from (the source and its includes): what to watch for edits
     dependencies: tuple[Path, ...]
+    #: the version: a hash of the file and its includes as they were compiled
     digest: str
 
     @property
@@ -273,8 +275,23 @@ def _compile(path: Path) -> tuple[bytes, bytes, tuple[Path, ...]]:
         return optimised.result().spirv, debug.result().spirv, debug.result().dependencies
 
 
-def _build(path: Path, digest: str) -> CustomShader:
+def _digest(path: Path, data: bytes, dependencies: tuple[Path, ...]) -> str:
+    """The version of a shader: the file's bytes ``data`` and every include's."""
+    h = hashlib.sha256(data)
+    own = path.resolve()
+    for dep in dependencies:
+        if dep.resolve() != own:
+            try:
+                h.update(dep.read_bytes())
+            except OSError:  # gone: a version of its own, which then fails to compile
+                h.update(b"\0missing")
+    return h.hexdigest()
+
+
+def _build(path: Path, data: bytes) -> CustomShader:
     spirv, debug, deps = _compile(path)
+    # data was read before the compile: an edit while it ran makes the next load compile again
+    digest = _digest(path, data, deps)
     try:
         refl = reflect(debug)
     except ReflectionError as exc:
@@ -302,7 +319,8 @@ _lock = threading.Lock()
 
 
 def load_custom_shader(path: str | Path) -> CustomShader:
-    """The checked shader of ``path`` as the file is now (cached by contents). Raises
+    """The checked shader of ``path`` as the file and its includes are now (cached by their
+    contents). Raises
     CompileError (``FILE:LINE: message``), DeclarationError, InterfaceError or MipviewError,
     each with a message of one line."""
     path = Path(path)
@@ -312,12 +330,12 @@ def load_custom_shader(path: str | Path) -> CustomShader:
         data = path.read_bytes()
     except OSError as exc:
         raise MipviewError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    key, digest = (path, path.resolve()), hashlib.sha256(data).hexdigest()
+    key = (path, path.resolve())
     with _lock:
         cached = _cache.get(key)
-    if cached is not None and cached.digest == digest:
+    if cached is not None and cached.digest == _digest(path, data, cached.dependencies):
         return cached
-    shader = _build(path, digest)
+    shader = _build(path, data)
     with _lock:
         _cache[key] = shader
     return shader

@@ -63,7 +63,7 @@ class JobWorker(QObject):
         except imageio.ImageLoadError as exc:  # the file's fault, not ours: no traceback
             self.sigError.emit(WorkerError(job, "Cannot open image", str(exc)))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a dialog
-            self._fail(job, title, exc)
+            self._failed(req, title, exc)
         finally:
             self.sigJobFinished.emit(job)
 
@@ -79,6 +79,10 @@ class JobWorker(QObject):
 
     def _release(self) -> None:
         """What the worker must free in its own thread before the thread ends."""
+
+    def _failed(self, req: Any, title: str, exc: Exception) -> None:
+        """The handler of ``req`` raised ``exc``: a dialog (a subclass may recover first)."""
+        self._fail(req.job, title, exc)
 
     def _fail(self, job: int, title: str, exc: BaseException) -> None:
         detail = "".join(traceback.format_exception(exc))

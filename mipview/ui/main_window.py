@@ -1,10 +1,11 @@
 """The main window: wires the strategy panel, the three views and the GPU worker together.
 
-The window owns two worker threads: the :class:`GpuWorker` (every Vulkan call) and a
-:class:`CompareWorker` (strategy-against-strategy heatmaps). It sends each request, a frozen
-dataclass with a job id, by one queued signal per worker, keeps the id of the latest job of each
-kind, and applies a result only when it belongs to that job (so a stopped or superseded job's late
-results are dropped); it never waits on a worker.
+The window owns three worker threads: the :class:`GpuWorker` (every Vulkan call), a
+:class:`CompareWorker` (strategy-against-strategy heatmaps) and, through the Custom shaders dock
+(:mod:`mipview.ui.shader_panel`), a shader compiler. It sends each request, a frozen dataclass
+with a job id, by one queued signal per worker, keeps the latest request of each kind, and
+applies a result only when it belongs to that job (so a stopped or superseded job's late results
+are dropped); it never waits on a worker.
 
 Signals (emitted after the views show the data; tests and automation wait on these)
 -------
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,7 @@ from mipview.ui.messages import (
     WorkerError,
 )
 from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
+from mipview.ui.shader_panel import ShaderPanel
 from mipview.ui.strategy_panel import AUTO_FORMAT, StrategyPanel
 from mipview.ui.sweep_view import SweepView
 from mipview.ui.timing_chart import TimingChart
@@ -102,8 +105,8 @@ class MainWindow(QMainWindow):
         self.analysis: Analysis | None = None
         self.errors: list[WorkerError] = []
         self._job = 0
-        #: kind ("open", "run", "batch", "sweep") -> id of the latest job of that kind
-        self._latest: dict[str, int] = {}
+        #: kind ("open", "run", "batch", "sweep") -> the latest request (job) of that kind
+        self._latest: dict[str, Any] = {}
         self._busy_jobs: set[int] = set()
 
         self.panel = StrategyPanel(self.settings)
@@ -125,6 +128,9 @@ class MainWindow(QMainWindow):
         self.panel_dock = self._dock("Setup", self.panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.chart_dock = self._dock("GPU timestamps", self.chart,
                                      Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.shaders = ShaderPanel(self.settings)
+        self.shader_dock = self._dock("Custom shaders", self.shaders,
+                                      Qt.DockWidgetArea.LeftDockWidgetArea)
         self._build_status()
         self._build_menus()
 
@@ -138,6 +144,10 @@ class MainWindow(QMainWindow):
         self.sweep.sigStop.connect(self.stop)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
         self.heatmap.sigCompare.connect(self._compare)
+        self.shaders.sigLoaded.connect(self._on_shader_loaded)
+        self.shaders.sigRemoved.connect(self.panel.remove_custom)
+        self.shaders.sigError.connect(self._on_error)
+        self.shaders.sigProgress.connect(self._on_progress)
 
         self.worker = GpuWorker(device, validate)
         self.thread_ = worker_thread(self.worker, "mipview-gpu", self)
@@ -232,6 +242,7 @@ class MainWindow(QMainWindow):
         v = self.menuBar().addMenu("&View")
         v.addAction(self.panel_dock.toggleViewAction())
         v.addAction(self.chart_dock.toggleViewAction())
+        v.addAction(self.shader_dock.toggleViewAction())
         for text, key, fn in (("&Fit", "F", self.pyramid.fit), ("&1:1", "1", self.pyramid.one_to_one)):
             a = QAction(text, self, shortcut=QKeySequence(key))
             a.triggered.connect(fn)
@@ -277,20 +288,21 @@ class MainWindow(QMainWindow):
         job of ``kind``; the window is busy until the worker says it finished."""
         self.stop()
         self._job += 1
-        job = self._latest[kind] = self._job
-        self._busy_jobs.add(job)
+        req = self._latest[kind] = request(self._job)
+        self._busy_jobs.add(req.job)
         self._set_busy()
-        self._sigRequest.emit(request(job))
-        return job
+        self._sigRequest.emit(req)
+        return req.job
 
     def latest_job(self, kind: str) -> int:
         """Id of the latest job of ``kind`` ("open", "run", "batch", "sweep"); -1 if none."""
-        return self._latest.get(kind, -1)
+        req = self._latest.get(kind)
+        return req.job if req is not None else -1
 
     def _is_latest(self, kind: str, job: int) -> bool:
         """Whether a result of ``job`` should be shown: older jobs of a kind were stopped or
         superseded, and what they still send is stale."""
-        return self._latest.get(kind) == job
+        return self.latest_job(kind) == job
 
     # --- actions ----------------------------------------------------------------------------
     def open_image(self, path: str) -> int:
@@ -359,6 +371,17 @@ class MainWindow(QMainWindow):
         self._sigCompare.emit(CompareRequest(self._job, shown.job, strategy, against,
                                              levels[strategy], levels[against], shown.mip.fmt))
 
+    def _on_shader_loaded(self, cls: type, reloaded: bool) -> None:
+        """A custom shader compiled: its row among the strategies; after an edit, the latest
+        run again (a live profile restarts) if it ran that shader and nothing else runs."""
+        self.panel.add_custom(cls)
+        last = self._latest.get("run")
+        if reloaded and last is not None and cls.name in {s.name for s in last.specs} \
+                and self.opened is not None and last.source is self.opened.source \
+                and not self._busy_jobs - {last.job}:
+            self.chart.add_mark(f"reloaded {cls.title}")
+            self._send("run", lambda job: replace(last, job=job))
+
     def stop(self) -> None:
         """Abandon every GPU job sent so far, at its next checkpoint."""
         self.worker.cancel(self._job)
@@ -382,6 +405,7 @@ class MainWindow(QMainWindow):
             self.stop()
             self._drop_comparisons()
             self._sigShutdown.emit()
+        self.shaders.shutdown()
         for thread in threads:
             if not thread.wait(30_000):
                 thread.quit()
@@ -404,6 +428,9 @@ class MainWindow(QMainWindow):
         if not files:
             return
         event.acceptProposedAction()
+        files = [f for f in files if f not in self.shaders.add_files(files)]
+        if not files:
+            return
         if len(files) > 1 or os.path.isdir(files[0]):  # several files or a folder: a batch
             self.batch.set_sources(files)
             self.tabs.setCurrentWidget(self.batch)

@@ -1,8 +1,9 @@
 """The left panel: device, format, the strategy list (read from the registry), run controls.
 
 Nothing here knows a strategy by name: checkboxes and option combo boxes are generated from
-``strategies.REGISTRY`` (``title``, ``description``, ``options``), and a strategy the device or
-the image cannot run is disabled with ``unsupported_reason(...)`` as its tooltip.
+the classes of ``strategies.REGISTRY`` and the custom strategies added with ``add_custom``
+(``title``, ``description``, ``options``), and a strategy the device or the image cannot run is
+disabled with ``unsupported_reason(...)`` as its tooltip.
 
 Signals
 -------
@@ -67,6 +68,9 @@ class StrategyPanel(QWidget):
         super().__init__(parent)
         self._settings = settings
         self.rows: dict[str, StrategyRow] = {}
+        #: custom strategies (shader:PATH) after the built-in ones, by name
+        self.custom: dict[str, type[Strategy]] = {}
+        self._saved: dict[str, StrategySpec] = {}
         self._devices: list[DeviceCaps] = []
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -137,7 +141,7 @@ class StrategyPanel(QWidget):
             if item.widget() is not None:
                 item.widget().deleteLater()
         self.rows.clear()
-        for name, cls in strategies.REGISTRY.items():
+        for name, cls in {**strategies.REGISTRY, **self.custom}.items():
             box = QWidget()
             v = QVBoxLayout(box)
             v.setContentsMargins(0, 2, 0 , 2)
@@ -162,6 +166,9 @@ class StrategyPanel(QWidget):
             self._strategy_layout.addWidget(box)
             row = StrategyRow(cls, check, combos)
             checked, opts = previous.get(name, (name in ("blit", "per-level"), {}))
+            if name not in previous and name in self.custom:  # new: checked, as last saved
+                saved = self._saved.get(name)
+                checked, opts = True, saved.option_dict if saved else {}
             check.setChecked(checked)
             for key, value in opts.items():
                 if key in combos:
@@ -169,6 +176,16 @@ class StrategyPanel(QWidget):
             self._set_reason(row, None)
             self.rows[name] = row
         self._strategy_layout.addStretch(1)
+        self.sigChanged.emit()  # new rows know no reasons yet
+
+    def add_custom(self, cls: type[Strategy]) -> None:
+        """Add the row of a custom strategy, or give its row this (newer) version."""
+        self.custom[cls.name] = cls
+        self.rebuild_strategies()
+
+    def remove_custom(self, name: str) -> None:
+        if self.custom.pop(name, None) is not None:
+            self.rebuild_strategies()
 
     def _set_reason(self, row: StrategyRow, reason: str | None) -> None:
         row.reason = reason
@@ -267,3 +284,4 @@ class StrategyPanel(QWidget):
             except ValueError:
                 continue
         self.set_specs(specs)
+        self._saved = {s.name: s for s in specs}  # for custom rows, which come later

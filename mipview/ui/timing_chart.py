@@ -20,7 +20,7 @@ from collections import deque
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from mipview.ui.messages import LiveStats, TimingFigures
@@ -29,6 +29,8 @@ from mipview.ui.messages import LiveStats, TimingFigures
 PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
            "#999999"]
 HISTORY = 300
+#: marks kept in the history (the oldest go first)
+MAX_MARKS = 20
 
 
 def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
@@ -114,6 +116,9 @@ class TimingChart(QWidget):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.history: dict[str, deque[tuple[int, float]]] = {}
         self._tick = 0
+        #: (x, label) of each mark in the history, oldest first
+        self.marks: deque[tuple[float, str]] = deque()
+        self._mark_lines: deque[pg.InfiniteLine] = deque()
 
         self.stats: LiveStats | None = None
         self.names: list[str] = []
@@ -140,6 +145,21 @@ class TimingChart(QWidget):
             plot.getViewBox().prepareForPaint()
         self.updates += 1
         self.sigUpdated.emit()
+
+    def add_mark(self, label: str) -> None:
+        """A vertical line labelled ``label`` in the history after the latest update: what
+        changed there (a reloaded shader) holds for the points right of it."""
+        x = self._tick + 0.5
+        line = pg.InfiniteLine(pos=x, angle=90, movable=False, label=label,
+                               pen=pg.mkPen("#c8c8c8", width=1, style=Qt.PenStyle.DashLine),
+                               labelOpts={"position": 0.92, "color": "#e0e0e0",
+                                          "anchors": [(0, 0.5), (0, 0.5)]})
+        self.history_plot.addItem(line)
+        self.marks.append((x, label))
+        self._mark_lines.append(line)
+        while len(self.marks) > MAX_MARKS:
+            self.marks.popleft()
+            self.history_plot.removeItem(self._mark_lines.popleft())
 
     def medians(self) -> list[float]:
         """The heights of the bars as drawn."""

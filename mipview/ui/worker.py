@@ -27,16 +27,18 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal, Slot
 
 from mipview import compare, imageio
 from mipview.formats import Format
-from mipview.gpu.context import GpuContext, list_devices
+from mipview.gpu.context import GpuContext, GpuTimeout, list_devices
 from mipview.layers import make_layers
 from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
 from mipview.ui.display import display_layers
+from mipview.ui.gpu_timeout import timeout_error
 from mipview.ui.jobs import JobWorker, Stop, lower_priority
 from mipview.ui.messages import (
     Analysis,
@@ -134,6 +136,21 @@ class GpuWorker(JobWorker):
             self._fail(-1, "Cannot open device", exc)
 
     # --- internals -------------------------------------------------------------------------
+    def _failed(self, req: Any, title: str, exc: Exception) -> None:
+        """A GPU wait timed out: the context is of no use any more, so a new one is opened
+        before the user reads what happened; the next job runs on it."""
+        if not isinstance(exc, GpuTimeout) or self.ctx is None:
+            super()._failed(req, title, exc)
+            return
+        timeout_s, index = self.ctx.timeout_s, str(self.ctx.caps.index)
+        try:
+            self._open_context(index)  # gives the hung context up (GpuContext.close)
+            self.sigDeviceReady.emit(self.ctx.caps if self.ctx else None)
+        except Exception as again:  # noqa: BLE001
+            self.sigDeviceReady.emit(None)
+            self._fail(req.job, "Cannot open device", again)
+        self.sigError.emit(timeout_error(req, timeout_s, exc))
+
     def _release(self) -> None:
         self._close_context()  # in the thread that made it
 

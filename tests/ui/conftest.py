@@ -9,7 +9,7 @@ from PIL import Image
 
 pytest.importorskip("pytestqt")
 from PySide6.QtCore import QSettings, QThread  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 WAIT_MS = 60_000
 
@@ -28,6 +28,15 @@ def no_threads_left(qapp):
     running = [t.objectName() or repr(t) for w in QApplication.topLevelWidgets()
                for t in w.findChildren(QThread) if t.isRunning()]
     assert not running, f"QThread(s) still running after the test: {running}"
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    """Error dialogs the window showed, as (title, text), without a modal box."""
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", staticmethod(
+        lambda parent, title, text, *a, **k: shown.append((title, text))))
+    return shown
 
 
 @pytest.fixture

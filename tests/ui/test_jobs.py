@@ -7,23 +7,12 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
 
 from mipview import compare, imageio
 from mipview.ui.jobs import JobWorker
 from mipview.ui.messages import Comparison, LiveStats, OpenRequest, RunOutput
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait
-
-
-@pytest.fixture
-def dialogs(monkeypatch):
-    """Error dialogs the window showed, as (title, text), without a modal box."""
-    shown = []
-    monkeypatch.setattr(QMessageBox, "critical", staticmethod(
-        lambda parent, title, text, *a, **k: shown.append((title, text))))
-    return shown
 
 
 # --- JobWorker, in this thread -------------------------------------------------------------

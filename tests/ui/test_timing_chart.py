@@ -40,3 +40,20 @@ def test_chart_ranges_hold_while_the_data_stay_inside():
     chart.update_stats(_stats(300.0, 149.0))  # out of range: the ranges follow
     assert chart.plot.viewRange()[1][1] >= 300.0 * 1.02
     assert chart.history_plot.viewRange()[1][1] >= 300.0
+
+
+@pytest.mark.usefixtures("qapp")
+def test_a_mark_goes_between_the_latest_update_and_the_next():
+    chart = TimingChart()
+    chart.update_stats(_stats(100.0))
+    chart.update_stats(_stats(110.0))
+    chart.add_mark("reloaded x.comp")
+    chart.update_stats(_stats(90.0))
+    assert list(chart.marks) == [(2.5, "reloaded x.comp")]
+    lines = [i for i in chart.history_plot.items if getattr(i, "label", None) is not None
+             and i.label.format == "reloaded x.comp"]
+    assert [line.value() for line in lines] == [2.5]
+    for i in range(25):
+        chart.add_mark(f"m{i}")
+    assert len(chart.marks) == 20 and chart.marks[0][1] == "m5"
+    assert len([i for i in chart.history_plot.items if hasattr(i, "label")]) == 20

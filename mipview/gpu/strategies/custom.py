@@ -212,9 +212,11 @@ class CustomStrategy(Strategy):
 
 
 _classes: dict[tuple[str, str], type[CustomStrategy]] = {}
+#: name -> the version :func:`custom_strategy` returns without looking at the file (see pin)
+_pinned: dict[str, type[CustomStrategy]] = {}
 
 
-def custom_strategy(name: str) -> type[Strategy]:
+def custom_version(name: str) -> type[CustomStrategy]:
     """The strategy class of ``shader:PATH`` for the file as it is now (compiled and checked by
     :func:`~mipview.gpu.custom_shader.load_custom_shader`; one class per version)."""
     shader = load_custom_shader(name[len(CUSTOM_PREFIX):])
@@ -229,3 +231,20 @@ def custom_strategy(name: str) -> type[Strategy]:
             # from level 0 and every later level from unquantised values (level_sources)
             "promise": "stored" if shader.kind == "per-level" else "carried"}))
     return _classes[key]
+
+
+def custom_strategy(name: str) -> type[Strategy]:
+    """The pinned version of ``shader:PATH`` if there is one, else :func:`custom_version`."""
+    pinned = _pinned.get(name)  # one dict read: safe against a pin from another thread
+    return pinned if pinned is not None else custom_version(name)
+
+
+def pin(cls: type[CustomStrategy]) -> None:
+    """Make ``cls`` (a :func:`custom_version`) the version runs of its name use, whatever the
+    file holds, until the next pin or :func:`unpin`: a UI that watches the file pins each good
+    compile, so an edit that does not compile leaves the last good version in use."""
+    _pinned[cls.name] = cls
+
+
+def unpin(name: str) -> None:
+    _pinned.pop(name, None)
