@@ -30,6 +30,7 @@ from mipview.cli_common import (
     strategy_specs,
 )
 from mipview.cli_output import REPORT, JsonFile, RunFolder
+from mipview.results import TimingSettings
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -121,9 +122,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
             dirty.parse_rect(args.dirty, level0.shape[-2], level0.shape[-3])
         bandwidth = copy_bandwidth(ctx)
         floor = bandwidth.floor_gbps
-        with Session(ctx, level0, fmt, specs, cold=args.cold and args.evict) as session:
+        # the window times with the same builder: same settings for the same inputs
+        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
+                                             warmup_ms=args.warmup_ms, cold=args.cold,
+                                             evict=args.evict)
+        with Session(ctx, level0, fmt, specs) as session:
             session.generate()  # the levels checked below come from this first run
-            session.time(args.repeat, warmup_ms=args.warmup_ms)
+            session.time_with(settings)
             mip = session.result(copy_bandwidth_gbps=floor)
             # the sampled-read ceiling of level 0, emptied from the caches like the runs above
             read = image_read(ctx, level0, fmt, session.evictor,
@@ -135,7 +140,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
     print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
-          f"{args.warmup_ms:g} ms warm-up, caches {cache}")
+          f"{settings.warmup_ms:g} ms warm-up, caches {cache}; {report.clock_line(mip)}")
     print(f"copy floor {floor:.1f} GB/s (vkCmdCopyBuffer {bandwidth.transfer_gbps:.1f}, "
           f"compute copy {bandwidth.compute_gbps:.1f}); reading level 0 through the sampler "
           f"alone: {read.timing.median:.1f} us ({read.gbps:.1f} GB/s)")
@@ -148,7 +153,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 print(f"{name}: {c.summary()}")
     data = report.result_dict(mip, checks, {
         "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
-        "warmup_ms": args.warmup_ms,
+        "warmup_ms": settings.warmup_ms,
         "cache": f"cold-{args.evict}" if args.cold else "warm",
         "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
     for entry in data["strategies"]:
@@ -215,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("bench", "time strategies with GPU timestamps")
     image_opts(p, size=True)
-    p.add_argument("--warmup-ms", type=duration_ms, default=1000.0,
-                   help="keep the GPU busy this long before timing (default 1000)")
+    p.add_argument("--warmup-ms", type=duration_ms, default=None,
+                   help="keep the GPU busy this long before timing (default: 1000 on a GPU, "
+                        "0 on a CPU device such as lavapipe, whose clock needs no warming)")
     p.add_argument("--repeat", type=positive_int, default=50,
                    help="timed runs per strategy (default 50)")
     p.add_argument("--cold", action="store_true",

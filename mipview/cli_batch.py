@@ -19,6 +19,7 @@ from mipview import MipviewError
 from mipview.cli_common import EXIT_FAILED, EXIT_OK, open_context, positive_int
 from mipview.cli_output import JsonFile
 from mipview.formats import Format
+from mipview.results import TimingSettings
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -109,6 +110,12 @@ def _table(result: Any) -> str:
     return "\n".join(rows)
 
 
+def _settings(ctx: Any, args: argparse.Namespace) -> TimingSettings:
+    """The bench's timing settings (the builder `mipview bench` and the window share)."""
+    return TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
+                                     warmup_ms=args.warmup_ms)
+
+
 def _sweep(ctx: Any, level0: list[np.ndarray], fmt: Format, ways: list[str], ks: list[int],
            args: argparse.Namespace) -> list[dict[str, Any]]:
     from mipview.gpu.batch import BatchSession
@@ -116,7 +123,7 @@ def _sweep(ctx: Any, level0: list[np.ndarray], fmt: Format, ways: list[str], ks:
     out = []
     for k in ks:
         with BatchSession(ctx, level0[:k], fmt, ways) as session:
-            session.time(args.repeat, warmup_ms=args.warmup_ms)
+            session.time_with(_settings(ctx, args))
             res = session.result()
         medians = {w.way: w.timing.total.median for w in res.ways if w.timing}
         out.append({"images": k, "median_us": medians,
@@ -149,12 +156,13 @@ def bench(args: argparse.Namespace) -> int:
     with open_context(args) as ctx:
         with BatchSession(ctx, level0, fmt, ways, names) as session:
             session.generate()
-            session.time(args.repeat, warmup_ms=args.warmup_ms)
+            settings = _settings(ctx, args)
+            session.time_with(settings)
             result = session.result()
         print(f"{result.device.name} | {result.device.driver} | subgroup "
               f"{result.device.subgroup_size}")
         print(f"{source}: {len(level0)} images, {fmt.label}, {result.packed_bytes / 2**20:.1f} MiB "
-              f"packed in {result.pages} page(s), {args.repeat} runs after {args.warmup_ms:g} ms "
+              f"packed in {result.pages} page(s), {args.repeat} runs after {settings.warmup_ms:g} ms "
               f"warm-up, {result.tile}x{result.tile} tiles")
         print(_table(result))
         sweep = []
@@ -175,7 +183,7 @@ def bench(args: argparse.Namespace) -> int:
         print("crossover (expansion faster from K images on): "
               + ", ".join(f"{w} {k}" for w, k in crossover.items()))
     data = result.as_dict()
-    data.update({"source": source, "repeat": args.repeat, "warmup_ms": args.warmup_ms,
+    data.update({"source": source, "repeat": args.repeat, "warmup_ms": settings.warmup_ms,
                  "check": check, "sweep": sweep, "crossover": crossover,
                  "validation_messages": messages,
                  "image_sizes": [[i.width, i.height] for i in result.images]})

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from mipview import __version__
+from mipview.drift import detect_drift
 from mipview.formats import Format
 from mipview.results import MipResult, StrategyResult
 from mipview.verdict import ReferenceCache, Verdict, judge_result
@@ -60,6 +61,11 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
         d["effective_gbps"] = gbps
         if mip.copy_bandwidth_gbps:
             d["fraction_of_copy_floor"] = gbps / mip.copy_bandwidth_gbps
+        drift = detect_drift(res.timing.total.samples_us)
+        d["drift"] = None if drift is None else {
+            "first_quarter_median_us": drift.first_median,
+            "last_quarter_median_us": drift.last_median, "change": drift.change,
+            "p_first_slower": drift.p_first_slower, "text": drift.label()}
     if check is not None:
         d["max_step_error"] = _num(check.exact.max_step)
         d["max_chain_error"] = _num(check.exact.max_chain)
@@ -91,6 +97,8 @@ def result_dict(mip: MipResult, checks: dict[str, Verdict] | None = None,
                   "format": mip.fmt.label, "bytes_moved": bytes_moved(mip)},
         **(extra or {}),
         "copy_bandwidth_gbps": mip.copy_bandwidth_gbps,
+        # the GPU clocks while timing (None: not timed, or not readable on this device)
+        "clock": mip.clock.as_dict() if mip.clock is not None else None,
         "strategies": [strategy_dict(r, mip, checks.get(str(r.spec))) for r in mip.results],
         "skipped": [{"strategy": str(s), "reason": why} for s, why in mip.skipped],
         "validation_messages": list(mip.validation_messages),
@@ -122,7 +130,19 @@ def bench_table(mip: MipResult, checks: dict[str, Verdict] | None = None) -> str
         lines.append(" ".join(cells))
     for spec, why in mip.skipped:
         lines.append(f"{str(spec):<34} skipped: {why}")
+    for res in mip.results:  # a median over drifting samples describes neither end
+        drift = detect_drift(res.timing.total.samples_us) if res.timing else None
+        if drift is not None:
+            lines.append(f"{str(res.spec):<34} {drift.label()}")
     return "\n".join(lines)
+
+
+def clock_line(mip: MipResult) -> str:
+    """The GPU clocks while timing, or why there is no figure."""
+    if mip.clock is None:
+        return f"clock: not readable on {mip.device.name}"
+    warn = " (changed while timing: the runs are not comparable)" if mip.clock.changed else ""
+    return f"clock: {mip.clock.label()}{warn}"
 
 
 def _fmt_err(v: float, fmt: Format) -> str:

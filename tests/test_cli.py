@@ -121,3 +121,52 @@ def test_strategy_specs_expand_all():
     names = [str(s) for s in expand_specs("per-level,single-pass:reduction=all")]
     assert names == ["per-level", "single-pass:reduction=mean", "single-pass:reduction=min",
                      "single-pass:reduction=max"]
+
+
+def test_bench_times_with_the_device_default_settings_and_records_clock_and_drift(
+        tmp_path, capsys, monkeypatch):
+    """No --warmup-ms: the device's default (lavapipe: none, it has no clock to raise), taken
+    from TimingSettings.for_device, the builder the window uses too; the JSON says the clock
+    could not be read and whether each timing drifted."""
+    from mipview.gpu import runner
+    from mipview.results import TimingSettings
+
+    seen = []
+    original = runner.Session.time_with
+    monkeypatch.setattr(runner.Session, "time_with",
+                        lambda self, settings, *a, **k: seen.append(settings)
+                        or original(self, settings, *a, **k))
+    path = tmp_path / "b.json"
+    assert main(["bench", "--size", "40x24", "--strategies", "per-level", "--repeat", "16",
+                 "--cold", "--json", str(path)]) == 0
+    assert seen == [TimingSettings.for_device("cpu", repeat=16, cold=True)]
+    data = json.loads(path.read_text())
+    assert data["warmup_ms"] == 0.0 and data["clock"] is None
+    assert "drift" in data["strategies"][0]  # None, or the figures of a drift
+    assert "clock: not readable on" in capsys.readouterr().out
+
+
+def test_bench_table_names_a_drifting_strategy():
+    from mipview import report
+    from mipview.formats import Format
+    from mipview.results import (
+        DeviceSummary,
+        GpuTiming,
+        MipResult,
+        StrategyResult,
+        StrategySpec,
+        TimingStats,
+    )
+
+    def result(samples):
+        return StrategyResult(StrategySpec("per-level"), (), timing=GpuTiming(
+            TimingStats(tuple(samples))))
+
+    device = DeviceSummary("gpu", "discrete", "d", "1.3", 32)
+    warming = np.concatenate([np.linspace(200, 50, 12), np.full(28, 45.0)])
+    drifting = MipResult(Format.UNORM, 8, 8, 1, device, (result(warming),))
+    steady = MipResult(Format.UNORM, 8, 8, 1, device, (result(np.full(40, 45.0)),))
+    assert "drifting: first quarter" in report.bench_table(drifting)
+    assert "drifting" not in report.bench_table(steady)
+    assert report.result_dict(drifting)["strategies"][0]["drift"]["change"] < -0.5
+    assert report.result_dict(steady)["strategies"][0]["drift"] is None

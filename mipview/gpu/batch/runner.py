@@ -352,12 +352,16 @@ class BatchSession:
         w.work.submit(1, keep=False)
         return self._download(self.debug).view(np.uint32).reshape(-1, 2)
 
+    def time_with(self, settings: TimingSettings,
+                  should_stop: Callable[[], bool] | None = None) -> bool:
+        """Warm up, then ``settings.repeat`` timed runs per way, interleaved batch by batch
+        (:func:`time_interleaved`, the one timing loop; no cache eviction here)."""
+        return time_interleaved([w.work for w in self.ways], settings, should_stop)
+
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 5,
              should_stop: Callable[[], bool] | None = None) -> bool:
-        """Warm up, then ``repeat`` timed runs per way, interleaved batch by batch
-        (:func:`time_interleaved`)."""
-        return time_interleaved([w.work for w in self.ways],
-                                TimingSettings(repeat, warmup_ms, runs_per_batch), should_stop)
+        """:meth:`time_with` these settings."""
+        return self.time_with(TimingSettings(repeat, warmup_ms, runs_per_batch), should_stop)
 
     def result(self) -> BatchResult:
         ref = next((w.chains for w in self.ways if w.chains is not None), None)
