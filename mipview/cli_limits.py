@@ -124,21 +124,12 @@ def device_heap(ctx: GpuContext) -> int:
                if props.memoryHeaps[i].flags & local)
 
 
-def check_device_limits(ctx: GpuContext, width: int, height: int, layers: int) -> None:
-    caps = ctx.caps
-    limit = caps.max_image_dimension_2d
-    if width > limit or height > limit:
-        raise LimitError(f"image {width}x{height} exceeds the device limit of {limit}x{limit} "
-                         f"({caps.name})")
-    if layers > caps.max_image_array_layers:
-        raise LimitError(f"{layers} layers exceed the device limit of "
-                         f"{caps.max_image_array_layers} ({caps.name})")
-
-
 def check_run(ctx: GpuContext, dims: ImageDims, fmt: Format, strategies: int,
               check: bool) -> None:
     """Refuse, with one line, a run the device cannot hold or the memory cannot take."""
-    check_device_limits(ctx, dims.width, dims.height, dims.layers)
+    from mipview.gpu.resources import check_image_limits
+
+    check_image_limits(ctx.caps, dims.width, dims.height, dims.layers)
     need = estimate(dims, fmt, strategies, check)
     what = f"{dims.width}x{dims.height}x{dims.layers} {fmt.label}"
     detail = ", ".join(f"{name} {_gib(b)}" for name, b in need.parts)

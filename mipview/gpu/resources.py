@@ -8,7 +8,7 @@ import numpy as np
 
 from mipview import MipviewError
 from mipview.formats import Format, level_size, mip_count
-from mipview.gpu.context import GpuContext
+from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.sync import image_barrier, memory_barrier
 from mipview.gpu.vkapi import flag, vk
 
@@ -71,6 +71,22 @@ def _subresource(level: int, layers: int) -> Any:
                                        mipLevel=level, baseArrayLayer=0, layerCount=layers)
 
 
+class ImageLimitError(MipviewError):
+    """An image larger than the device allows (sides or array layers)."""
+
+
+def check_image_limits(caps: DeviceCaps, width: int, height: int, layers: int = 1) -> None:
+    """Refuse, with one line, an image the device cannot hold: the one check of the device's
+    image limits (the CLI calls it before any allocation, MipImage before creating one)."""
+    limit = caps.max_image_dimension_2d
+    if width > limit or height > limit:
+        raise ImageLimitError(f"image {width}x{height} exceeds the device limit of "
+                              f"{limit}x{limit} ({caps.name})")
+    if layers > caps.max_image_array_layers:
+        raise ImageLimitError(f"{layers} layers exceed the device limit of "
+                              f"{caps.max_image_array_layers} ({caps.name})")
+
+
 class MipImage:
     """A 2D (array) image with a full mip chain and one view per level.
 
@@ -83,14 +99,7 @@ class MipImage:
 
     def __init__(self, ctx: GpuContext, fmt: Format, width: int, height: int,
                  layers: int = 1, levels: int | None = None) -> None:
-        caps = ctx.caps
-        limit = caps.max_image_dimension_2d
-        if width > limit or height > limit:
-            raise MipviewError(f"image {width}x{height} exceeds the device limit of "
-                               f"{limit}x{limit} ({caps.name})")
-        if layers > caps.max_image_array_layers:
-            raise MipviewError(f"{layers} layers exceed the device limit of "
-                               f"{caps.max_image_array_layers}")
+        check_image_limits(ctx.caps, width, height, layers)
         self.ctx = ctx
         self.fmt = fmt
         self.width, self.height, self.layers = width, height, layers

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu import strategies
 from mipview.gpu.clocks import clock_reader
@@ -198,10 +197,3 @@ def run_once(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     with Session(ctx, level0, fmt, specs) as session:
         session.generate()
         return session.result()
-
-
-def check_size(ctx: GpuContext, width: int, height: int) -> None:
-    limit = ctx.caps.max_image_dimension_2d
-    if width > limit or height > limit:
-        raise MipviewError(f"image is {width}x{height}, larger than the device limit of "
-                           f"{limit}x{limit} ({ctx.caps.name})")

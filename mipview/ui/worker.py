@@ -198,11 +198,12 @@ class GpuWorker(JobWorker):
         self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
 
     def _run(self, req: RunRequest, stop: Stop) -> None:
-        from mipview.gpu.runner import Session, check_size
+        from mipview.gpu.resources import check_image_limits
+        from mipview.gpu.runner import Session
 
         ctx = self._device()
         source = req.source
-        check_size(ctx, source.width, source.height)
+        check_image_limits(ctx.caps, source.width, source.height, req.layers)
         self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
         level0 = self._storage(source, req.fmt, req.layers)
         t0 = time.perf_counter()
