@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mipview import MipviewError, cli_output
 from mipview.cli_common import (
@@ -21,16 +22,22 @@ from mipview.cli_common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     ArgumentParser,
+    UsageError,
     duration_ms,
     non_empty,
     open_context,
     out_of_memory,
     positive_int,
     prepare_run,
+    prepare_source,
     strategy_specs,
 )
 from mipview.cli_output import REPORT, JsonFile, RunFolder
 from mipview.results import TimingSettings
+
+if TYPE_CHECKING:
+    from mipview.formats import Format
+    from mipview.results import StrategyResult
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -66,25 +73,57 @@ def _verdicts_exit(mip: Any, checks: dict[str, Any] | None) -> int:
     return EXIT_FAILED if bad or mip.validation_messages else EXIT_OK
 
 
+def export_kinds(text: str | None) -> tuple[str, ...]:
+    """``--export``: the kinds of texture file to write (none when not given)."""
+    from mipview import containers
+
+    if text is None:
+        return ()
+    try:
+        return containers.parse_kinds(text)
+    except ValueError as exc:
+        raise UsageError(f"--export {text!r}: {exc}") from None
+
+
+def write_result(folder: Path, res: StrategyResult, fmt: Format,
+                 kinds: tuple[str, ...]) -> list[Path]:
+    """A result's levels in its own subfolder of ``folder`` (imageio.save_level: PNG, and the
+    exact float values as .npy), and its chain as each of ``kinds``; returns every file."""
+    from mipview import containers, imageio
+
+    sub = folder / res.spec.slug
+    sub.mkdir()
+    files = [f for i, level in enumerate(res.levels)
+             for f in imageio.save_level(sub / f"level_{i:02d}.png", level, fmt)]
+    if kinds:
+        files += containers.export(sub, res.spec.slug, res.levels, fmt, kinds)
+    return files
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    from mipview import imageio, report
+    from mipview import containers, report
     from mipview.gpu.runner import Session
 
     specs = strategy_specs(args.strategies)
+    kinds = export_kinds(args.export)
     out = RunFolder(args.out)
     with open_context(args) as ctx:
-        level0, fmt = prepare_run(args, ctx, len(specs), not args.no_check)
+        source, level0, fmt = prepare_source(
+            args, ctx, len(specs), not args.no_check,
+            lambda f: containers.export_problem(kinds, f))
         with Session(ctx, level0, fmt, specs) as session:
             session.generate()
             mip = session.result()
+    # the file's own chain, if it has one, is judged and written like a strategy's result
+    mip, notes = containers.with_file_chain(mip, source, fmt, level0)
+    if source.is_float and source.nonfinite:  # only float files hold NaN or Inf
+        notes = (f"{source.name}: level 0 has {source.nonfinite.describe()}", *notes)
     checks = None if args.no_check else report.check_results(mip, level0)
     data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}")})
     with out.writing() as folder:
-        for res in mip.results:
-            sub = folder / res.spec.slug
-            sub.mkdir()
-            for i, level in enumerate(res.levels):
-                imageio.save_level(sub / f"level_{i:02d}.png", level, fmt)
+        for res, entry in zip(mip.results, data["strategies"], strict=True):
+            entry["files"] = [f.relative_to(folder).as_posix()
+                              for f in write_result(folder, res, fmt, kinds)]
         (folder / REPORT).write_text(json.dumps(data, indent=2))
     for res in mip.results:
         if checks is None:
@@ -95,6 +134,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{fmt.error_unit}  {c.summary()}")
     for spec, why in mip.skipped:
         print(f"{str(spec):<30} skipped: {why}")
+    for line in dict.fromkeys(notes):  # a file's notes may count what the loader counted
+        print(line)
     print(f"wrote {out.path}/")
     return _verdicts_exit(mip, checks)
 
@@ -215,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output folder (default mipview-out): replaced when the run is complete, "
                         "if empty or an earlier run's")
     check_opt(p, "report.json then has no errors")
+    p.add_argument("--export", metavar="KINDS",
+                   help="also write each strategy's chain as texture files: ktx2, dds, exr "
+                        "(float formats), comma-separated, or all")
     device_opts(p)
     p.set_defaults(func=cmd_run)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
@@ -148,14 +149,31 @@ def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
     """Level 0 and its format for ``run``, ``bench`` and ``mean``, after checking the image's
     size and layers against the device and the run's memory (cli_limits) while nothing big
     exists yet."""
+    _, level0, fmt = prepare_source(args, ctx, strategies, check)
+    return level0, fmt
+
+
+def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, check: bool,
+                   refuse: Callable[[Format], str] | None = None) \
+        -> tuple[SourceImage, np.ndarray, Format]:
+    """:func:`prepare_run`, and the source image level 0 comes from. ``refuse(fmt)`` says why
+    the command cannot take a run in ``fmt`` ("" when it can: e.g. ``--export exr`` of 8-bit
+    levels); asked of the format the header suggests, before the image is decoded, and again of
+    the one it has."""
     from mipview.cli_limits import check_run
 
+    def checked(fmt: Format) -> Format:
+        problem = refuse(fmt) if refuse is not None else ""
+        if problem:
+            raise UsageError(problem)
+        return fmt
+
     dims = source_dims(args)
-    fmt = image_format(args, None, dims.suggested)
+    fmt = checked(image_format(args, None, dims.suggested))
     check_run(ctx, dims, fmt, strategies, check)
     source = load_source(args)
-    fmt = image_format(args, source)
-    return level0_of(source, fmt, getattr(args, "layers", 1)), fmt
+    fmt = checked(image_format(args, source))
+    return source, level0_of(source, fmt, getattr(args, "layers", 1)), fmt
 
 
 def image_format(args: argparse.Namespace, source: SourceImage | None,

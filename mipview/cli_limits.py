@@ -149,18 +149,25 @@ def check_run(ctx: GpuContext, dims: ImageDims, fmt: Format, strategies: int,
 
 
 def peek_dims(path: str, layers: int) -> ImageDims:
-    """Size of an image file from its header, without decoding it; a file Pillow cannot open
-    is left to mipview.imageio.load, which says why in one line."""
+    """Size of an image file from its header, without decoding it; a texture file (whose layers
+    and format Pillow does not tell: it opens a DDS as one RGBA image), or a file Pillow cannot
+    open, is left to mipview.imageio.load, which says why in one line."""
     from PIL import Image
 
-    try:
-        with Image.open(path) as img:
-            width, height = img.size
-            frames = int(getattr(img, "n_frames", 1) or 1) if img.format == "TIFF" else 1
-            mode = img.mode
-    except Exception:
-        from mipview import imageio
+    from mipview import imageio
+    from mipview.containers.decode import claims
 
+    try:
+        with open(path, "rb") as f:
+            decode = claims(path, f.read(16))
+        if not decode:
+            with Image.open(path) as img:
+                width, height = img.size
+                frames = int(getattr(img, "n_frames", 1) or 1) if img.format == "TIFF" else 1
+                mode = img.mode
+    except Exception:
+        decode = True
+    if decode:
         src = imageio.load(path)  # raises ImageLoadError with the reason
         return ImageDims(src.width, src.height, layers if layers > 1 else src.layers,
                          src.suggested_format(), 4 if src.rgba8 is not None else F32_TEXEL)
@@ -169,4 +176,3 @@ def peek_dims(path: str, layers: int) -> ImageDims:
     fmt = Format.F32 if is_float else Format.F16 if deep else Format.UNORM
     return ImageDims(width, height, layers if layers > 1 else frames, fmt,
                      F32_TEXEL if deep else 4)
-

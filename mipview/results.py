@@ -219,8 +219,10 @@ class GpuTiming:
 #: - ``carried``: levels are made from unquantised intermediates carried in registers, shared
 #:   memory or float buffers (subgroup, single-pass, npot-exact); step and chain are held to bounds
 #:   derived per level from how each level was made (:class:`LevelSource`);
-#: - ``emulated``: not exact by design, measured against the reference that emulates it (blit).
-Promise = Literal["stored", "carried", "emulated"]
+#: - ``emulated``: not exact by design, measured against the reference that emulates it (blit);
+#: - ``file``: a texture file's own chain (mipview.containers), made by a tool that does not say
+#:   how: every level correctly rounded, from the stored level below or straight from level 0.
+Promise = Literal["stored", "carried", "emulated", "file"]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,12 @@ bounds per level derived in :mod:`mipview.bounds` (README, "What correct means")
 - ``emulated`` (blit): not exact by design. Its figures against the reference that emulates it
   (``reference.EMULATIONS``) and against the exact one are reported, but not held to a bound:
   a blit's filter weights are implementation-defined (lavapipe is ~5 LSB off the emulation on
-  8-bit images, an H200 ~1e-2 relative on NPOT float16), so any fixed bound would be a guess.
+  8-bit images, an H200 ~1e-2 relative on NPOT float16), so any fixed bound would be a guess;
+- ``file`` (a texture file's own chain: ``containers.TextureFile.as_result``): the tool that made
+  it does not say how, so both ways of making a correct chain pass: every level correctly
+  rounded from the stored level below (``stored``) or straight from level 0 (a ``carried``
+  chain that re-reads nothing). Step within the latter's bound (one rounding of the level below
+  plus its own), chain within the larger of the two chain bounds.
 
 A new kind of promise is one more entry in ``_RULES``.
 """
@@ -164,10 +169,24 @@ def _emulated_rule(case: _Case) -> tuple[list[float], list[float], str]:
         f"exact one ({case.reduction}) are reported, not held to a bound")
 
 
+def _file_rule(case: _Case) -> tuple[list[float], list[float], str]:
+    n = len(case.levels)
+    stored_steps = bounds.step_bounds((), case.fmt, n, case.reduction)
+    stored = case.refs.stored_bounds(case.level0, case.fmt, case.reduction, stored_steps)
+    direct = [LevelSource(reread=False)] * (n - 1)
+    steps = bounds.step_bounds(direct, case.fmt, n, case.reduction)
+    chains = [max(a, b) for a, b in zip(stored, bounds.carried_chain_bounds(
+        direct, case.fmt, n, case.reduction), strict=True)]
+    text = (f"file ({case.reduction}): every level correctly rounded, from the stored level "
+            f"below or from level 0 (step <= {_worst(steps, case.fmt)}, chain <= "
+            f"{_worst(chains, case.fmt)}, per level)")
+    return steps, chains, text
+
+
 #: case -> (step bound per level, chain bound per level, rule as text)
 _Rule = Callable[[_Case], tuple[list[float], list[float], str]]
 _RULES: dict[str, _Rule] = {"stored": _stored_rule, "carried": _carried_rule,
-                            "emulated": _emulated_rule}
+                            "emulated": _emulated_rule, "file": _file_rule}
 
 
 def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,

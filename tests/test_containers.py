@@ -243,7 +243,7 @@ def test_the_file_chain_is_a_result_named_after_the_file(chains, tmp_path):
     texture = containers.read_chain(path)
     result = texture.as_result()
     assert str(result.spec) == "file:name=photo.ktx2"
-    assert result.promise == "exact" and result.reduction == "mean"
+    assert result.promise == "file" and result.reduction == "mean"
     assert texture.description() == "KTX2 VK_FORMAT_R8G8B8A8_SRGB, 2 layers, 6 levels"
     level0 = texture.levels[0]
     # 8-bit bytes check as UNORM too (a legacy DDS does not say which), noted in the result

@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mipview import bounds
 from mipview import verdict as verdict_mod
 from mipview.formats import Format, to_storage
 from mipview.gpu.runner import run_once
-from mipview.reference import blit_reference, named_reference
-from mipview.results import StrategySpec
+from mipview.reference import blit_reference, named_reference, reference_pyramid, stored_chain
+from mipview.results import LevelSource, StrategySpec
 from mipview.verdict import ReferenceCache, judge, judge_result
 
 
@@ -131,3 +132,37 @@ def test_a_run_carries_what_the_verdict_needs(gpu):
                        "per-level": ("mean", None, "stored"),
                        "single-pass:reduction=min": ("min", None, "carried")}
     assert all(len(r.sources) == len(r.levels) - 1 for r in mip.results)
+
+
+def _rounded(levels, fmt: Format) -> list[np.ndarray]:
+    """float64 storage values on the format's grid (or rounded to it), as the format stores."""
+    if fmt.is_float:
+        return [np.asarray(lv).astype(fmt.dtype) for lv in levels]
+    return [np.clip(np.rint(lv), 0, 255).astype(np.uint8) for lv in levels]
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+def test_a_file_chain_may_be_made_from_the_level_below_or_from_level_0(fmt):
+    """A texture file's chain (promise ``file``) is held to both ways a tool makes a correct
+    chain, and no more: correctly rounded from the stored level below, or straight from level 0
+    (which the stored promise refuses where double rounding shows); one texel 3 LSB / 1 % off
+    at level 2 fails there."""
+    level0 = _level0(61, 45, fmt)
+    stored = [level0, *_rounded(list(stored_chain(level0, fmt))[1:], fmt)]
+    direct = [level0, *_rounded(reference_pyramid(level0, fmt)[1:], fmt)]
+    n = len(direct)
+    as_file = judge(direct, level0, fmt, promise="file")
+    assert as_file.within_tolerance, as_file.breaches
+    assert judge(stored, level0, fmt, promise="file").within_tolerance
+    if not fmt.is_float:
+        assert not judge(direct, level0, fmt).within_tolerance  # the stored promise
+    straight = [LevelSource(reread=False)] * (n - 1)
+    assert as_file.step_bounds == tuple(bounds.step_bounds(straight, fmt, n))
+    envelope = judge(stored, level0, fmt).chain_bounds
+    assert as_file.chain_bounds == tuple(
+        max(a, b) for a, b in zip(envelope, bounds.carried_chain_bounds(straight, fmt, n),
+                                  strict=True))
+    bad = judge(direct[:2] + [_corrupt(direct[2], fmt, 3, 4, 0)] + direct[3:], level0, fmt,
+                promise="file")
+    assert not bad.within_tolerance and bad.failing_levels[0] == 2
+    assert bad.rule.startswith("file (mean)")

@@ -5,13 +5,15 @@ Writing: :func:`export` (``mipview run --export ktx2,dds,exr``). Reading goes th
 ``imageio.load``, which hands ``.ktx2``, ``.dds`` and ``.exr`` files (or files with their magic)
 to :mod:`mipview.containers.decode`; the source image it returns carries the decoded file as
 ``SourceImage.texture`` (a :class:`TextureFile`), whose ``as_result()`` is the file's chain as a
-``StrategyResult`` ("file:name=<file>", promise exact) for ``verdict.judge`` and the views.
+``StrategyResult`` ("file:name=<file>", promise ``file``) for ``verdict.judge`` and the views;
+:func:`with_file_chain` adds it to a run's results (``mipview run`` and the window alike).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +23,10 @@ from mipview.containers import dds, exr, ktx2
 from mipview.containers.decode import SUFFIXES
 from mipview.containers.texture import FILE_SPEC_NAME, ContainerError, TextureFile
 from mipview.formats import Format
+from mipview.results import MipResult, StrategySpec
 
 __all__ = ["EXPORT_KINDS", "FILE_SPEC_NAME", "SUFFIXES", "ContainerError", "TextureFile",
-           "export", "export_problem", "parse_kinds", "read_chain"]
+           "export", "export_problem", "parse_kinds", "read_chain", "title", "with_file_chain"]
 
 #: what ``--export`` takes, in the order files are written
 EXPORT_KINDS = ("ktx2", "dds", "exr")
@@ -53,8 +56,9 @@ def export_problem(kinds: Sequence[str], fmt: Format) -> str:
 def export(folder: str | os.PathLike[str], stem: str, levels: Sequence[np.ndarray], fmt: Format,
            kinds: Sequence[str] = EXPORT_KINDS) -> list[Path]:
     """Write the chain ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
-    (layers, H, W, 4)) into ``folder`` as each of ``kinds``: ``stem.ktx2``, ``stem.dds``,
-    ``stem.levelNN.exr``. Every file is written atomically. Returns the files, in order.
+    (layers, H, W, 4)) into ``folder`` (made if missing) as each of ``kinds``: ``stem.ktx2``,
+    ``stem.dds``, ``stem.levelNN.exr``. Every file is written atomically. Returns the files, in
+    order.
 
     Raises MipviewError when a kind cannot hold ``fmt`` (:func:`export_problem`) or a file
     cannot be written."""
@@ -74,6 +78,10 @@ def export(folder: str | os.PathLike[str], stem: str, levels: Sequence[np.ndarra
         else:
             raise ValueError(f"unknown export kind {kind!r}")
     written = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise MipviewError(f"cannot make the folder '{folder}': {e.strerror or e}") from None
     for target, data in files:
         try:
             written.append(imageio.write_atomic(target, data))
@@ -92,3 +100,32 @@ def read_chain(path: str | os.PathLike[str]) -> TextureFile:
         raise imageio.ImageLoadError(f"cannot open '{os.fspath(path)}': not a texture file "
                                      f"(KTX2, DDS or EXR)")
     return texture
+
+
+def with_file_chain(mip: MipResult, source: imageio.SourceImage, fmt: Format,
+                    level0: np.ndarray) -> tuple[MipResult, tuple[str, ...]]:
+    """``mip`` with the chain of the texture file ``source`` came from as one more result, after
+    the strategies' (judged by the one verdict like theirs), and the lines a user should read
+    about the file: its notes, or why its chain is not checked. ``level0`` is what the run
+    uploaded in ``fmt``. ``mip`` as it is, and no lines, for other sources and one-level files.
+
+    The result is added after the GPU work, never asked of a session: "file" is no strategy."""
+    texture = source.texture
+    if texture is None:
+        return mip, ()
+    why = texture.mismatch(fmt, level0)
+    if why:
+        notes = texture.notes if not texture.has_chain else (
+            f"its own chain is not checked: {why}", *texture.notes)
+    else:
+        result = texture.as_result(fmt)
+        mip, notes = replace(mip, results=(*mip.results, result)), result.notes
+    return mip, tuple(f"{texture.name}: {note}" for note in notes)
+
+
+def title(spec: StrategySpec) -> str:
+    """How a result is named to a user: "file: NAME" for a texture file's own chain, else the
+    spec as written."""
+    if spec.name == FILE_SPEC_NAME:
+        return f"file: {spec.option_dict.get('name', '')}"
+    return str(spec)

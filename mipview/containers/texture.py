@@ -145,8 +145,9 @@ class TextureFile:
         return ""
 
     def as_result(self, fmt: Format | None = None) -> StrategyResult:
-        """The file's chain as a result like a strategy's, promising the exact reference
-        ("file:name=<file name>"), in ``fmt`` (default: its own). Check :meth:`mismatch` first."""
+        """The file's chain as a result like a strategy's ("file:name=<file name>"), held to the
+        ``file`` promise (mipview.verdict: correctly rounded levels, however the tool made them),
+        in ``fmt`` (default: its own). Check :meth:`mismatch` first."""
         fmt = fmt or self.fmt
         if fmt.dtype != self.fmt.dtype:
             raise ValueError(self.mismatch(fmt, self.levels[0]))
@@ -157,4 +158,4 @@ class TextureFile:
         if fmt != self.fmt:
             notes.append(f"stored as {self.fmt.label}, checked as {fmt.label}")
         return StrategyResult(spec=StrategySpec(FILE_SPEC_NAME, (("name", self.name),)),
-                              levels=self.levels, notes=tuple(notes), promise="exact")
+                              levels=self.levels, notes=tuple(notes), promise="file")

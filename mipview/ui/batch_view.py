@@ -35,12 +35,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mipview.containers import SUFFIXES
 from mipview.gpu.batch import WAYS, BatchResult, unsupported_reason
 from mipview.gpu.context import DeviceCaps
 from mipview.ui.pyramid_view import PyramidView
 from mipview.ui.timing_chart import PALETTE, time_bar_plot
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".tga", ".webp"}
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".tga", ".webp",
+                  *SUFFIXES}
 WAY_COLUMNS = ("way", "median us", "dispatches", "expansion bytes", "identical")
 IMAGE_COLUMNS = ("image", "size", "levels")
 

@@ -1,23 +1,25 @@
-"""Strategy-against-strategy comparisons, off the UI thread.
+"""Work on a run's levels that needs no GPU, off the UI thread: strategy-against-strategy
+comparisons and texture-file exports.
 
 The Heatmaps tab compares a strategy with another on demand; at 4096² that is seconds of numpy.
-:class:`CompareWorker` runs it as a job (:mod:`mipview.ui.jobs`) in a thread of its own, not the
-GPU worker's: that one is busy for the whole of a live profile, and a comparison asked for
-meanwhile would wait for Stop. The thread runs at a lower priority, so the numpy work leaves the
-UI thread its core.
+File > Export... writes a chain as KTX2, DDS or EXR. :class:`CompareWorker` runs both as jobs
+(:mod:`mipview.ui.jobs`) in a thread of its own, not the GPU worker's: that one is busy for the
+whole of a live profile, and a comparison or an export asked for meanwhile would wait for Stop.
+The thread runs at a lower priority, so the numpy work leaves the UI thread its core.
 
 Signals (besides sigProgress, sigJobFinished and sigError of JobWorker)
 -------
 sigCompared(Comparison)   the figures and maps of one CompareRequest
+sigExported(ExportOutput) the files one ExportRequest wrote
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, Slot
 
-from mipview import compare
+from mipview import compare, containers
 from mipview.ui.jobs import JobWorker, Stop, lower_priority
-from mipview.ui.messages import CompareRequest, Comparison
+from mipview.ui.messages import CompareRequest, Comparison, ExportOutput, ExportRequest
 
 
 def compare_levels(req: CompareRequest, stop: Stop = lambda: False) -> Comparison | None:
@@ -35,10 +37,12 @@ def compare_levels(req: CompareRequest, stop: Stop = lambda: False) -> Compariso
 
 class CompareWorker(JobWorker):
     sigCompared = Signal(object)
+    sigExported = Signal(object)
 
     def __init__(self) -> None:
         super().__init__()
         self.handle(CompareRequest, "Comparison failed", self._compare)
+        self.handle(ExportRequest, "Export failed", self._export)
 
     @Slot()
     def start(self) -> None:
@@ -49,3 +53,10 @@ class CompareWorker(JobWorker):
         out = compare_levels(req, stop)
         if out is not None:
             self.sigCompared.emit(out)
+
+    def _export(self, req: ExportRequest, stop: Stop) -> None:
+        # never abandoned: the window drops comparisons (cancels older jobs) whenever a run
+        # comes in, and a half-done export would leave some of the files the user asked for
+        self.sigProgress.emit(f"writing {req.stem} as {', '.join(req.kinds)} to {req.folder}")
+        files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds)
+        self.sigExported.emit(ExportOutput(req.job, tuple(str(f) for f in files)))

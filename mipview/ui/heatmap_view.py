@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview import compare
+from mipview import compare, containers
 from mipview.compare import LevelError
 from mipview.formats import Format
 from mipview.ui.display import layer_count
@@ -142,17 +142,17 @@ class HeatmapView(QWidget):
         self.output, self.analysis = output, analysis
         self._cache.clear()
         self._pending.clear()
-        keep = self.strategy_combo.currentText()
+        keep = self.strategy()
         names = [str(r.spec) for r in output.mip.results]
         with self._quiet_combos():
             self.strategy_combo.clear()
             self.against_combo.clear()
-            self.strategy_combo.addItems(names)
             self.against_combo.addItem("exact reference", EXACT)
-            for n in names:
-                self.against_combo.addItem(n, n)
+            for r, n in zip(output.mip.results, names, strict=True):
+                self.strategy_combo.addItem(containers.title(r.spec), n)
+                self.against_combo.addItem(containers.title(r.spec), n)
             if keep in names:
-                self.strategy_combo.setCurrentText(keep)
+                self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(keep))
         results = output.mip.results
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
                           else 1)
@@ -162,7 +162,8 @@ class HeatmapView(QWidget):
         # both at once: the pair in between (the new strategy against the old choice) would
         # cost a comparison nobody asked for
         with self._quiet_combos():
-            self.strategy_combo.setCurrentText(strategy)
+            if self.strategy_combo.findData(strategy) >= 0:
+                self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(strategy))
             self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
         self._refresh()
 
@@ -198,8 +199,12 @@ class HeatmapView(QWidget):
             if key == self._selection():
                 self.summary.setText(f"  {key[0]} vs {key[1]}: not computed")
 
+    def strategy(self) -> str:
+        """The result shown (``str`` of its spec), "" before a run."""
+        return self.strategy_combo.currentData() or ""
+
     def _selection(self) -> tuple[str, str]:
-        return self.strategy_combo.currentText(), self.against_combo.currentData() or EXACT
+        return self.strategy(), self.against_combo.currentData() or EXACT
 
     def _figures(self, name: str, against: str) \
             -> tuple[list[LevelError], list[np.ndarray]] | None:
@@ -212,7 +217,7 @@ class HeatmapView(QWidget):
         return (list(got.levels), list(got.maps)) if got is not None else None
 
     def _refresh(self) -> None:
-        if self.analysis is None or not self.strategy_combo.currentText():
+        if self.analysis is None or not self.strategy():
             return
         fmt = self.analysis.fmt
         name, against = self._selection()

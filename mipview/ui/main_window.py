@@ -12,12 +12,13 @@ Signals (emitted after the views show the data; tests and automation wait on the
 sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigAnalysisShown(Analysis)
 sigStatsShown(LiveStats)     sigJobFinished(int)      sigErrorShown(WorkerError)
 sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
+sigExported(ExportOutput)
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mipview import containers
 from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
 from mipview.results import StrategySpec
 from mipview.ui.batch_view import BatchView
 from mipview.ui.compare_worker import CompareWorker
+from mipview.ui.export_dialog import ExportDialog
 from mipview.ui.heatmap_view import HeatmapView
 from mipview.ui.jobs import worker_thread
 from mipview.ui.messages import (
@@ -49,6 +52,8 @@ from mipview.ui.messages import (
     CompareRequest,
     Comparison,
     DeviceList,
+    ExportOutput,
+    ExportRequest,
     LiveStats,
     OpenedImage,
     OpenRequest,
@@ -66,8 +71,8 @@ from mipview.ui.sweep_view import SweepView
 from mipview.ui.timing_chart import TimingChart
 from mipview.ui.worker import GpuWorker
 
-IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp);;"
-                "All files (*)")
+IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp "
+                + " ".join(f"*{s}" for s in containers.SUFFIXES) + ");;All files (*)")
 MAX_RECENT = 10
 
 
@@ -86,9 +91,10 @@ class MainWindow(QMainWindow):
     sigBatchShown = Signal(object)
     sigSweepShown = Signal(object)
     sigComparisonShown = Signal(object)
+    sigExported = Signal(object)
     # to the workers (queued: they cross into their threads)
     _sigRequest = Signal(object)
-    _sigCompare = Signal(object)
+    _sigCompare = Signal(object)  # comparisons and exports: the CompareWorker
     _sigDevice = Signal(str)
     _sigShutdown = Signal()
 
@@ -162,6 +168,7 @@ class MainWindow(QMainWindow):
             w.sigJobFinished.connect(self._on_job_finished)
             w.sigError.connect(self._on_error)
         self.comparer.sigCompared.connect(self._on_compared)
+        self.comparer.sigExported.connect(self._on_exported)
         w = self.worker
         w.sigDevices.connect(self._on_devices)
         w.sigDeviceReady.connect(self._on_device_ready)
@@ -222,6 +229,11 @@ class MainWindow(QMainWindow):
         except ImportError:
             samples.setEnabled(False)
         m.addSeparator()
+        self.export_action = QAction("&Export chain...", self)
+        self.export_action.setToolTip("Write the chain of the result shown as KTX2, DDS or EXR")
+        self.export_action.triggered.connect(self._export_dialog)
+        self.export_action.setEnabled(False)
+        m.addAction(self.export_action)
         for text, fn in (("Export timings as &CSV...", self._export_csv),
                          ("Export chart as &PNG...", self._export_png),
                          ("Save &window screenshot...", self._save_screenshot)):
@@ -295,7 +307,8 @@ class MainWindow(QMainWindow):
         return req.job
 
     def latest_job(self, kind: str) -> int:
-        """Id of the latest job of ``kind`` ("open", "run", "batch", "sweep"); -1 if none."""
+        """Id of the latest job of ``kind`` ("open", "run", "batch", "sweep", "export"); -1 if
+        none."""
         req = self._latest.get(kind)
         return req.job if req is not None else -1
 
@@ -358,6 +371,30 @@ class MainWindow(QMainWindow):
         self.sweep.set_progress(0, fields["last"] - fields["first"] + 1)
         return self._send("sweep", lambda job: SweepRequest(job=job, specs=tuple(specs),
                                                             **fields))
+
+    def export_chain(self, folder: str, kinds: Sequence[str],
+                     spec: str | StrategySpec | None = None) -> int:
+        """Write the chain of result ``spec`` of the run shown (default: the one the Heatmaps
+        tab shows) into ``folder`` as each of ``kinds`` (ktx2, dds, exr), named after the
+        result, in the compare worker (a live profile keeps running); returns the job id.
+        sigExported follows, or an error dialog. Raises ValueError without a run, or for a
+        result or kind it does not have."""
+        shown = self.output
+        if shown is None or not shown.mip.results:
+            raise ValueError("nothing to export: run first")
+        results = {str(r.spec): r for r in shown.mip.results}
+        key = str(spec) if spec is not None else self.heatmap.strategy()
+        if spec is None and key not in results:  # the Heatmaps tab shows no result yet
+            key = str(shown.mip.results[0].spec)
+        if key not in results:
+            raise ValueError(f"the run shown has no result {key!r}")
+        res = results[key]
+        req = ExportRequest(self._job + 1, os.fspath(folder), res.spec.slug, res.levels,
+                            shown.mip.fmt, containers.parse_kinds(",".join(kinds)))
+        self._job = req.job
+        self._latest["export"] = req
+        self._sigCompare.emit(req)
+        return req.job
 
     def _compare(self, strategy: str, against: str) -> None:
         """The Heatmaps tab asks for ``strategy`` against ``against`` (levels of the run it
@@ -468,6 +505,7 @@ class MainWindow(QMainWindow):
             return
         self.opened = opened
         self.output = self.analysis = None
+        self.export_action.setEnabled(False)
         src = opened.source
         self._add_recent(opened.path)
         self.setWindowTitle(f"mipview - {Path(opened.path).name}")
@@ -488,12 +526,13 @@ class MainWindow(QMainWindow):
         if not self._is_latest("run", out.job):
             return
         self.output, self.analysis = out, None
+        self.export_action.setEnabled(True)
         mip = out.mip
-        self.pyramid.set_pyramids([(str(r.spec), f"{r.spec}", r.levels, mip.fmt)
+        self.pyramid.set_pyramids([(str(r.spec), containers.title(r.spec), r.levels, mip.fmt)
                                    for r in mip.results])
-        skipped = "; ".join(f"{s}: {why}" for s, why in mip.skipped)
-        if skipped:
-            self.statusBar().showMessage(f"skipped {skipped}", 10000)
+        skipped = [f"skipped {s}: {why}" for s, why in mip.skipped]
+        if skipped or out.notes:
+            self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)
         self._show_validation(mip.validation_messages)
         self.sigRunShown.emit(out)
 
@@ -510,6 +549,13 @@ class MainWindow(QMainWindow):
         # the view drops a comparison of levels it no longer shows
         if self.heatmap.set_comparison(comparison):
             self.sigComparisonShown.emit(comparison)
+
+    def _on_exported(self, out: ExportOutput) -> None:
+        if not self._is_latest("export", out.job):
+            return
+        folder = Path(out.files[0]).parent if out.files else ""
+        self.statusBar().showMessage(f"wrote {len(out.files)} file(s) to {folder}", 10000)
+        self.sigExported.emit(out)
 
     def _on_stats(self, stats: LiveStats) -> None:
         if not self._is_latest("run", stats.job):
@@ -575,6 +621,17 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, "Open image", start, IMAGE_FILTER)
         if path:
             self.open_image(path)
+
+    def _export_dialog(self) -> None:
+        if self.output is None:
+            return
+        dialog = ExportDialog([r.spec for r in self.output.mip.results], self.heatmap.strategy(),
+                              self.output.mip.fmt, str(self.settings.value("export/folder", "")),
+                              self)
+        if dialog.exec() != ExportDialog.DialogCode.Accepted:
+            return
+        self.settings.setValue("export/folder", dialog.folder())
+        self.export_chain(dialog.folder(), dialog.kinds(), dialog.spec())
 
     def _export_csv(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export timings", "timings.csv", "CSV (*.csv)")

@@ -2,7 +2,8 @@
 
 Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``,
 ``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
-``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``).
+``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
+``ExportRequest`` -> ``ExportOutput``).
 Arrays inside are never written after they are built, so neither side needs a lock.
 """
 
@@ -67,6 +68,9 @@ class RunOutput:
     #: the storage array uploaded as level 0 (what the references start from)
     level0: np.ndarray
     source_name: str = ""
+    #: lines about the texture file the source came from (containers.with_file_chain): its
+    #: notes, or why its own chain is not among the results
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -225,3 +229,24 @@ class Comparison:
     against: str
     levels: tuple[LevelError, ...]
     maps: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """File > Export...: the chain ``levels`` (storage values of ``fmt``, as a run read them
+    back) written into ``folder`` as ``stem`` + each of ``kinds`` (mipview.containers.export)."""
+
+    job: int
+    folder: str
+    stem: str
+    levels: tuple[np.ndarray, ...]
+    fmt: Format
+    kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ExportOutput:
+    """The files an ExportRequest wrote, in order."""
+
+    job: int
+    files: tuple[str, ...]

@@ -33,6 +33,7 @@ import numpy as np
 from PySide6.QtCore import Signal, Slot
 
 from mipview import compare, imageio
+from mipview.containers import with_file_chain
 from mipview.formats import Format
 from mipview.gpu.context import GpuContext, GpuTimeout, list_devices
 from mipview.layers import make_layers
@@ -212,7 +213,8 @@ class GpuWorker(JobWorker):
             session.generate()
             mip = session.result()
             mip = _with_messages(mip, self._take_messages(mip))
-            self.sigRunOutput.emit(RunOutput(req.job, mip, level0, source.name))
+            mip, notes = with_file_chain(mip, source, req.fmt, level0)  # a texture's own chain
+            self.sigRunOutput.emit(RunOutput(req.job, mip, level0, source.name, notes))
             if stop():
                 return
             self.sigProgress.emit("checking against the exact reference")
