@@ -30,6 +30,7 @@ from mipview.cli_common import (
     positive_int,
     prepare_run,
     prepare_source,
+    saved_bench,
     strategy_specs,
 )
 from mipview.cli_output import REPORT, JsonFile, RunFolder
@@ -144,6 +145,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.batch or args.batch_synthetic is not None:
         from mipview import cli_batch
 
+        if args.baseline is not None or args.trace is not None:
+            raise MipviewError("--baseline and --trace time strategies, not --batch ways")
         return cli_batch.bench(args)
     from mipview import report
     from mipview.gpu.bandwidth import copy_bandwidth
@@ -152,6 +155,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     specs = strategy_specs(args.strategies)
     target = JsonFile(args.json)
+    trace = JsonFile(args.trace, "--trace")
     rect = None
     if args.dirty:
         from mipview.gpu import dirty
@@ -201,6 +205,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         entry.pop("errors", None)  # per-level detail belongs to `mipview run`
     if dirty_rows is not None:
         data["dirty"] = dirty_rows
+    if args.baseline is not None:  # read and checked by the parser, before any work
+        from mipview.baseline import compare_runs
+
+        against = compare_runs(data, args.baseline.data)
+        print("\n".join(against.lines()))
+        data["baseline"] = {"path": args.baseline.path, **against.as_dict()}
+    if trace.path is not None:
+        from mipview.trace import chrome_trace
+
+        trace.write(chrome_trace(mip, settings.runs_per_batch), indent=None)
+        print(f"wrote {trace.path}")
     if target.write(data):
         print(f"wrote {target.path}")
     return _verdicts_exit(mip, checks)
@@ -275,7 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --cold: read a large buffer (clean lines, default) or fill one "
                         "(dirty lines the timed run must write back)")
     check_opt(p, "sweeps of many options")
-    p.add_argument("--json", help="write results as JSON here")
+    p.add_argument("--json", help="write results as JSON here (every sample included)")
+    p.add_argument("--baseline", type=saved_bench, metavar="OLD.json",
+                   help="compare every figure with this earlier --json run: median ratio "
+                        "new/old, its bootstrap interval, faster/slower/within noise")
+    p.add_argument("--trace", metavar="FILE",
+                   help="write the per-dispatch timeline of the timed runs here (Chrome trace "
+                        "event format: Perfetto, Tracy's importer)")
     p.add_argument("--dirty", metavar="X,Y,W,H",
                    help="also time a sub-rectangle update against a full run")
     from mipview import cli_batch

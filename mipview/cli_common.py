@@ -16,6 +16,7 @@ import numpy as np
 from mipview import MipviewError
 
 if TYPE_CHECKING:
+    from mipview.baseline import SavedRun
     from mipview.cli_limits import ImageDims
     from mipview.formats import Format
     from mipview.gpu.context import GpuContext
@@ -85,6 +86,17 @@ def non_empty(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("must not be empty")
     return text
+
+
+def saved_bench(text: str) -> SavedRun:
+    """``--baseline``: an earlier ``mipview bench --json`` file, read and checked when the
+    arguments are parsed, so a bad one ends the command before any GPU work."""
+    from mipview.baseline import BaselineError, load_run
+
+    try:
+        return load_run(non_empty(text))
+    except BaselineError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def strategy_specs(text: str) -> list[StrategySpec]:

@@ -132,11 +132,12 @@ class JsonFile:
             raise OutputError(f"{option} {self.path}: is a folder, not a file")
         self.parent = _writable_home(self.path, option)
 
-    def write(self, data: object) -> bool:
-        """Write ``data`` as JSON (nothing when no path was given); True if written."""
+    def write(self, data: object, indent: int | None = 2) -> bool:
+        """Write ``data`` as JSON (nothing when no path was given); True if written.
+        ``indent`` None: compact (a trace of many runs)."""
         if self.path is None:
             return False
-        write_atomic(self.path, json.dumps(data, indent=2))
+        write_atomic(self.path, json.dumps(data, indent=indent))
         return True
 
 

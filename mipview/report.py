@@ -14,7 +14,7 @@ import numpy as np
 from mipview import __version__
 from mipview.drift import detect_drift
 from mipview.formats import Format
-from mipview.results import MipResult, StrategyResult
+from mipview.results import MipResult, StrategyResult, TimingStats
 from mipview.verdict import ReferenceCache, Verdict, judge_result
 
 #: the key of report.json (and bench's JSON) that says mipview wrote it: ``mipview run`` only
@@ -47,6 +47,12 @@ def _num(v: float) -> float | str | None:
     return v if math.isfinite(v) else str(v)
 
 
+def _with_samples(stats: TimingStats) -> dict[str, Any]:
+    """The statistics and every sample they were made from, in the order taken (a saved run
+    then serves as a baseline with a noise estimate: mipview/baseline.py)."""
+    return {**stats.as_dict(), "samples_us": list(stats.samples_us)}
+
+
 def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) -> dict[str, Any]:
     d: dict[str, Any] = {
         "strategy": str(res.spec), "name": res.spec.name, "options": res.spec.option_dict,
@@ -55,8 +61,11 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
         "notes": list(res.notes), "reduction": res.reduction, "promise": res.promise,
     }
     if res.timing is not None:
-        d["timing"] = res.timing.total.as_dict()
-        d["dispatches"] = [{"label": label, **stats.as_dict()} for label, stats in res.timing.marks]
+        d["timing"] = _with_samples(res.timing.total)
+        if res.timing.starts_us:
+            d["timing"]["run_starts_us"] = list(res.timing.starts_us)
+        d["dispatches"] = [{"label": label, **_with_samples(stats)}
+                           for label, stats in res.timing.marks]
         gbps = bytes_moved(mip) / (res.timing.total.median * 1e3)
         d["effective_gbps"] = gbps
         if mip.copy_bandwidth_gbps:

@@ -209,6 +209,11 @@ class GpuTiming:
 
     total: TimingStats
     marks: tuple[tuple[str, TimingStats], ...] = ()
+    #: where each run began on the GPU (its opening timestamp, µs on the device's own clock from
+    #: an arbitrary origin: only differences mean anything), in the order taken; empty where
+    #: not kept (the window's rolling figures), and mipview/trace.py then lays the runs out from
+    #: their durations
+    starts_us: tuple[float, ...] = ()
 
 
 #: What a strategy promises about its levels, so :func:`mipview.verdict.judge` knows which rule

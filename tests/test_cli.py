@@ -8,7 +8,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mipview import report
 from mipview.cli import main
+from mipview.formats import Format
+from mipview.results import (
+    DeviceSummary,
+    GpuTiming,
+    MipResult,
+    StrategyResult,
+    StrategySpec,
+    TimingStats,
+)
 
 
 @pytest.fixture
@@ -147,17 +157,6 @@ def test_bench_times_with_the_device_default_settings_and_records_clock_and_drif
 
 
 def test_bench_table_names_a_drifting_strategy():
-    from mipview import report
-    from mipview.formats import Format
-    from mipview.results import (
-        DeviceSummary,
-        GpuTiming,
-        MipResult,
-        StrategyResult,
-        StrategySpec,
-        TimingStats,
-    )
-
     def result(samples):
         return StrategyResult(StrategySpec("per-level"), (), timing=GpuTiming(
             TimingStats(tuple(samples))))
@@ -170,3 +169,64 @@ def test_bench_table_names_a_drifting_strategy():
     assert "drifting" not in report.bench_table(steady)
     assert report.result_dict(drifting)["strategies"][0]["drift"]["change"] < -0.5
     assert report.result_dict(steady)["strategies"][0]["drift"] is None
+
+
+def test_the_json_keeps_every_sample_in_the_order_taken():
+    total, part = TimingStats((9.0, 7.5, 8.25)), TimingStats((4.0, 3.0, 5.5))
+    device = DeviceSummary("gpu", "discrete", "d", "1.3", 32)
+    for starts in ((), (100.0, 110.0, 120.0)):
+        res = StrategyResult(StrategySpec("per-level"), (),
+                             timing=GpuTiming(total, (("level 1", part),), starts))
+        entry = report.result_dict(MipResult(Format.UNORM, 8, 8, 1, device, (res,)))[
+            "strategies"][0]
+        assert tuple(entry["timing"]["samples_us"]) == total.samples_us
+        assert tuple(entry["dispatches"][0]["samples_us"]) == part.samples_us
+        assert entry["timing"]["median_us"] == 8.25  # the statistics stay beside them
+        assert tuple(entry["timing"].get("run_starts_us", ())) == starts
+
+
+def test_bench_keeps_samples_compares_with_its_own_run_and_writes_a_trace(tmp_path, capsys):
+    """bench --json keeps every sample; a second bench with the first as --baseline prints one
+    line per strategy and dispatch against it; --trace holds one event per dispatch per run,
+    where the GPU ran it, with the samples as durations."""
+    from mipview.trace import PID
+
+    old, new, trace_path = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "t.json"
+    argv = ["bench", "--size", "40x24", "--strategies", "per-level,single-pass", "--repeat", "12",
+            "--warmup-ms", "0"]
+    assert main([*argv, "--json", str(old)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--json", str(new), "--baseline", str(old), "--trace",
+                 str(trace_path)]) == 0
+    against = capsys.readouterr().out.split("\nbaseline: ", 1)[1]  # after the table
+    data = json.loads(new.read_text())
+    for s in data["strategies"]:
+        samples = s["timing"]["samples_us"]
+        assert len(samples) == 12 and np.median(samples) == s["timing"]["median_us"]
+        assert len(s["timing"]["run_starts_us"]) == 12
+        assert all(len(d["samples_us"]) == 12 for d in s["dispatches"])
+        line = next(li for li in against.splitlines() if li.startswith(s["strategy"] + " "))
+        assert "x [" in line and line.split("] ")[1].split(" (")[0] in (
+            "within noise", "faster", "slower"), line
+    figures = data["baseline"]["figures"]
+    assert data["baseline"]["path"] == str(old)
+    assert len(figures) == sum(1 + len(s["dispatches"]) for s in data["strategies"])
+    assert data["baseline"]["warnings"] == []  # same device, image and cache
+
+    trace = json.loads(trace_path.read_text())
+    assert trace["otherData"]["timestamps"] == "gpu"
+    events = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert {e["pid"] for e in events} == {PID}
+    for tid, s in enumerate(data["strategies"], 1):
+        mine = [e for e in events if e["tid"] == tid]
+        assert len(mine) == 12 * len(s["dispatches"])
+        for i, d in enumerate(s["dispatches"]):
+            assert [e["dur"] for e in mine[i::len(s["dispatches"])]] == d["samples_us"]
+            assert {e["name"] for e in mine[i::len(s["dispatches"])]} == {d["label"]}
+    # one queue: the strategies' runs never overlap either, and per-level's first batch of
+    # runs came before single-pass's (the timing loop interleaves them batch by batch)
+    ordered = sorted(events, key=lambda e: e["ts"])
+    for prev, e in zip(ordered, ordered[1:], strict=False):
+        assert e["ts"] >= prev["ts"] + prev["dur"] - 1e-3, (prev, e)
+    assert ordered[0]["tid"] == 1 and ordered[0]["ts"] == 0.0
+    assert [e["tid"] for e in ordered].index(2) == 10 * len(data["strategies"][0]["dispatches"])

@@ -96,6 +96,31 @@ def test_rejected_arguments_are_one_line_and_exit_2(capsys, no_work, argv, needl
     _one_line_error(capsys, needle)
 
 
+@pytest.mark.parametrize("content, needle", [
+    (None, "no such file"),
+    ("[]", "not written by mipview bench"),
+    ('{"generator": "mipview 0.1.0", "strategies": []}', "mipview run"),
+    ("bench.json", "not JSON"),
+], ids=["missing", "not-mipview", "run-report", "not-json"])
+def test_a_bad_baseline_is_one_line_before_any_work(tmp_path, capsys, no_work, content, needle):
+    path = tmp_path / "old.json"
+    if content is not None:
+        path.write_text(content)
+    assert main(["bench", "--size", "8", "--baseline", str(path)]) == 2
+    err = _one_line_error(capsys, needle)
+    assert "--baseline" in err and str(path) in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["bench", "--batch-synthetic", "2", "--trace", "t.json"], "not --batch"),
+    (["bench", "--size", "8", "--trace", "."], "is a folder"),
+    (["bench", "--size", "8", "--trace", "/proc/t.json"], "cannot write"),
+])
+def test_a_bad_trace_is_one_line_before_any_work(capsys, no_work, argv, needle):
+    assert main(argv) == 2
+    _one_line_error(capsys, needle)
+
+
 def test_help_documents_the_exit_codes(capsys):
     for command in ("run", "bench", "mean", "sweep"):
         assert main([command, "--help"]) == 0

@@ -28,6 +28,9 @@ class _Work:
         if keep:
             self.runs += [(1.0, [])] * runs
 
+    def clear(self):
+        self.runs.clear()
+
 
 def test_defaults_are_the_bench_defaults():
     s = TimingSettings()
@@ -142,3 +145,17 @@ def test_tiny_repeats(repeat):
     log = []
     assert timing.time_interleaved([_Work("a", log)], TimingSettings(repeat, 0.0, 10))
     assert log == [("a", 1, True)] * repeat
+
+
+def test_run_start_stamps_keep_nanoseconds_on_a_clock_counted_from_1970():
+    """NVIDIA's timestamps count ns since 1970 (~1.7e18): as plain float microseconds they
+    would step by 0.25 us; counted from the context's first stamp they keep every tick."""
+    from types import SimpleNamespace
+
+    pool = object.__new__(timing.TimestampPool)
+    pool.ctx = SimpleNamespace(caps=SimpleNamespace(timestamp_period_ns=1.0), caches={})
+    pool._mask = (1 << 64) - 1
+    base = 1_700_000_000_000_000_000
+    ticks = [base, base + 1, base + 1_000_003]
+    assert [pool.stamp_us(ticks, i) for i in range(3)] == [0.0, 0.001, 1000.003]
+    assert pool.stamp_us([base - 2000], 0) == -2.0  # one origin for every later read

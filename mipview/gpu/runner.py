@@ -154,7 +154,7 @@ class Session:
 
     def clear_timings(self) -> None:
         for p in self.prepared:
-            p.work.runs.clear()
+            p.work.clear()
 
     def result(self, copy_bandwidth_gbps: float | None = None) -> MipResult:
         results = []

@@ -44,6 +44,14 @@ class TimestampPool:
                                  flag("VK_QUERY_RESULT_64_BIT") | flag("VK_QUERY_RESULT_WAIT_BIT"))
         return [int(self._out[i]) for i in range(count)]
 
+    def stamp_us(self, ticks: list[int], i: int) -> float:
+        """Stamp i in microseconds on the device's clock, counted from the first stamp this
+        context read this way: the raw count (ns since 1970 on NVIDIA, ~1.7e18) would leave a
+        float64 a resolution of 0.25 us, the difference keeps the tick's."""
+        tick = ticks[i] & self._mask
+        origin = self.ctx.caches.setdefault("timestamp_origin", tick)
+        return (tick - origin) * self.ctx.caps.timestamp_period_ns / 1000.0
+
     def elapsed_ns(self, ticks: list[int], i: int, j: int) -> float:
         """Time from stamp i to stamp j, wrapping at the queue's valid bits."""
         return ((ticks[j] - ticks[i]) & self._mask) * self.ctx.caps.timestamp_period_ns
@@ -94,12 +102,14 @@ class Marks:
         return total, parts
 
 
-def timing_from_runs(runs: list[tuple[float, list[float]]], labels: list[str]) -> GpuTiming:
-    """Fold per-run (total, per-mark) durations into statistics."""
+def timing_from_runs(runs: list[tuple[float, list[float]]], labels: list[str],
+                     starts_us: Sequence[float] = ()) -> GpuTiming:
+    """Fold per-run (total, per-mark) durations, and where known each run's GPU start time,
+    into statistics."""
     total = TimingStats(tuple(r[0] for r in runs))
     marks = tuple((label, TimingStats(tuple(r[1][i] for r in runs)))
                   for i, label in enumerate(labels))
-    return GpuTiming(total, marks)
+    return GpuTiming(total, marks, tuple(starts_us))
 
 
 class TimedBatch:
@@ -121,6 +131,8 @@ class TimedBatch:
         self.pool = TimestampPool(ctx, runs * stamps_per_run)
         self.cmd = ctx.allocate_command_buffer()
         self.marks: list[Marks] = []
+        #: each run's opening stamp (µs, device clock) in the last timed submit
+        self.starts_us: list[float] = []
         vk.vkBeginCommandBuffer(self.cmd, vk.VkCommandBufferBeginInfo())
         self.pool.reset(self.cmd)
         for i in range(runs):
@@ -150,6 +162,7 @@ class TimedBatch:
         if not timed:
             return []
         ticks = self.pool.read(self.marks[-1].next)
+        self.starts_us = [self.pool.stamp_us(ticks, m.first) for m in self.marks]
         return [m.durations_us(ticks) for m in self.marks]
 
     def destroy(self) -> None:
@@ -174,6 +187,8 @@ class TimedWork:
         self.stamps_per_run = stamps_per_run
         #: (total, per-mark) microseconds of every kept run, and the marks' labels
         self.runs: list[tuple[float, list[float]]] = []
+        #: where each kept run began on the GPU (µs, device clock), beside ``runs``
+        self.starts_us: list[float] = []
         self.labels: list[str] = []
         self._batches: dict[int, TimedBatch] = {}
 
@@ -189,10 +204,16 @@ class TimedWork:
         samples = batch.submit(timed=keep)
         if keep:
             self.runs += samples
+            self.starts_us += batch.starts_us
             self.labels = batch.labels
 
+    def clear(self) -> None:
+        """Forget the kept runs (warm-up, an earlier generate)."""
+        self.runs.clear()
+        self.starts_us.clear()
+
     def timing(self) -> GpuTiming | None:
-        return timing_from_runs(self.runs, self.labels) if self.runs else None
+        return timing_from_runs(self.runs, self.labels, self.starts_us) if self.runs else None
 
     def set_before_each(self, before_each: Callable[[Any, int], None] | None) -> None:
         """New untimed set-up: the recorded batches are dropped (they hold the old one)."""
@@ -222,7 +243,7 @@ def time_interleaved(works: Sequence[TimedWork], settings: TimingSettings,
         if stop():
             return False
     for work in works:  # earlier runs (a generate) are not warm samples
-        work.runs.clear()
+        work.clear()
     done = 0
     while done < repeat:
         n = min(batch, repeat - done)
