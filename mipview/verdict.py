@@ -18,6 +18,7 @@ in registers) is one more entry in ``_RULES``.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -37,13 +38,16 @@ class ReferenceCache:
     It holds one image at a time (a 4096^2 float64 pyramid is ~700 MiB): asking about another
     level 0 forgets the previous one. Level 0 is recognised by identity (the array is held, so its
     id cannot be reused); a writeable array is also fingerprinted by its bytes, so a write
-    in between is noticed. The pyramids handed out are read-only. Use from one thread.
+    in between is noticed. The pyramids handed out are read-only. Thread-safe: threads asking
+    for different pyramids compute them side by side, and a thread asking for one that another
+    is computing waits for it instead of computing it again.
     """
 
     def __init__(self) -> None:
         self._level0: np.ndarray | None = None
         self._key: tuple[object, ...] = ()
-        self._refs: dict[tuple[Format, str], list[np.ndarray]] = {}
+        self._refs: dict[tuple[Format, str], _Slot] = {}
+        self._lock = threading.Lock()
 
     @staticmethod
     def _fingerprint(level0: np.ndarray) -> tuple[object, ...]:
@@ -55,15 +59,25 @@ class ReferenceCache:
     def get(self, level0: np.ndarray, fmt: Format, name: str) -> list[np.ndarray]:
         """The pyramid ``name`` (reference.named_reference: mean, min, max, blit) of ``level0``."""
         key = self._fingerprint(level0)
-        if level0 is not self._level0 or key != self._key:
-            self._level0, self._key, self._refs = level0, key, {}
-        refs = self._refs.get((fmt, name))
-        if refs is None:
-            refs = named_reference(name, level0, fmt)
-            for a in refs:
-                a.setflags(write=False)
-            self._refs[(fmt, name)] = refs
-        return refs
+        with self._lock:
+            if level0 is not self._level0 or key != self._key:
+                self._level0, self._key, self._refs = level0, key, {}
+            slot = self._refs.setdefault((fmt, name), _Slot())
+        with slot.lock:  # held while computing: a second asker waits for this pyramid only
+            if slot.refs is None:
+                refs = named_reference(name, level0, fmt)
+                for a in refs:
+                    a.setflags(write=False)
+                slot.refs = refs
+            return slot.refs
+
+
+class _Slot:
+    """One pyramid of a ReferenceCache, and the lock its computation holds."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.refs: list[np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
@@ -121,12 +135,14 @@ _RULES: dict[str, _Rule] = {"exact": _exact_rule, "emulated": _emulated_rule}
 
 def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
           reduction: str = "mean", own_reference: str | None = None,
-          refs: ReferenceCache | None = None, promise: Promise = "exact") -> Verdict:
+          refs: ReferenceCache | None = None, promise: Promise = "exact",
+          maps: bool = False) -> Verdict:
     """Judge the pyramid ``levels`` (level 0 .. n-1 as read back) made from the uploaded
     ``level0``.
 
     ``own_reference`` names the reference that emulates the strategy (``blit``); ``refs`` shares
-    the reference pyramids between strategies and runs (a fresh cache when None).
+    the reference pyramids between strategies and runs (a fresh cache when None); ``maps`` keeps
+    the heatmap of each chain level in ``Verdict.exact.maps`` (computed with the figures).
     """
     rule = _RULES.get(promise)
     if rule is None:
@@ -135,7 +151,8 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
         raise ValueError("an emulated result needs the name of its own reference")
     refs = refs if refs is not None else ReferenceCache()
     levels = list(levels)
-    exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction)
+    exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction,
+                                 maps=maps)
     own = None
     if own_reference is not None:
         own = ErrorReport(step=(), chain=tuple(
@@ -145,6 +162,7 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
 
 
 def judge_result(res: StrategyResult, level0: np.ndarray, fmt: Format,
-                 refs: ReferenceCache | None = None) -> Verdict:
+                 refs: ReferenceCache | None = None, maps: bool = False) -> Verdict:
     """:func:`judge` with what the result carries (its reduction, reference and promise)."""
-    return judge(res.levels, level0, fmt, res.reduction, res.own_reference, refs, res.promise)
+    return judge(res.levels, level0, fmt, res.reduction, res.own_reference, refs, res.promise,
+                 maps)
