@@ -162,7 +162,7 @@ def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: 
         reference = analysis.reference_levels(level0, mip.fmt, refs)
         listener.reference(reference)
         errors: list[StrategyErrors | None] = [None] * total
-        pending = set(jobs)
+        pending, done = set(jobs), 0
         while pending:
             finished, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
             if stop():
@@ -170,7 +170,7 @@ def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: 
             for job in sorted(finished, key=jobs.__getitem__):
                 e = job.result()
                 errors[jobs[job]] = e
-                done = total - len(pending)
+                done += 1
                 listener.progress(f"analysing {done}/{total}: {e.spec}")
                 listener.analysed(done, total, e)
         return reference, tuple(e for e in errors if e is not None)
