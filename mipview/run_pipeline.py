@@ -98,12 +98,17 @@ def generate(session: Session, listener: RunListener) -> MipResult:
     return mip
 
 
+def phase_text(settings: TimingSettings, then: str) -> str:
+    """``warming up 1.0 s, then <then>``; ``then`` alone when there is no warm-up."""
+    return f"warming up {settings.warmup_ms / 1000:.1f} s, then {then}" \
+        if settings.warmup_ms else then
+
+
 def time_strategies(session: Session, settings: TimingSettings, listener: RunListener,
                     should_stop: Stop | None = None) -> MipResult | None:
     """Time the session's strategies as ``settings`` say; the result with its timings, or None
     when stopped."""
-    warm = f"warming up {settings.warmup_ms / 1000:.1f} s, then " if settings.warmup_ms else ""
-    listener.progress(f"{warm}timing {settings.repeat} runs per strategy")
+    listener.progress(phase_text(settings, f"timing {settings.repeat} runs per strategy"))
     listener.warming_up(settings)
     last = [0.0]
 

@@ -271,9 +271,8 @@ class GpuWorker(JobWorker):
             session.generate()
             if req.repeat > 0 and not stop():
                 settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat)
-                warm = f"warming up {settings.warmup_ms / 1000:.1f} s, then " \
-                    if settings.warmup_ms else ""
-                self.sigProgress.emit(f"batch: {warm}timing {req.repeat} runs per way")
+                self.sigProgress.emit("batch: " + run_pipeline.phase_text(
+                    settings, f"timing {req.repeat} runs per way"))
                 session.time_with(settings, should_stop=stop)
             result = session.result()
         self._messages.extend(result.validation_messages)
@@ -304,8 +303,7 @@ class GpuWorker(JobWorker):
         windows = {p.spec: _Rolling(LIVE_WINDOW) for p in session.prepared}
         clock: deque[ClockSample] = deque(maxlen=LIVE_CLOCK_SAMPLES)
         emit.warming_up(settings)
-        self.sigProgress.emit(f"warming up {settings.warmup_ms / 1000:.1f} s, then profiling "
-                              "(live)")
+        self.sigProgress.emit(run_pipeline.phase_text(settings, "profiling (live)"))
         # the warm-up submits batches of this size too: a few runs per submit keep the GPU busy
         warmup_ms, total_runs = settings.warmup_ms, 0
         batch = 8 if warmup_ms else 1
