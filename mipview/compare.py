@@ -333,7 +333,7 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
         chain = chain_errors(levels, fmt, reduction)
     else:
         ref = chain_reference if chain_reference is not None else \
-            reference_pyramid(levels[0], fmt, reduction)
+            reference_pyramid(levels[0], fmt, reduction) if levels else []
         _check_lengths(levels, ref)
         pairs = [level_error_map(a, r, fmt, i) if maps else (level_error(a, r, fmt, i), None)
                  for i, (a, r) in enumerate(zip(levels, ref, strict=True))]

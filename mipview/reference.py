@@ -228,8 +228,10 @@ def _bilinear_axis(a: np.ndarray, axis: int, dst: int) -> np.ndarray:
     shape[axis] = dst
     f = f.reshape(shape)
     t0 = _tap(a, axis, i0)
-    t1 = _tap(a, axis, i1)
-    return t0 + (t1 - t0) * f
+    out = _tap(a, axis, i1) - t0
+    out *= f
+    out += t0  # t0 + (t1 - t0) * f, without two more level-sized temporaries
+    return out
 
 
 def _tap(a: np.ndarray, axis: int, index: np.ndarray) -> np.ndarray:
