@@ -166,10 +166,9 @@ class GpuWorker(JobWorker):
             self._pool = None
 
     def _analysis_pool(self) -> ThreadPoolExecutor:
-        """Threads for analyses (analysis.pool_size), niced so the UI thread wins a core."""
+        """Threads for analyses (analysis.pool_size: one core is left to the UI thread)."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis",
-                                            initializer=lower_priority)
+            self._pool = ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis")
         return self._pool
 
     def _open_context(self, wanted: str | None) -> None:
