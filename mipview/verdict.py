@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -50,13 +51,16 @@ class ReferenceCache:
     It holds one image at a time (a 4096^2 float64 pyramid is ~700 MiB): asking about another
     level 0 forgets the previous one. Level 0 is recognised by identity (the array is held, so its
     id cannot be reused); a writeable array is also fingerprinted by its bytes, so a write
-    in between is noticed. The pyramids handed out are read-only. Use from one thread.
+    in between is noticed. The pyramids handed out are read-only. Thread-safe: threads asking
+    for different pyramids compute them side by side, and a thread asking for one that another
+    is computing waits for it instead of computing it again.
     """
 
     def __init__(self) -> None:
         self._level0: np.ndarray | None = None
         self._key: tuple[object, ...] = ()
-        self._refs: dict[tuple[object, ...], object] = {}
+        self._refs: dict[tuple[object, ...], _Slot] = {}
+        self._lock = threading.Lock()
 
     @staticmethod
     def _fingerprint(level0: np.ndarray) -> tuple[object, ...]:
@@ -68,11 +72,14 @@ class ReferenceCache:
     def _cached(self, level0: np.ndarray, key: tuple[object, ...],
                 make: Callable[[], object]) -> object:
         fingerprint = self._fingerprint(level0)
-        if level0 is not self._level0 or fingerprint != self._key:
-            self._level0, self._key, self._refs = level0, fingerprint, {}
-        if key not in self._refs:
-            self._refs[key] = make()
-        return self._refs[key]
+        with self._lock:
+            if level0 is not self._level0 or fingerprint != self._key:
+                self._level0, self._key, self._refs = level0, fingerprint, {}
+            slot = self._refs.setdefault(key, _Slot())
+        with slot.lock:  # held while computing: a second asker waits for this entry only
+            if slot.value is None:
+                slot.value = make()
+            return slot.value
 
     def get(self, level0: np.ndarray, fmt: Format, name: str) -> list[np.ndarray]:
         """The pyramid ``name`` (reference.named_reference: mean, min, max, blit) of ``level0``."""
@@ -91,6 +98,14 @@ class ReferenceCache:
                 level0, fmt, steps, self.get(level0, fmt, reduction), reduction))  # type: ignore[arg-type]
         return self._cached(level0, (fmt, "stored", reduction, tuple(steps)),  # type: ignore[return-value]
                             make)
+
+
+class _Slot:
+    """One entry of a ReferenceCache, and the lock its computation holds."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.value: object | None = None
 
 
 @dataclass(frozen=True)
@@ -192,13 +207,14 @@ _RULES: dict[str, _Rule] = {"stored": _stored_rule, "carried": _carried_rule,
 def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
           reduction: str = "mean", own_reference: str | None = None,
           refs: ReferenceCache | None = None, promise: Promise = "stored",
-          sources: Sequence[LevelSource] = ()) -> Verdict:
+          sources: Sequence[LevelSource] = (), maps: bool = False) -> Verdict:
     """Judge the pyramid ``levels`` (level 0 .. n-1 as read back) made from the uploaded
     ``level0``.
 
     ``own_reference`` names the reference that emulates the strategy (``blit``); ``refs`` shares
     the reference pyramids between strategies and runs (a fresh cache when None); ``sources``
-    says how levels 1 .. n-1 were made (empty: each from the stored level below).
+    says how levels 1 .. n-1 were made (empty: each from the stored level below); ``maps`` keeps
+    the heatmap of each chain level in ``Verdict.exact.maps`` (computed with the figures).
     """
     rule = _RULES.get(promise)
     if rule is None:
@@ -207,7 +223,8 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
         raise ValueError("an emulated result needs the name of its own reference")
     refs = refs if refs is not None else ReferenceCache()
     levels = list(levels)
-    exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction)
+    exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction,
+                                 maps=maps)
     own = None
     if own_reference is not None:
         own = ErrorReport(step=(), chain=tuple(
@@ -220,8 +237,8 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
 
 
 def judge_result(res: StrategyResult, level0: np.ndarray, fmt: Format,
-                 refs: ReferenceCache | None = None) -> Verdict:
+                 refs: ReferenceCache | None = None, maps: bool = False) -> Verdict:
     """:func:`judge` with what the result carries (its reduction, reference, promise and level
     sources)."""
     return judge(res.levels, level0, fmt, res.reduction, res.own_reference, refs, res.promise,
-                 res.sources)
+                 res.sources, maps)

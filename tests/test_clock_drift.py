@@ -89,12 +89,12 @@ def test_a_small_steady_shift_within_five_percent_is_noise():
 def test_session_records_the_clock_after_every_timed_round(gpu, monkeypatch):
     """The one timing path samples the clock after each round and puts it on the result."""
     from mipview.formats import Format
-    from mipview.gpu import runner
+    from mipview.gpu import clocks, runner
     from mipview.gpu.clocks import ClockReader
     from mipview.results import StrategySpec, TimingSettings
 
     reader = ClockReader(FakeNvml(["x"], [1980, 1980, 1500]), 0)
-    monkeypatch.setattr(runner, "clock_reader", lambda ctx: reader)
+    monkeypatch.setattr(clocks, "clock_reader", lambda ctx: reader)
     level0 = np.zeros((8, 8, 4), np.uint8)
     with runner.Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
         session.generate()

@@ -220,3 +220,60 @@ def test_mismatches_raise(src: np.ndarray) -> None:
         level_errors(gpu, gpu[:-1], Format.UNORM)
     with pytest.raises(ValueError, match="shape"):
         error_map(gpu[1], gpu[2], Format.UNORM)
+
+
+def _plain_level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int):
+    """Figures and map of one level straight from texel_errors (no short cut)."""
+    err = texel_errors(a, ref, fmt)
+    e4 = err if err.ndim == 4 else err[None]
+    flat = int(np.argmax(e4))
+    return (float(e4.flat[flat]), float(e4.mean()),
+            tuple(int(i) for i in np.unravel_index(flat, e4.shape)),
+            err.max(axis=-1).astype(np.float32))
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+@pytest.mark.parametrize("equal", [False, True], ids=["differs", "equal"])
+def test_level_error_map_is_level_error_and_error_map(src: np.ndarray, fmt: Format,
+                                                      equal: bool) -> None:
+    from mipview.compare import level_error, level_error_map
+
+    rng = np.random.default_rng(4)
+    a = src.astype(fmt.dtype) if fmt.is_float else src
+    layered = np.stack([a, a[::-1]])
+    for level in (a, layered):
+        ref = level.astype(np.float64) if equal else \
+            level.astype(np.float64) + rng.normal(0, 0.7, level.shape)
+        figures, emap = level_error_map(level, ref, fmt, 2)
+        assert figures == level_error(level, ref, fmt, 2)
+        assert np.array_equal(emap, error_map(level, ref, fmt)) and emap.dtype == np.float32
+        mx, mean, worst, plain_map = _plain_level_error(level, ref, fmt, 2)
+        assert (figures.max_error, figures.worst) == (mx, worst)
+        assert figures.mean_error == mean
+        assert np.array_equal(emap, plain_map) and emap.shape == level.shape[:-1]
+        assert (figures.max_error == 0.0) == equal
+
+
+def test_report_with_maps_reuses_level_one_only_when_level_zero_came_back(src) -> None:
+    fmt = Format.SRGB
+    chain = reference_pyramid(src, fmt)
+    gpu = rounded_chain(src, fmt)
+    with_maps = error_report(gpu, fmt, chain, maps=True)
+    assert with_maps == error_report(gpu, fmt, chain)  # the same figures
+    assert with_maps.step == error_report(gpu, fmt).step  # and the step from the GPU's levels
+    assert [m.tobytes() for m in with_maps.maps] == \
+        [m.tobytes() for m in error_maps_of(gpu, chain, fmt)]
+    assert error_report(gpu, fmt, chain).maps == ()
+
+    # level 0 came back changed: level 1's step reference is the reduction of the changed level
+    bad = list(gpu)
+    bad[0] = gpu[0].copy()
+    bad[0][:4, :4] = 255 - bad[0][:4, :4]
+    report = error_report(bad, fmt, chain, maps=True)
+    assert report.chain[0].max_error > 0
+    assert report.step == tuple(step_errors(bad, fmt))
+    assert report.step[1].max_error != with_maps.step[1].max_error
+
+
+def error_maps_of(levels, ref, fmt):
+    return [error_map(a, r, fmt) for a, r in zip(levels, ref, strict=True)]

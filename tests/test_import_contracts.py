@@ -236,7 +236,7 @@ def test_the_graph_sees_the_imports_the_contracts_are_about(graph):
     targets = {m: {(i.target, i.lazy) for i in imports} for m, imports in graph.items()}
     assert ("mipview.ui.app", True) in targets["mipview.cli"]  # cmd_gui
     assert ("mipview.cli_batch", True) in targets["mipview.cli"]  # inside build_parser
-    assert ("mipview.compare", False) in targets["mipview.ui.worker"]  # from mipview import ...
+    assert ("mipview.analysis", False) in targets["mipview.ui.worker"]  # from mipview import ...
     assert ("PySide6.QtCore", False) in targets["mipview.ui.worker"]
     assert ("mipview", False) in targets["mipview.cli"]  # MipviewError: not a module
     assert ("mipview.gpu.strategies.base", False) in targets["mipview.gpu.strategies.blit"]

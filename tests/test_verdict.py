@@ -166,3 +166,50 @@ def test_a_file_chain_may_be_made_from_the_level_below_or_from_level_0(fmt):
                 promise="file")
     assert not bad.within_tolerance and bad.failing_levels[0] == 2
     assert bad.rule.startswith("file (mean)")
+
+
+def test_reference_cache_computes_each_pyramid_once_across_threads(monkeypatch):
+    """Threads asking at once (a run's parallel analyses) share one computation per pyramid,
+    and different pyramids are computed side by side."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    fmt = Format.UNORM
+    level0 = _level0(33, 20, fmt)
+    level0.setflags(write=False)
+    calls, inside, most = [], [0], [0]
+    lock = threading.Lock()
+    gate = threading.Barrier(2, timeout=10)
+
+    def slow(name, l0, f):
+        with lock:
+            calls.append(name)
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        gate.wait()  # mean and blit both in here at once, or this times out
+        try:
+            return named_reference(name, l0, f)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(verdict_mod, "named_reference", slow)
+    cache = ReferenceCache()
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda name: cache.get(level0, fmt, name), ["mean", "blit"] * 8))
+    assert sorted(calls) == ["blit", "mean"] and most[0] == 2
+    assert all(g is got[i % 2] for i, g in enumerate(got))
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+def test_judge_with_maps_gives_the_same_verdict(gpu, fmt):
+    level0 = _level0(19, 13, fmt)
+    mip = run_once(gpu, level0, fmt, [StrategySpec("blit"), StrategySpec("per-level")])
+    cache = ReferenceCache()
+    for res in mip.results:
+        plain = judge_result(res, level0, fmt, cache)
+        mapped = judge_result(res, level0, fmt, cache, maps=True)
+        assert mapped == plain and plain.exact.maps == ()
+        assert len(mapped.exact.maps) == len(res.levels)
+        assert [float(m.max()) for m in mapped.exact.maps] == \
+            [float(np.float32(e.max_error)) for e in mapped.exact.chain]

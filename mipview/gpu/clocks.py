@@ -80,3 +80,21 @@ def clock_reader(ctx: Any) -> ClockReader | None:
         caps = ctx.caps
         ctx.caches["clock_reader"] = open_reader(caps.name, caps.vendor_id)
     return ctx.caches["clock_reader"]
+
+
+class ClockLog:
+    """The clock of one timing, sampled after each timed round (the state its samples were
+    taken in); ``state`` is None where the device's clock cannot be read."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._reader = clock_reader(ctx)
+        self._samples: list[ClockSample] = []
+
+    def sample(self) -> None:
+        got = self._reader.sample() if self._reader is not None else None
+        if got is not None:
+            self._samples.append(got)
+
+    @property
+    def state(self) -> ClockState | None:
+        return self._reader.state(self._samples) if self._reader is not None else None

@@ -15,14 +15,13 @@ import numpy as np
 
 from mipview.formats import Format
 from mipview.gpu import strategies
-from mipview.gpu.clocks import clock_reader
+from mipview.gpu.clocks import ClockLog
 from mipview.gpu.context import GpuContext
 from mipview.gpu.evict import CacheEvictor
 from mipview.gpu.resources import MipImage
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.timing import TimedWork, time_interleaved
 from mipview.results import (
-    ClockSample,
     ClockState,
     MipResult,
     StrategyResult,
@@ -127,14 +126,13 @@ class Session:
         """Time every strategy as ``settings`` say (:func:`time_interleaved`; ``cold`` and
         ``evict`` pick the cache eviction). Returns False if stopped early."""
         self._evict(settings.evict if settings.cold else None)
-        reader = clock_reader(self.ctx)
-        samples: list[ClockSample] = []
+        log = ClockLog(self.ctx)
 
         def after_round() -> None:
-            # the clock after each timed round: the state the samples were taken in
-            sample = reader.sample() if reader is not None else None
-            if sample is not None:
-                samples.append(sample)
+            # the clock after each timed round: the state the samples were taken in, there
+            # for ``on_batch`` to show
+            log.sample()
+            self.clock = log.state
             if on_batch is not None:
                 on_batch()
 
@@ -142,7 +140,7 @@ class Session:
             return time_interleaved([p.work for p in self.prepared], settings, should_stop,
                                     after_round)
         finally:
-            self.clock = reader.state(samples) if reader is not None else None
+            self.clock = log.state
 
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 10,
              should_stop: Callable[[], bool] | None = None,

@@ -235,9 +235,14 @@ class BatchView(QWidget):
         self.images_table.blockSignals(False)
         texels = sum(i.width * i.height for i in result.images)
         skipped = "; ".join(f"{w}: {r}" for w, r in result.skipped)
+        timed = any(w.timing is not None for w in ways)
+        clock = "" if not timed else "; " + (
+            result.clock.label() if result.clock is not None
+            else f"clock: not readable on {result.device.name}")
         self.summary.setText(f"{len(result.images)} images, {texels:,} level-0 texels, "
                              f"{result.fmt.label}, packed {result.packed_bytes:,} bytes in "
-                             f"{result.pages} page(s)" + (f"; skipped {skipped}" if skipped else ""))
+                             f"{result.pages} page(s)" + (f"; skipped {skipped}" if skipped else "")
+                             + clock)
         if result.images:
             self.show_image(0)
         else:

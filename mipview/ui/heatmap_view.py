@@ -1,7 +1,8 @@
 """Difference heatmaps per level, with a colour bar and a table of figures per level.
 
-A strategy is compared with the exact reference (figures and maps computed in the GPU worker
-by ``compare.level_errors`` / ``compare.error_map``) or with another strategy
+A strategy is compared with the exact reference (its verdict's figures and maps, computed off the
+UI thread by ``analysis.analyse_strategy``; a run's strategies arrive one by one, and one not yet
+there says "analysing") or with another strategy
 (``compare.level_errors`` / ``compare.difference_map``, computed on demand by the compare worker:
 the view asks with ``sigCompare``, shows "computing" meanwhile and caches what comes back).
 Units: LSB for 8-bit formats, relative error for float formats. The worst level is bold, tinted
@@ -35,11 +36,12 @@ from PySide6.QtWidgets import (
 )
 
 from mipview import compare, containers
+from mipview.analysis import StrategyErrors
 from mipview.compare import LevelError
 from mipview.formats import Format
 from mipview.ui.display import layer_count
 from mipview.ui.layer_selector import LayerSelector
-from mipview.ui.messages import Analysis, Comparison, RunOutput
+from mipview.ui.messages import Comparison, RunOutput
 
 EXACT = "__exact__"
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)")
@@ -109,7 +111,8 @@ class HeatmapView(QWidget):
         lay.addWidget(split, 1)
 
         self.output: RunOutput | None = None
-        self.analysis: Analysis | None = None
+        #: each strategy's figures against the exact reference, by name, as they arrive
+        self.exact: dict[str, StrategyErrors] = {}
         self.errors: list[LevelError] = []
         self.maps: list[np.ndarray] = []
         self.worst_level = 0
@@ -122,7 +125,8 @@ class HeatmapView(QWidget):
         self.cmap_combo.currentTextChanged.connect(self._set_cmap)
 
     def clear(self) -> None:
-        self.output = self.analysis = None
+        self.output = None
+        self.exact = {}
         self._cache.clear()
         self._pending.clear()
         self.strategy_combo.clear()
@@ -138,8 +142,9 @@ class HeatmapView(QWidget):
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
 
-    def set_data(self, output: RunOutput, analysis: Analysis) -> None:
-        self.output, self.analysis = output, analysis
+    def set_run(self, output: RunOutput) -> None:
+        """The strategies of a new run; their figures follow by :meth:`add_errors`."""
+        self.output, self.exact = output, {}
         self._cache.clear()
         self._pending.clear()
         keep = self.strategy()
@@ -157,6 +162,15 @@ class HeatmapView(QWidget):
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
                           else 1)
         self._refresh()
+
+    def add_errors(self, errors: StrategyErrors) -> None:
+        """One strategy's figures against the exact reference; redrawn if it is the one shown."""
+        name = str(errors.spec)
+        if self.exact.get(name) is errors:
+            return
+        self.exact[name] = errors
+        if self._selection() == (name, EXACT):
+            self._refresh()
 
     def select(self, strategy: str, against: str = EXACT) -> None:
         # both at once: the pair in between (the new strategy against the old choice) would
@@ -209,17 +223,16 @@ class HeatmapView(QWidget):
     def _figures(self, name: str, against: str) \
             -> tuple[list[LevelError], list[np.ndarray]] | None:
         """Figures and maps of ``name`` against ``against``; None while they are computed."""
-        assert self.analysis is not None
         if against == EXACT:
-            e = next(e for e in self.analysis.errors if str(e.spec) == name)
-            return list(e.levels), list(e.maps)
+            e = self.exact.get(name)
+            return (list(e.levels), list(e.maps)) if e is not None else None
         got = self._cache.get((name, against))
         return (list(got.levels), list(got.maps)) if got is not None else None
 
     def _refresh(self) -> None:
-        if self.analysis is None or not self.strategy():
+        if self.output is None or not self.strategy():
             return
-        fmt = self.analysis.fmt
+        fmt = self.output.mip.fmt
         name, against = self._selection()
         figures = self._figures(name, against)
         if figures is None:
@@ -244,13 +257,17 @@ class HeatmapView(QWidget):
         self._show_level(self.worst_level)
 
     def _show_computing(self, name: str, against: str) -> None:
-        if (name, against) not in self._pending:
-            self.sigCompare.emit(name, against)
+        if against == EXACT:  # the run's analysis brings it (add_errors)
+            what = f"analysing {name}…"
+        else:
+            if (name, against) not in self._pending:
+                self.sigCompare.emit(name, against)
+            what = f"computing {name} vs {against}…"
         self.errors, self.maps = [], []
         self.table.setRowCount(0)
         self.image.clear()
         self.plot.setTitle("")
-        self.summary.setText(f"  computing {name} vs {against}…")
+        self.summary.setText(f"  {what}")
 
     def _fill_table(self, fmt: Format) -> None:
         self.table.blockSignals(True)

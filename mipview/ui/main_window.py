@@ -7,10 +7,16 @@ with a job id, by one queued signal per worker, keeps the latest request of each
 applies a result only when it belongs to that job (so a stopped or superseded job's late results
 are dropped); it never waits on a worker.
 
+A run is shown as it comes: its levels, then its timings (the chart; "warming up" first), then
+the exact reference and each strategy's verdict and heatmaps as each is ready, with progress in
+the status bar.
+
 Signals (emitted after the views show the data; tests and automation wait on these)
 -------
-sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigAnalysisShown(Analysis)
-sigStatsShown(LiveStats)     sigJobFinished(int)      sigErrorShown(WorkerError)
+sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigTimingShown(TimingPhase)
+sigStatsShown(LiveStats)     sigReferenceShown(ReferenceReady)
+sigStrategyShown(StrategyAnalysed)  sigAnalysisShown(Analysis)
+sigJobFinished(int)          sigErrorShown(WorkerError)
 sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
 sigExported(ExportOutput)
 """
@@ -57,11 +63,14 @@ from mipview.ui.messages import (
     LiveStats,
     OpenedImage,
     OpenRequest,
+    ReferenceReady,
     RunOutput,
     RunRequest,
+    StrategyAnalysed,
     SweepOutput,
     SweepProgress,
     SweepRequest,
+    TimingPhase,
     WorkerError,
 )
 from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
@@ -84,8 +93,11 @@ def make_settings() -> QSettings:
 class MainWindow(QMainWindow):
     sigImageOpened = Signal(object)
     sigRunShown = Signal(object)
-    sigAnalysisShown = Signal(object)
+    sigTimingShown = Signal(object)
     sigStatsShown = Signal(object)
+    sigReferenceShown = Signal(object)
+    sigStrategyShown = Signal(object)
+    sigAnalysisShown = Signal(object)
     sigJobFinished = Signal(int)
     sigErrorShown = Signal(object)
     sigBatchShown = Signal(object)
@@ -174,8 +186,11 @@ class MainWindow(QMainWindow):
         w.sigDeviceReady.connect(self._on_device_ready)
         w.sigOpened.connect(self._on_opened)
         w.sigRunOutput.connect(self._on_run_output)
-        w.sigAnalysis.connect(self._on_analysis)
+        w.sigTiming.connect(self._on_timing)
         w.sigStats.connect(self._on_stats)
+        w.sigReference.connect(self._on_reference)
+        w.sigStrategyAnalysed.connect(self._on_strategy_analysed)
+        w.sigAnalysis.connect(self._on_analysis)
         w.sigBatch.connect(self._on_batch)
         w.sigSweepProgress.connect(self._on_sweep_progress)
         w.sigSweep.connect(self._on_sweep)
@@ -344,7 +359,7 @@ class MainWindow(QMainWindow):
         source = self.opened.source
         return self._send("run", lambda job: RunRequest(
             job, source, fmt, tuple(specs), repeat=self.panel.repeat_spin.value(), live=live,
-            layers=self.panel.layers_spin.value()))
+            layers=self.panel.layers_spin.value(), cold=self.panel.cold_check.isChecked()))
 
     def run_batch(self, fields: dict | None = None) -> int:
         """Run a batch in the worker (``fields``: BatchRequest fields; default the Batch tab's
@@ -410,13 +425,14 @@ class MainWindow(QMainWindow):
 
     def _on_shader_loaded(self, cls: type, reloaded: bool) -> None:
         """A custom shader compiled: its row among the strategies; after an edit, the latest
-        run again (a live profile restarts) if it ran that shader and nothing else runs."""
+        run again (a live profile restarts) if it ran that shader and nothing else runs. The
+        chart's history marks the reload when the new version's figures arrive (a changed
+        shader digest: timing_chart.history_marks)."""
         self.panel.add_custom(cls)
         last = self._latest.get("run")
         if reloaded and last is not None and cls.name in {s.name for s in last.specs} \
                 and self.opened is not None and last.source is self.opened.source \
                 and not self._busy_jobs - {last.job}:
-            self.chart.add_mark(f"reloaded {cls.title}")
             self._send("run", lambda job: replace(last, job=job))
 
     def stop(self) -> None:
@@ -530,19 +546,41 @@ class MainWindow(QMainWindow):
         mip = out.mip
         self.pyramid.set_pyramids([(str(r.spec), containers.title(r.spec), r.levels, mip.fmt)
                                    for r in mip.results])
+        self._drop_comparisons()
+        self.heatmap.set_run(out)  # fills in as each strategy's analysis arrives
         skipped = [f"skipped {s}: {why}" for s, why in mip.skipped]
         if skipped or out.notes:
             self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)
         self._show_validation(mip.validation_messages)
         self.sigRunShown.emit(out)
 
+    def _on_timing(self, phase: TimingPhase) -> None:
+        if not self._is_latest("run", phase.job):
+            return
+        self.chart.warming_up(phase)
+        self.sigTimingShown.emit(phase)
+
+    def _on_reference(self, ready: ReferenceReady) -> None:
+        if not self._is_latest("run", ready.job) or self.output is None:
+            return
+        self.pyramid.set_reference(ready.reference, ready.fmt)
+        self.sigReferenceShown.emit(ready)
+
+    def _on_strategy_analysed(self, part: StrategyAnalysed) -> None:
+        if not self._is_latest("run", part.job) or self.output is None:
+            return
+        self.heatmap.add_errors(part.errors)
+        self.progress.setRange(0, part.total)
+        self.progress.setValue(part.done)
+        self.sigStrategyShown.emit(part)
+
     def _on_analysis(self, analysis: Analysis) -> None:
         if not self._is_latest("run", analysis.job) or self.output is None:
             return
         self.analysis = analysis
-        self.pyramid.set_reference(analysis.reference, analysis.fmt)
-        self._drop_comparisons()
-        self.heatmap.set_data(self.output, analysis)
+        for errors in analysis.errors:  # each came by sigStrategyAnalysed: shown already
+            self.heatmap.add_errors(errors)
+        self.progress.setRange(0, 0)
         self.sigAnalysisShown.emit(analysis)
 
     def _on_compared(self, comparison: Comparison) -> None:
@@ -596,6 +634,7 @@ class MainWindow(QMainWindow):
 
     def _on_job_finished(self, job: int) -> None:
         self._busy_jobs.discard(job)
+        self.progress.setRange(0, 0)  # back to "busy" for the next job
         self._set_busy()
         self.heatmap.job_finished(job)
         if self._is_latest("run", job) and self.output is not None and not self.run_label.text():

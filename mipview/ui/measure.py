@@ -8,6 +8,11 @@
    and the longest UI event-loop stall meanwhile.
 3. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; the chart counts
    its updates per second.
+4. Run all five at ``--five-size``² (default 1024; ``--five-only`` skips the phases above): all
+   five built-in strategies, 20 timed runs, as a user presses Run with the image open; reports
+   the time until the chart shows the final timings and until everything (reference, every
+   strategy's verdict and heatmaps) is shown, for the first Run (shader pipelines compiled) and
+   the Runs after it.
 Stalls: a 5 ms QTimer records the gaps between its ticks; the longest is the worst stall.
 Also writes screenshots (pyramid and heatmap tabs) to ``--shots`` for a look.
 """
@@ -67,12 +72,52 @@ class _Ticks:
                 f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms)")
 
 
+def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
+    """Phase 4: Run all five strategies at ``size``², ``runs`` times; time to the chart's final
+    timings and to everything shown."""
+    from mipview import imageio
+    from mipview.gpu import strategies
+
+    path = Path(tmp) / f"five_{size}.png"
+    src = imageio.synthetic(size, size)
+    Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(path)
+    window.panel.run_on_open.setChecked(False)
+    opened: list[object] = []
+    window.sigImageOpened.connect(opened.append)
+    window.open_image(str(path))
+    _spin(app, lambda: bool(opened) and not window.is_busy(), 120)
+    specs = strategies.default_specs()
+    window.panel.set_specs(specs)
+    window.panel.repeat_spin.setValue(20)
+    marks: dict[str, float] = {}
+    window.sigStatsShown.connect(
+        lambda s: marks.setdefault("chart", time.perf_counter()) if s.final else None)
+    window.sigAnalysisShown.connect(lambda _a: marks.setdefault("all", time.perf_counter()))
+    ticks = _Ticks()
+    for i in range(runs):
+        marks.clear()
+        ticks.start()
+        t0 = time.perf_counter()
+        window.run(False, specs)
+        _spin(app, lambda: "all" in marks and not window.is_busy(), 300)
+        window.repaint()  # and its paint
+        app.processEvents()
+        ticks.stop()
+        what = "first Run (pipelines compiled)" if i == 0 else f"Run {i + 1}"
+        print(f"Run all five at {size}x{size}, 20 runs, {what}: chart {marks['chart'] - t0:.2f} "
+              f"s, everything {marks['all'] - t0:.2f} s, painted {time.perf_counter() - t0:.2f} "
+              f"s; {ticks.report()}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mipview.ui.measure")
     parser.add_argument("--size", type=int, default=4096)
     parser.add_argument("--live-s", type=float, default=10.0)
     parser.add_argument("--strategies", default="blit,per-level")
     parser.add_argument("--shots", default="test-artifacts")
+    parser.add_argument("--five-size", type=int, default=1024)
+    parser.add_argument("--five-runs", type=int, default=3)
+    parser.add_argument("--five-only", action="store_true")
     args = parser.parse_args(argv)
     from mipview.ui.app import reserve_ui_core
 
@@ -101,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         print("no device")
         return 1
     print(f"device: {window.caps.name}")
+    if args.five_only:
+        _run_all_five(app, window, args.five_size, args.five_runs, tmp)
+        window.shutdown()
+        return 0
 
     big = Path(tmp) / f"zoneplate_{args.size}.png"
     src = imageio.synthetic(args.size, args.size)
@@ -181,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     window.tabs.setCurrentIndex(1)
     app.processEvents()
     window.screenshot(str(shots / "measure_heatmap.png"))
+    _run_all_five(app, window, args.five_size, args.five_runs, tmp)
     window.shutdown()
     print(f"screenshots in {shots}/")
     return 0

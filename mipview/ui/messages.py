@@ -1,7 +1,8 @@
 """Frozen dataclasses that cross between the UI thread and the GPU worker thread.
 
-Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``,
-``RunOutput``, ``Analysis``, ``LiveStats``, ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
+Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``; a run's
+``RunOutput``, ``TimingPhase``, ``LiveStats``, ``ReferenceReady``, ``StrategyAnalysed``,
+``Analysis``, in that order; ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
 ``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
 ``ExportRequest`` -> ``ExportOutput``).
 Arrays inside are never written after they are built, so neither side needs a lock.
@@ -14,13 +15,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mipview.analysis import StrategyErrors
 from mipview.compare import LevelError
+from mipview.drift import Drift, detect_drift
 from mipview.formats import Format
 from mipview.gpu.batch import BatchResult
 from mipview.gpu.context import DeviceCaps
 from mipview.imageio import SourceImage
-from mipview.results import GpuTiming, MipResult, StrategySpec
-from mipview.verdict import Verdict
+from mipview.results import ClockState, GpuTiming, MipResult, StrategySpec
 
 if TYPE_CHECKING:
     from mipview.sweep import SweepResult
@@ -57,6 +59,8 @@ class RunRequest:
     live: bool = False
     #: > 1: run on this many layers made from the image by ``mipview.layers.make_layers``
     layers: int = 1
+    #: empty the caches before every timed run (``mipview bench --cold``)
+    cold: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,26 +78,39 @@ class RunOutput:
 
 
 @dataclass(frozen=True)
-class StrategyErrors:
-    """One strategy's verdict (mipview.verdict: the same as ``mipview run``'s) and its heatmap
-    per level against the exact reference."""
+class TimingPhase:
+    """A run's timing begins: ``warmup_ms`` of untimed work first (no figures meanwhile)."""
 
-    spec: StrategySpec
-    verdict: Verdict
-    maps: tuple[np.ndarray, ...]
+    job: int
+    device: str
+    warmup_ms: float
+    live: bool = False
 
-    @property
-    def levels(self) -> tuple[LevelError, ...]:
-        """Chain errors per level against the exact reference (what the heatmap shows)."""
-        return self.verdict.exact.chain
 
-    @property
-    def within_tolerance(self) -> bool:
-        return self.verdict.within_tolerance
+@dataclass(frozen=True)
+class ReferenceReady:
+    """The exact reference of a run's image, per level (``analysis.reference_levels``)."""
+
+    job: int
+    fmt: Format
+    reference: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class StrategyAnalysed:
+    """One strategy's verdict and heatmaps, as soon as they are ready; ``done`` of ``total``."""
+
+    job: int
+    fmt: Format
+    done: int
+    total: int
+    errors: StrategyErrors
 
 
 @dataclass(frozen=True)
 class Analysis:
+    """Everything a run's analysis produced (after the last ``StrategyAnalysed``)."""
+
     job: int
     fmt: Format
     #: the exact reference per level, as float64 storage units (for the side-by-side viewer)
@@ -112,12 +129,16 @@ class TimingFigures:
     max: float
     #: the median of each mark (the per-dispatch breakdown), in plan order
     marks: tuple[tuple[str, float], ...] = ()
+    #: the samples drifted while they were taken (mipview.drift): the median describes neither
+    #: the start nor the end
+    drift: Drift | None = None
 
     @classmethod
     def of(cls, timing: GpuTiming) -> TimingFigures:
         t = timing.total
         return cls(t.min, t.p5, t.median, t.p95, t.max,
-                   tuple((label, s.median) for label, s in timing.marks))
+                   tuple((label, s.median) for label, s in timing.marks),
+                   detect_drift(t.samples_us))
 
 
 @dataclass(frozen=True)
@@ -131,6 +152,10 @@ class LiveStats:
     elapsed_s: float
     final: bool = False
     validation_messages: tuple[str, ...] = field(default=())
+    #: the GPU clocks while these timings were taken; None where they cannot be read
+    clock: ClockState | None = None
+    #: (spec, digest of its file) of each custom strategy (``shader:PATH``) timed
+    shaders: tuple[tuple[str, str], ...] = ()
     #: ``TimingFigures`` of each of ``timings``, computed where the stats are made (the worker
     #: thread), so the UI thread redraws without sorting samples
     figures: tuple[TimingFigures, ...] = field(init=False, repr=False, compare=False)

@@ -104,6 +104,10 @@ class StrategyPanel(QWidget):
         self.repeat_spin.setValue(20)
         self.repeat_spin.setToolTip("timed runs per strategy after the first (0: levels only)")
         runs.addRow("Timed runs", self.repeat_spin)
+        self.cold_check = QCheckBox("Cold caches")
+        self.cold_check.setToolTip("empty the GPU caches before every timed run (untimed), as "
+                                   "`mipview bench --cold`; off: warm caches")
+        runs.addRow(self.cold_check)
         self.layers_spin = QSpinBox()
         self.layers_spin.setRange(1, 64)
         self.layers_spin.setValue(1)
@@ -260,6 +264,7 @@ class StrategyPanel(QWidget):
             return
         s.setValue("panel/format", self.format_choice())
         s.setValue("panel/repeat", self.repeat_spin.value())
+        s.setValue("panel/cold", self.cold_check.isChecked())
         s.setValue("panel/layers", self.layers_spin.value())
         s.setValue("panel/run_on_open", self.run_on_open.isChecked())
         s.setValue("panel/strategies", [str(r.spec()) for r in self.rows.values()
@@ -272,6 +277,7 @@ class StrategyPanel(QWidget):
         i = self.format_combo.findData(s.value("panel/format", AUTO_FORMAT))
         self.format_combo.setCurrentIndex(max(0, i))
         self.repeat_spin.setValue(int(s.value("panel/repeat", 20)))
+        self.cold_check.setChecked(str(s.value("panel/cold", False)).lower() == "true")
         self.layers_spin.setValue(int(s.value("panel/layers", 1)))
         self.run_on_open.setChecked(str(s.value("panel/run_on_open", True)).lower() == "true")
         saved = s.value("panel/strategies", []) or []

@@ -8,6 +8,12 @@ Axes are the dearest part of a live repaint: an axis is redrawn whenever its ran
 grid lines at every minor tick tripled that. So grid lines follow the major ticks only, and the
 ranges move only when the data leave them or fill less than half of them (``steady_range``).
 
+The header says what the figures are worth: the SM and memory clock seen while timing (or that
+the device's clock cannot be read), in a warning colour when it moved; "warming up" until the
+first figures after the warm-up. A strategy whose samples drifted (``TimingFigures.drift``) gets
+a hatched bar outlined in red and "drifting" in its label, not a clean bar. The history marks
+each change of device, strategies and options, shader file or clock with a labelled line.
+
 Signals
 -------
 sigUpdated()   after every statistics update is drawn
@@ -17,13 +23,16 @@ from __future__ import annotations
 
 import csv
 from collections import deque
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mipview.ui.messages import LiveStats, TimingFigures
+from mipview.results import CUSTOM_PREFIX, ClockState, StrategySpec
+from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
 PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -31,6 +40,10 @@ PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#C
 HISTORY = 300
 #: marks kept in the history (the oldest go first)
 MAX_MARKS = 20
+#: drifting bars and a clock that moved
+WARNING = "#ff5a4a"
+#: an SM clock that moved by more than this fraction between updates is a change in the history
+CLOCK_STEP = 0.1
 
 
 def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
@@ -65,9 +78,60 @@ def steady_range(current: tuple[float, float], lo: float, hi: float) \
     return max(0.0, lo - span / 4), hi + span / 4
 
 
+def clock_text(stats: LiveStats) -> str:
+    """The header's clock part: the clocks seen, or why there are none."""
+    if stats.clock is None:
+        return f"clock: not readable on {stats.device}"
+    prefix = "clock CHANGED while timing: " if stats.clock.changed else ""
+    return prefix + stats.clock.label()
+
+
+def _sm_median(clock: ClockState | None) -> float | None:
+    sm = [s.sm_mhz for s in clock.samples] if clock is not None else []
+    return float(np.median(sm)) if sm else None
+
+
+def history_marks(before: LiveStats | None, now: LiveStats) -> list[str]:
+    """Short labels of what changed from the update ``before`` to ``now`` (device, strategies
+    or their options, a custom shader's file, the SM clock by more than CLOCK_STEP or a clock
+    that started moving): figures on either side of such a change are not comparable."""
+    if before is None:
+        return []
+    out = []
+    if now.device != before.device:
+        out.append(f"device: {now.device}")
+    was, specs = [str(s) for s, _ in before.timings], [str(s) for s, _ in now.timings]
+    if specs != was:
+        gone = [s for s in was if s not in specs]
+        new = [s for s in specs if s not in was]
+        out.append(" ".join([f"+{s}" for s in new] + [f"-{s}" for s in gone]) or "order")
+    edited = [s for s, digest in now.shaders if dict(before.shaders).get(s, digest) != digest]
+    if edited:  # a custom shader's file changed under the same spec: it was reloaded
+        out.append("reloaded " + ", ".join(_shader_file(s) for s in edited))
+    sm0, sm1 = _sm_median(before.clock), _sm_median(now.clock)
+    if sm0 and sm1 and abs(sm1 - sm0) > CLOCK_STEP * sm0:
+        out.append(f"clock {sm0:.0f}->{sm1:.0f} MHz")
+    elif now.clock is not None and now.clock.changed and not (
+            before.clock is not None and before.clock.changed):
+        out.append("clock moving")
+    return out
+
+
+def _shader_file(spec: str) -> str:
+    """``shader:/path/to/x.comp:KEY=V`` -> ``x.comp``."""
+    return Path(StrategySpec.parse(spec).name[len(CUSTOM_PREFIX):]).name
+
+
 def _stack_colour(i: int, n: int) -> tuple[int, int, int]:
     c = pg.colormap.get("viridis").map(0.15 + 0.8 * (i / max(1, n - 1)), mode="byte")
     return int(c[0]), int(c[1]), int(c[2])
+
+
+def _bar_brush(colour: str, drifting: bool) -> QBrush:
+    """A strategy's bar: plain, or hatched when its samples drifted."""
+    if not drifting:
+        return pg.mkBrush(colour)
+    return QBrush(QColor(colour), Qt.BrushStyle.BDiagPattern)
 
 
 class TimingChart(QWidget):
@@ -84,10 +148,12 @@ class TimingChart(QWidget):
         self.whisker_combo.addItems(["p5-p95", "min-max"])
         self.whisker_combo.currentIndexChanged.connect(lambda _: self._redraw())
         self.info = QLabel("")
+        self.clock_label = QLabel("")
         bar.addWidget(self.breakdown_check)
         bar.addWidget(QLabel("whiskers"))
         bar.addWidget(self.whisker_combo)
         bar.addWidget(self.info, 1)
+        bar.addWidget(self.clock_label)
         lay.addLayout(bar)
 
         self.graphics = pg.GraphicsLayoutWidget()
@@ -116,9 +182,10 @@ class TimingChart(QWidget):
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.history: dict[str, deque[tuple[int, float]]] = {}
         self._tick = 0
-        #: (x, label) of each mark in the history, oldest first
+        #: (x, label) of each mark in the history, oldest first (lines in ``_mark_lines``)
         self.marks: deque[tuple[float, str]] = deque()
         self._mark_lines: deque[pg.InfiniteLine] = deque()
+        self._last: LiveStats | None = None
 
         self.stats: LiveStats | None = None
         self.names: list[str] = []
@@ -130,6 +197,15 @@ class TimingChart(QWidget):
         self.names = []
         self._redraw()
 
+    def warming_up(self, phase: TimingPhase) -> None:
+        """A run's timing began: no bars until its first figures, which come after the
+        warm-up (the history starts there too)."""
+        self.clear()
+        what = "live profiling" if phase.live else "timing"
+        self.info.setText(f"  warming up {phase.warmup_ms / 1000:.1f} s on {phase.device}…, "
+                          f"then {what}")
+        self._set_clock_label("", False)
+
     def update_stats(self, stats: LiveStats) -> None:
         """Draw ``stats`` in place; every call adds one point per strategy to the history."""
         self.stats = stats
@@ -137,6 +213,9 @@ class TimingChart(QWidget):
         for (spec, _), fig in zip(stats.timings, stats.figures, strict=True):
             self.history.setdefault(str(spec), deque(maxlen=HISTORY)).append(
                 (self._tick, fig.median))
+        for label in history_marks(self._last, stats):
+            self.add_mark(label, self._tick - 0.5)
+        self._last = stats
         self._redraw()
         self._update_history()
         for plot in (self.plot, self.history_plot):
@@ -146,10 +225,12 @@ class TimingChart(QWidget):
         self.updates += 1
         self.sigUpdated.emit()
 
-    def add_mark(self, label: str) -> None:
-        """A vertical line labelled ``label`` in the history after the latest update: what
-        changed there (a reloaded shader) holds for the points right of it."""
-        x = self._tick + 0.5
+    def add_mark(self, label: str, x: float | None = None) -> None:
+        """A vertical line labelled ``label`` in the history at ``x`` (default: after the latest
+        update): what changed there (a reloaded shader, other strategies, the clock) holds for
+        the points right of it. Marks older than every point of the history, and beyond the
+        newest ``MAX_MARKS``, have nothing left to separate and go."""
+        x = self._tick + 0.5 if x is None else x
         line = pg.InfiniteLine(pos=x, angle=90, movable=False, label=label,
                                pen=pg.mkPen("#c8c8c8", width=1, style=Qt.PenStyle.DashLine),
                                labelOpts={"position": 0.92, "color": "#e0e0e0",
@@ -157,7 +238,8 @@ class TimingChart(QWidget):
         self.history_plot.addItem(line)
         self.marks.append((x, label))
         self._mark_lines.append(line)
-        while len(self.marks) > MAX_MARKS:
+        oldest = min((h[0][0] for h in self.history.values() if h), default=self._tick)
+        while self.marks and (len(self.marks) > MAX_MARKS or self.marks[0][0] < oldest - 0.5):
             self.marks.popleft()
             self.history_plot.removeItem(self._mark_lines.popleft())
 
@@ -165,6 +247,14 @@ class TimingChart(QWidget):
         """The heights of the bars as drawn."""
         h = self.bars.opts.get("height")
         return [float(v) for v in (h if h is not None else [])]
+
+    def drifting(self) -> list[str | None]:
+        """Per bar, the drift it is flagged with (its label's text), or None: a clean bar."""
+        return [label.toolTip() or None for label in self.value_labels[:len(self.names)]]
+
+    def _set_clock_label(self, text: str, warn: bool) -> None:
+        self.clock_label.setText(text)
+        self.clock_label.setStyleSheet(f"color: {WARNING}; font-weight: bold;" if warn else "")
 
     def _whisker_bounds(self, f: TimingFigures) -> tuple[float, float]:
         if self.whisker_combo.currentText() == "min-max":
@@ -181,27 +271,33 @@ class TimingChart(QWidget):
             self.names = names
             self.plot.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
             self.plot.setXRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
-        brushes = [pg.mkBrush(PALETTE[i % len(PALETTE)]) for i in range(len(names))]
+        brushes = [_bar_brush(PALETTE[i % len(PALETTE)], f.drift is not None)
+                   for i, f in enumerate(figures)]
+        pens = [pg.mkPen(WARNING, width=2.5) if f.drift is not None else pg.mkPen("#101010")
+                for f in figures]
         breakdown = self.breakdown_check.isChecked()
         if brushes:
-            self.bars.setOpts(x=x, height=med, width=0.6, brushes=brushes,
-                              pen=pg.mkPen("#101010"))
+            self.bars.setOpts(x=x, height=med, width=0.6, brushes=brushes, pens=pens)
         else:
-            self.bars.setOpts(x=x, height=med, width=0.6, brush=None, brushes=None)
+            self.bars.setOpts(x=x, height=med, width=0.6, brush=None, brushes=None, pens=None)
         self.bars.setVisible(not breakdown)
         lo_hi = [self._whisker_bounds(f) for f in figures]
         self.whiskers.setData(x=x, y=med, top=np.array([h - m for (_, h), m in zip(lo_hi, med, strict=True)]),
                               bottom=np.array([m - lo for (lo, _), m in zip(lo_hi, med, strict=True)]))
         self._draw_stack(figures, x, breakdown)
-        self._draw_labels(med, [h for _, h in lo_hi])
+        self._draw_labels(med, [h for _, h in lo_hi], figures)
         if stats is not None:
             mode = "live" if not stats.final else "final"
             title = f"GPU time per strategy — {stats.device}"
             if self.plot.titleLabel.text != title:  # setting it re-lays the plot out
                 self.plot.setTitle(title)
+            drifting = sum(f.drift is not None for f in figures)
             self.info.setText(f"  {stats.runs} runs per strategy ({mode}, "
                               f"{stats.elapsed_s:.1f} s), median with "
-                              f"{self.whisker_combo.currentText()} whiskers, us")
+                              f"{self.whisker_combo.currentText()} whiskers, us"
+                              + (f"; {drifting} drifting" if drifting else ""))
+            self._set_clock_label(clock_text(stats),
+                                  stats.clock is not None and stats.clock.changed)
         top = max((h for _, h in lo_hi), default=1.0)
         y = steady_range(tuple(self.plot.viewRange()[1]), 0.0, top)
         if y is not None:
@@ -229,14 +325,23 @@ class TimingChart(QWidget):
                 labels.setdefault(k, label)
         self.stack_labels = [labels.get(k, "") for k in range(depth)]
 
-    def _draw_labels(self, med: np.ndarray, tops: list[float]) -> None:
+    def _draw_labels(self, med: np.ndarray, tops: list[float],
+                     figures: list[TimingFigures]) -> None:
         while len(self.value_labels) < len(med):
             t = pg.TextItem(color="#f0f0f0", anchor=(0.5, 1.0))
             self.plot.addItem(t)
             self.value_labels.append(t)
         for i, label in enumerate(self.value_labels):
             if i < len(med):
-                label.setText(f"{med[i]:.1f} us")
+                drift = figures[i].drift
+                if drift is None:
+                    label.setText(f"{med[i]:.1f} us")
+                    label.setColor("#f0f0f0")
+                    label.setToolTip("")
+                else:  # the median of a drifting run describes neither its start nor its end
+                    label.setText(f"{med[i]:.1f} us\ndrifting: {100 * drift.change:+.0f}%")
+                    label.setColor(WARNING)
+                    label.setToolTip(drift.label())
                 label.setPos(i, max(tops[i], med[i]))
                 label.setVisible(True)
             else:

@@ -11,9 +11,14 @@ Signals (besides sigProgress, sigJobFinished and sigError of JobWorker)
 sigDevices(DeviceList)     devices found at start-up, and the one in use
 sigDeviceReady(DeviceCaps) after a device switch
 sigOpened(OpenedImage)     an image was loaded
-sigRunOutput(RunOutput)    levels read back (first thing a run emits)
-sigAnalysis(Analysis)      errors and heatmaps against the exact reference
-sigStats(LiveStats)        timing statistics (throttled during a run; ``final`` at its end)
+A run (mipview.run_pipeline: the same steps without Qt) emits, in this order:
+sigRunOutput(RunOutput)    levels read back
+sigTiming(TimingPhase)     timing begins, with its warm-up
+sigStats(LiveStats)        timing statistics (throttled; ``final`` once timing is done)
+sigReference(ReferenceReady)          the exact reference per level
+sigStrategyAnalysed(StrategyAnalysed) each strategy's verdict and heatmaps, as each is ready
+sigAnalysis(Analysis)      all of them (the run's analysis is done)
+Live profiling analyses before it times, and then streams sigStats until stopped.
 sigBatch(BatchOutput)      a batch run's result (Batch tab)
 sigSweepProgress(SweepProgress), sigSweep(SweepOutput)  a width sweep (Sweep tab)
 """
@@ -26,18 +31,27 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Signal, Slot
 
-from mipview import compare, imageio
-from mipview.containers import with_file_chain
+from mipview import analysis, imageio, run_pipeline
 from mipview.formats import Format
 from mipview.gpu.context import GpuContext, GpuTimeout, list_devices
 from mipview.layers import make_layers
-from mipview.results import GpuTiming, MipResult, StrategySpec, TimingStats
+from mipview.results import (
+    ClockSample,
+    ClockState,
+    GpuTiming,
+    MipResult,
+    StrategySpec,
+    TimingSettings,
+    TimingStats,
+)
+from mipview.run_pipeline import RunListener
 from mipview.ui.display import display_layers
 from mipview.ui.gpu_timeout import timeout_error
 from mipview.ui.jobs import JobWorker, Stop, lower_priority
@@ -49,21 +63,25 @@ from mipview.ui.messages import (
     LiveStats,
     OpenedImage,
     OpenRequest,
+    ReferenceReady,
     RunOutput,
     RunRequest,
-    StrategyErrors,
+    StrategyAnalysed,
     SweepOutput,
     SweepProgress,
     SweepRequest,
+    TimingPhase,
 )
-from mipview.verdict import ReferenceCache, judge_result
+from mipview.verdict import ReferenceCache
 
 #: at most this many statistics updates per second (the chart redraws on each)
-STATS_HZ = 10.0
+STATS_HZ = run_pipeline.UPDATE_HZ
 #: live profiling keeps statistics over this many most recent runs per strategy
 LIVE_WINDOW = 256
 #: a live batch aims at this much wall time, so updates keep flowing on slow devices
 LIVE_BATCH_S = 0.04
+#: live profiling shows the clock samples of about this many recent batches
+LIVE_CLOCK_SAMPLES = 32
 
 
 class _Rolling:
@@ -96,8 +114,11 @@ class GpuWorker(JobWorker):
     sigDeviceReady = Signal(object)
     sigOpened = Signal(object)
     sigRunOutput = Signal(object)
-    sigAnalysis = Signal(object)
+    sigTiming = Signal(object)
     sigStats = Signal(object)
+    sigReference = Signal(object)
+    sigStrategyAnalysed = Signal(object)
+    sigAnalysis = Signal(object)
     sigBatch = Signal(object)
     sigSweepProgress = Signal(object)
     sigSweep = Signal(object)
@@ -111,6 +132,9 @@ class GpuWorker(JobWorker):
         #: (source, format, layers) -> level 0 storage of the last image (converting 4096^2
         #: takes time)
         self._level0: tuple[object, Format, int, np.ndarray] | None = None
+        #: the exact references of the current image, kept across runs
+        self.refs = ReferenceCache()
+        self._pool: ThreadPoolExecutor | None = None
         self.handle(OpenRequest, "Cannot open image", self._open_image)
         self.handle(RunRequest, "GPU run failed", self._run)
         self.handle(BatchRequest, "Batch run failed", self._run_batch)
@@ -154,6 +178,15 @@ class GpuWorker(JobWorker):
 
     def _release(self) -> None:
         self._close_context()  # in the thread that made it
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+    def _analysis_pool(self) -> ThreadPoolExecutor:
+        """Threads for analyses (analysis.pool_size: one core is left to the UI thread)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis")
+        return self._pool
 
     def _open_context(self, wanted: str | None) -> None:
         self._close_context()
@@ -207,25 +240,27 @@ class GpuWorker(JobWorker):
         check_image_limits(ctx.caps, source.width, source.height, req.layers)
         self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
         level0 = self._storage(source, req.fmt, req.layers)
-        t0 = time.perf_counter()
+        # the settings `mipview bench` times with on this device
+        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat,
+                                             cold=req.cold)
+        emit = _Emitter(self, req, ctx.caps.name, level0)
+        pool = self._analysis_pool()
+        if not req.live:
+            out = run_pipeline.run(ctx, level0, req.fmt, req.specs,
+                                   settings if req.repeat > 0 else None, self.refs, emit, stop,
+                                   pool, source)
+            if out is not None:
+                self.sigAnalysis.emit(Analysis(req.job, req.fmt, out.reference, out.errors))
+            return
         with Session(ctx, level0, req.fmt, list(req.specs)) as session:
-            self.sigProgress.emit("generating")
-            session.generate()
-            mip = session.result()
-            mip = _with_messages(mip, self._take_messages(mip))
-            mip, notes = with_file_chain(mip, source, req.fmt, level0)  # a texture's own chain
-            self.sigRunOutput.emit(RunOutput(req.job, mip, level0, source.name, notes))
-            if stop():
+            mip = run_pipeline.generate(session, emit, source)
+            got = None if stop() else run_pipeline.analyse(mip, level0, self.refs, emit, pool,
+                                                           stop)
+            if got is None:
                 return
-            self.sigProgress.emit("checking against the exact reference")
-            self.sigAnalysis.emit(analyse(req.job, mip, level0))
-            if stop() or not session.prepared or (req.repeat <= 0 and not req.live):
-                return
-            device = ctx.caps.name
-            if req.live:
-                self._profile_live(req, session, device, stop)
-            else:
-                self._profile(req, session, device, stop, t0)
+            self.sigAnalysis.emit(Analysis(req.job, req.fmt, *got))
+            if session.prepared:
+                self._profile_live(req, session, settings, emit, stop)
 
     def _run_batch(self, req: BatchRequest, stop: Stop) -> None:
         from mipview.gpu.batch import BatchSession
@@ -252,8 +287,10 @@ class GpuWorker(JobWorker):
         with BatchSession(ctx, level0, fmt, req.ways, names) as session:
             session.generate()
             if req.repeat > 0 and not stop():
-                self.sigProgress.emit(f"batch: timing {req.repeat} runs per way")
-                session.time(req.repeat, should_stop=stop)
+                settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat)
+                self.sigProgress.emit("batch: " + run_pipeline.phase_text(
+                    settings, f"timing {req.repeat} runs per way"))
+                session.time_with(settings, should_stop=stop)
             result = session.result()
         self._messages.extend(result.validation_messages)
         result = replace(result, validation_messages=self._take_messages())
@@ -276,61 +313,105 @@ class GpuWorker(JobWorker):
         result = replace(result, validation_messages=self._take_messages())
         self.sigSweep.emit(SweepOutput(req.job, result))
 
-    def _profile(self, req: RunRequest, session, device: str, stop: Stop, t0: float) -> None:
-        last = [0.0]
-
-        def on_batch() -> None:
-            now = time.perf_counter()
-            if now - last[0] >= 1.0 / STATS_HZ:
-                last[0] = now
-                self.sigStats.emit(self._stats(req.job, session.result(), device, t0))
-
-        self.sigProgress.emit(f"timing {req.repeat} runs per strategy")
-        session.time(req.repeat, should_stop=stop, on_batch=on_batch)
-        stats = self._stats(req.job, session.result(), device, t0, final=True)
-        self.sigStats.emit(stats)
-
-    def _stats(self, job: int, mip: MipResult, device: str, t0: float,
-               final: bool = False) -> LiveStats:
-        self._messages.extend(mip.validation_messages)
-        timings = tuple((r.spec, r.timing) for r in mip.results if r.timing is not None)
-        runs = min((len(t.total.samples_us) for _, t in timings), default=0)
-        msgs = self._take_messages() if final else ()
-        return LiveStats(job, device, timings, runs, time.perf_counter() - t0, final, msgs)
-
-    def _profile_live(self, req: RunRequest, session, device: str, stop: Stop) -> None:
+    def _profile_live(self, req: RunRequest, session, settings: TimingSettings,
+                      emit: _Emitter, stop: Stop) -> None:
+        """Time batch after batch until stopped, statistics over the last LIVE_WINDOW runs. The
+        first batch carries the device's warm-up: no figures before the clock is up."""
         windows = {p.spec: _Rolling(LIVE_WINDOW) for p in session.prepared}
-        t0 = time.perf_counter()
+        clock: deque[ClockSample] = deque(maxlen=LIVE_CLOCK_SAMPLES)
+        emit.warming_up(settings)
+        self.sigProgress.emit(run_pipeline.phase_text(settings, "profiling (live)"))
+        # the warm-up submits batches of this size too: a few runs per submit keep the GPU busy
+        warmup_ms, total_runs = settings.warmup_ms, 0
+        batch = 8 if warmup_ms else 1
+        t0: float | None = None
         last_emit = 0.0
-        batch, total_runs = 1, 0
-        self.sigProgress.emit("profiling (live)")
+        state: ClockState | None = None
         while not stop():
             start = time.perf_counter()
-            session.time(batch, runs_per_batch=batch, should_stop=stop)
-            took = time.perf_counter() - start
+            # powers of two only: the runner caches one command buffer per batch size
+            if not session.time_with(replace(settings, repeat=batch, runs_per_batch=batch,
+                                             warmup_ms=warmup_ms), stop):
+                break
+            now = time.perf_counter()
             mip = session.result()
             self._messages.extend(mip.validation_messages)
             for r in mip.results:
                 if r.timing is not None:
                     windows[r.spec].add(r.timing)
+            if mip.clock is not None:
+                clock.extend(mip.clock.samples)
+                state = ClockState(mip.clock.source, tuple(clock), mip.clock.max_sm_mhz)
             total_runs += batch
-            # powers of two only: the runner caches one command buffer per batch size
-            if took < LIVE_BATCH_S / 2 and batch < 64:
+            if t0 is None:  # the first batch ends the warm-up: figures start here
+                t0, warmup_ms = now, 0.0
+            elif now - start < LIVE_BATCH_S / 2 and batch < 64:
                 batch *= 2
-            elif took > LIVE_BATCH_S * 2 and batch > 1:
+            elif now - start > LIVE_BATCH_S * 2 and batch > 1:
                 batch //= 2
-            now = time.perf_counter()
             if now - last_emit >= 1.0 / STATS_HZ:
                 last_emit = now
-                self.sigStats.emit(self._live(req.job, windows, device, total_runs, now - t0))
-        self.sigStats.emit(self._live(req.job, windows, device, total_runs,
-                                      time.perf_counter() - t0, final=True))
+                self.sigStats.emit(emit.stats(windows, total_runs, now - t0, state))
+        if t0 is not None:
+            self.sigStats.emit(emit.stats(windows, total_runs, time.perf_counter() - t0,
+                                          state, final=True))
 
-    def _live(self, job: int, windows: dict[StrategySpec, _Rolling], device: str, runs: int,
-              elapsed: float, final: bool = False) -> LiveStats:
+
+class _Emitter(RunListener):
+    """A run's steps (mipview.run_pipeline) as the worker's signals, for one request."""
+
+    def __init__(self, worker: GpuWorker, req: RunRequest, device: str,
+                 level0: np.ndarray) -> None:
+        self.w = worker
+        self.req = req
+        self.device = device
+        self.level0 = level0
+        self.shaders = run_pipeline.shader_digests(req.specs)
+        self.t0 = time.perf_counter()
+
+    def progress(self, text: str) -> None:
+        self.w.sigProgress.emit(text)
+
+    def levels(self, mip: MipResult, notes: tuple[str, ...] = ()) -> None:
+        mip = _with_messages(mip, self.w._take_messages(mip))
+        self.w.sigRunOutput.emit(RunOutput(self.req.job, mip, self.level0,
+                                           self.req.source.name, notes))
+
+    def warming_up(self, settings: TimingSettings) -> None:
+        self.t0 = time.perf_counter()
+        self.w.sigTiming.emit(TimingPhase(self.req.job, self.device, settings.warmup_ms,
+                                          self.req.live))
+
+    def timing_update(self, mip: MipResult) -> None:
+        self.w.sigStats.emit(self._run_stats(mip, final=False))
+
+    def timings(self, mip: MipResult) -> None:
+        self.w.sigStats.emit(self._run_stats(mip, final=True))
+
+    def reference(self, levels: tuple[np.ndarray, ...]) -> None:
+        self.w.sigReference.emit(ReferenceReady(self.req.job, self.req.fmt, levels))
+
+    def analysed(self, done: int, total: int, errors: analysis.StrategyErrors) -> None:
+        self.w.sigStrategyAnalysed.emit(StrategyAnalysed(self.req.job, self.req.fmt, done,
+                                                         total, errors))
+
+    def _run_stats(self, mip: MipResult, final: bool) -> LiveStats:
+        self.w._messages.extend(mip.validation_messages)
+        timings = tuple((r.spec, r.timing) for r in mip.results if r.timing is not None)
+        runs = min((len(t.total.samples_us) for _, t in timings), default=0)
+        return self._stats(timings, runs, time.perf_counter() - self.t0, mip.clock, final)
+
+    def stats(self, windows: dict[StrategySpec, _Rolling], runs: int, elapsed: float,
+              clock: ClockState | None, final: bool = False) -> LiveStats:
+        """Live profiling's statistics over each strategy's recent runs."""
         timings = tuple((spec, w.timing()) for spec, w in windows.items() if w.totals)
-        msgs = self._take_messages() if final else ()
-        return LiveStats(job, device, timings, runs, elapsed, final, msgs)
+        return self._stats(timings, runs, elapsed, clock, final)
+
+    def _stats(self, timings: tuple[tuple[StrategySpec, GpuTiming], ...], runs: int,
+               elapsed: float, clock: ClockState | None, final: bool) -> LiveStats:
+        msgs = self.w._take_messages() if final else ()
+        return LiveStats(self.req.job, self.device, timings, runs, elapsed, final, msgs,
+                         clock=clock, shaders=self.shaders)
 
 
 @contextlib.contextmanager
@@ -357,15 +438,9 @@ def _with_messages(mip: MipResult, messages: tuple[str, ...]) -> MipResult:
 def analyse(job: int, mip: MipResult, level0: np.ndarray,
             refs: ReferenceCache | None = None) -> Analysis:
     """Every strategy judged by ``verdict.judge_result`` (the verdict ``mipview run`` prints)
-    and its heatmaps against the exact reference (``compare.error_maps``); ``refs`` keeps the
-    reference pyramids for later runs of the same image."""
-    fmt = mip.fmt
+    and its heatmaps against the exact reference, one after the other (a run's analysis is
+    ``run_pipeline.analyse``: the same, in parallel); ``refs`` keeps the reference pyramids
+    for later runs of the same image."""
     refs = refs if refs is not None else ReferenceCache()
-    errors = []
-    for res in mip.results:
-        verdict = judge_result(res, level0, fmt, refs)
-        maps = compare.error_maps(list(res.levels), refs.get(level0, fmt, res.reduction), fmt)
-        errors.append(StrategyErrors(res.spec, verdict, tuple(maps)))
-    mean_ref = refs.get(level0, fmt, "mean")
-    reference = tuple([level0] + [r.astype(np.float32) for r in mean_ref[1:]])
-    return Analysis(job, fmt, reference, tuple(errors))
+    errors = tuple(analysis.analyse_strategy(res, level0, mip.fmt, refs) for res in mip.results)
+    return Analysis(job, mip.fmt, analysis.reference_levels(level0, mip.fmt, refs), errors)

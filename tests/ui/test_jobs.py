@@ -67,11 +67,11 @@ def test_failing_run_shows_error_and_finishes(qtbot, make_window, small_png, mon
                                               dialogs):
     threads = []
 
-    def broken_analyse(job, mip, level0):
+    def broken_analyse(*args):
         threads.append(threading.get_ident())
         raise RuntimeError("analysis exploded")
 
-    monkeypatch.setattr("mipview.ui.worker.analyse", broken_analyse)
+    monkeypatch.setattr("mipview.analysis.analyse_strategy", broken_analyse)
     w = make_window()
     open_and_wait(qtbot, w, small_png)
     shown = []
@@ -83,7 +83,7 @@ def test_failing_run_shows_error_and_finishes(qtbot, make_window, small_png, mon
     assert (err.job, err.title, err.message) == (job, "GPU run failed", "analysis exploded")
     assert dialogs == [("GPU run failed", f"analysis exploded\n\n{err.detail[-1500:]}")]
     assert [o.job for o in shown] == [job] and w.analysis is None  # levels came, then the error
-    assert threads and threading.get_ident() not in threads  # it ran in the GPU worker
+    assert threads and threading.get_ident() not in threads  # it ran off the UI thread
     assert w.panel.run_button.isEnabled() and not w.panel.stop_button.isEnabled()
 
 

@@ -29,6 +29,7 @@ from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu.batch import expansion
 from mipview.gpu.batch.packing import MAX_PAGES, TEXEL_WORDS, BatchLayout, plan_layout
+from mipview.gpu.clocks import ClockLog
 from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets, get_pipeline
 from mipview.gpu.resources import Buffer
@@ -36,7 +37,7 @@ from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks, TimedWork, time_interleaved
 from mipview.gpu.vkapi import flag, vk
-from mipview.results import DeviceSummary, GpuTiming, TimingSettings
+from mipview.results import ClockState, DeviceSummary, GpuTiming, TimingSettings
 
 WAYS = ("loop", "prefix-sum", "po2-buckets")
 TILE = 8            # 8x8 texels per work group: 64 lanes (a warp/wave of 32 or 64, lavapipe's 8)
@@ -117,6 +118,8 @@ class BatchResult:
     pages: int
     tile: int
     validation_messages: tuple[str, ...] = ()
+    #: the GPU clocks seen while timing (mipview.gpu.clocks); None: not timed or not readable
+    clock: ClockState | None = None
 
     def way(self, name: str) -> WayResult:
         for w in self.ways:
@@ -135,6 +138,7 @@ class BatchResult:
             "ways": [w.as_dict() for w in self.ways],
             "skipped": [{"way": w, "reason": r} for w, r in self.skipped],
             "validation_messages": list(self.validation_messages),
+            "clock": self.clock.as_dict() if self.clock is not None else None,
         }
 
 
@@ -191,6 +195,7 @@ class BatchSession:
         self.skipped: list[tuple[str, str]] = []
         self._small: list[Buffer] = []
         self._staging: Buffer | None = None
+        self.clock: ClockState | None = None
         try:
             self._create_buffers()
             for way in ways:
@@ -352,16 +357,22 @@ class BatchSession:
         w.work.submit(1, keep=False)
         return self._download(self.debug).view(np.uint32).reshape(-1, 2)
 
-    def time_with(self, settings: TimingSettings,
-                  should_stop: Callable[[], bool] | None = None) -> bool:
-        """Warm up, then ``settings.repeat`` timed runs per way, interleaved batch by batch
-        (:func:`time_interleaved`, the one timing loop; no cache eviction here)."""
-        return time_interleaved([w.work for w in self.ways], settings, should_stop)
-
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 5,
              should_stop: Callable[[], bool] | None = None) -> bool:
         """:meth:`time_with` these settings."""
         return self.time_with(TimingSettings(repeat, warmup_ms, runs_per_batch), should_stop)
+
+    def time_with(self, settings: TimingSettings,
+                  should_stop: Callable[[], bool] | None = None) -> bool:
+        """Warm up, then ``settings.repeat`` timed runs per way, interleaved batch by batch
+        (:func:`time_interleaved`), the clock sampled after each round. Batches are timed with
+        warm caches (``settings.cold`` has no cache eviction to run here)."""
+        log = ClockLog(self.ctx)
+        try:
+            return time_interleaved([w.work for w in self.ways], settings, should_stop,
+                                    log.sample)
+        finally:
+            self.clock = log.state
 
     def result(self) -> BatchResult:
         ref = next((w.chains for w in self.ways if w.chains is not None), None)
@@ -388,7 +399,7 @@ class BatchSession:
             levels=tuple(tuple(c) for c in ref) if ref is not None else (),
             ways=tuple(ways), skipped=tuple(self.skipped), device=self.ctx.caps.summary(),
             packed_bytes=self.layout.total_bytes, pages=len(self.pages), tile=TILE,
-            validation_messages=tuple(self.ctx.take_messages()))
+            validation_messages=tuple(self.ctx.take_messages()), clock=self.clock)
 
     def close(self) -> None:
         self.ctx.wait_idle()
