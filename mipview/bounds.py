@@ -16,7 +16,8 @@ linear light is at most the same relative error once encoded (the encoding is co
 0). Each rounding then adds its own part (:meth:`Budget.then`):
 
 - a store (:data:`STORE`): 8-bit formats are correctly rounded, <= 0.5 LSB (what every strategy
-  promises; Vulkan says a conversion to UNORM "should" round to nearest, and lavapipe does);
+  promises; Vulkan only says a conversion to UNORM "should" round to nearest, so the shaders
+  store code / 255 with the code rounded by mipEncode, which every device converts exactly);
   a float store may go to either neighbour (Vulkan leaves the rounding mode of conversions open:
   lavapipe truncates float16), < 1 ulp: 2^-10 relative for float16 normals, 2^-24 absolute for
   its subnormals, 2^-23 for float32;

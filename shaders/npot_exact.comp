@@ -37,7 +37,6 @@ layout(constant_id = 4) const bool NPOT_ROUND_HALF = false;
 // value on a tie (x.5 LSB) could be stored rounded down yet feed the next level as x.5, and that
 // level could then land 1.0 + rounding noise LSB from the exact reduction of the stored bytes
 // (the step error, whose tolerance is 1 LSB). The chain pays at most the margin.
-layout(constant_id = 5) const bool NPOT_UNORM8 = false;
 const float NPOT_TIE_MARGIN = 1.0 / 256.0;  // LSB
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
@@ -77,10 +76,10 @@ void npotStore_(int j, ivec3 p, vec4 e) {
 }
 
 // Stores linear value v of level S+j at p when this group owns p; returns the value the next
-// level of this dispatch reads instead of v (v itself, or v pulled off a tie: NPOT_UNORM8).
+// level of this dispatch reads instead of v (v itself, or v pulled off a tie: MIP_UNORM8).
 vec4 npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
     vec4 e;
-    if (NPOT_UNORM8) {
+    if (MIP_UNORM8) {
         vec4 u;
         vec4 q = mipQuantise8(v, u);
         vec4 lim = vec4(0.5 - NPOT_TIE_MARGIN);

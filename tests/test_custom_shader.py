@@ -91,8 +91,8 @@ def test_examples_load_with_their_kind_and_options():
         ("GROUP", ("8", "16"), "16")]
     assert bug.options == ()
     # the work group follows the option (local_size_x_id = the GROUP constant)
-    assert box.local_size(box.constants({"GROUP": "16"}, False)) == (16, 16, 1)
-    assert box.local_size(box.constants({}, False)) == (8, 8, 1)
+    assert box.local_size(box.constants({"GROUP": "16"}, None)) == (16, 16, 1)
+    assert box.local_size(box.constants({}, None)) == (8, 8, 1)
     # what a UI watches: the file and the includes it was made from
     assert BOX in box.dependencies
     assert {p.name for p in box.dependencies} >= {"mip_level.glsl", "mip_common.glsl"}

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mipview import MipviewError
+from mipview.formats import Format
 from mipview.gpu import shaders
 from mipview.gpu.glslc import DEBUG, OPTIMISE, compile_glsl
 from mipview.gpu.reflection import Binding, Reflection, ReflectionError, reflect
@@ -28,7 +29,7 @@ from mipview.gpu.shader_pragmas import Declaration, read_declaration
 from mipview.gpu.strategies.base import OptionSpec
 
 SUFFIXES = (".comp", ".spv")
-#: constants mipview sets itself (mip_common.glsl's MIP_SRGB), never options
+#: constants mipview sets itself (mip_common.glsl's MIP_SRGB and MIP_UNORM8), never options
 RESERVED_PREFIX = "MIP_"
 
 
@@ -111,15 +112,17 @@ class CustomShader:
     def has_constant(self, name: str) -> bool:
         return any(n == name for n, _, _ in self.interface.spec)
 
-    def constants(self, options: dict[str, str], srgb: bool) -> dict[str, SpecValue]:
-        """Every named constant: options as chosen, MIP_SRGB as the image, the rest at their
+    def constants(self, options: dict[str, str], fmt: Format | None) -> dict[str, SpecValue]:
+        """Every named constant: options as chosen, mip_common's as the image of ``fmt`` (None:
+        no image yet, the defaults), the rest at their
         defaults. All of them, because glslang gives a ``local_size_x_id`` its own default (1)
         beside the named constant of the same id."""
         defaults = {c.name: c.default for c in self.reflection.spec if c.name}
+        common = shaders.mip_constants(fmt) if fmt is not None else {}
         out: dict[str, SpecValue] = {}
         for name, _, typ in self.interface.spec:
-            if name == "MIP_SRGB":
-                out[name] = srgb
+            if fmt is not None and name in common:
+                out[name] = common[name]
             elif name in options:
                 out[name] = parse_value(typ, options[name])
             else:

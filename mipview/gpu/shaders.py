@@ -3,10 +3,18 @@ shaders/ and checks each declaration against it). Shared includes are shared tup
 
 from __future__ import annotations
 
+from mipview.formats import Format
 from mipview.gpu.shader_interface import ShaderInterface
 
 # shaders/include/mip_common.glsl (ids 10..19)
-MIP_COMMON = (("MIP_SRGB", 10, "bool"),)
+MIP_COMMON = (("MIP_SRGB", 10, "bool"), ("MIP_UNORM8", 11, "bool"))
+
+
+def mip_constants(fmt: Format) -> dict[str, bool]:
+    """mip_common.glsl's constants for an image of ``fmt``: how mipEncode stores."""
+    return {"MIP_SRGB": fmt.is_srgb, "MIP_UNORM8": not fmt.is_float}
+
+
 # shaders/include/batch_common.glsl (includes mip_common.glsl)
 BATCH_COMMON = (("BATCH_TILE", 5, "uint"), *MIP_COMMON)
 _LOCAL_XY = (("local_size_x_id", 0, "uint"), ("local_size_y_id", 1, "uint"))
@@ -39,7 +47,7 @@ NPOT_EXACT = ShaderInterface(
     "npot_exact",
     spec=(("local_size_x_id", 0, "uint"), ("NPOT_A_SIDE", 1, "int"), ("NPOT_B_SIDE", 2, "int"),
           ("NPOT_DECODE_SRGB", 3, "bool"), ("NPOT_ROUND_HALF", 4, "bool"),
-          ("NPOT_UNORM8", 5, "bool"), *MIP_COMMON),
+          *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("levels", "int"), ("tile", "int")))
 
 MEAN = ShaderInterface(

@@ -17,6 +17,12 @@
 
 // True when the image is sRGB: stores must encode, storage loads must decode.
 layout(constant_id = 10) const bool MIP_SRGB = false;
+// An 8-bit image (UNORM, or sRGB through its UNORM view): mipEncode returns code / 255 with the
+// code correctly rounded here. Vulkan lets a device convert a float to UNORM with either
+// neighbour ("should" round to nearest), and an H200 converts through a 1/16-LSB grid (chain
+// errors of 0.5625 LSB where a correctly rounded store stays at 0.5); code / 255 converts to
+// that very code on any device.
+layout(constant_id = 11) const bool MIP_UNORM8 = false;
 
 vec3 mipSrgbToLinear(vec3 c) {
     return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), greaterThan(c, vec3(0.04045)));
@@ -100,14 +106,15 @@ vec4 mipQuantise8(vec4 v, out vec4 u) {
     return vec4(mipSrgbCodes(clamp(v.rgb, 0.0, 1.0), u.rgb), round(u.a));
 }
 
-// Value to imageStore into a storage view of this image. sRGB colour is already a code / 255,
-// so the device's float -> UNORM conversion cannot round it differently.
+// Value to imageStore into a storage view of this image: for 8-bit images a code / 255,
+// correctly rounded (sRGB colour through the curve), so the device's float -> UNORM conversion
+// cannot round it differently; float images store v.
 vec4 mipEncode(vec4 v) {
-    if (!MIP_SRGB) {
+    if (!MIP_UNORM8 && !MIP_SRGB) {
         return v;
     }
     vec4 u;
-    return vec4(mipQuantise8(v, u).rgb / 255.0, v.a);
+    return mipQuantise8(v, u) / 255.0;
 }
 
 // Value read by imageLoad from a storage view, made ready for averaging.

@@ -33,7 +33,7 @@ from mipview.gpu.clocks import ClockLog
 from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets, get_pipeline
 from mipview.gpu.resources import Buffer
-from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN
+from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN, mip_constants
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks, TimedWork, time_interleaved
 from mipview.gpu.vkapi import flag, vk
@@ -262,7 +262,7 @@ class BatchSession:
             "local_size_x_id": TILE, "local_size_y_id": TILE,
             "BATCH_WORDS": TEXEL_WORDS[self.fmt], "BATCH_SCHEDULE": expansion.SCHEDULE_ID[way],
             "BATCH_DEBUG_LEVEL": self.debug_level, "BATCH_TILE": TILE,
-            "MIP_SRGB": self.fmt.is_srgb})
+            **mip_constants(self.fmt)})
 
     def _bind(self, pipeline: ComputePipeline, exp: Buffer | None,
               plan: expansion.ExpansionPlan | None) -> DescriptorSets:

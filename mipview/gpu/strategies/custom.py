@@ -91,7 +91,7 @@ class CustomStrategy(Strategy):
             missing = missing_capability(caps, capability)
             if missing:
                 return f"the shader needs {missing}; the device lacks it"
-        x, y, _ = shader.local_size(shader.constants(opts, False))
+        x, y, _ = shader.local_size(shader.constants(opts, None))
         if x * y > caps.max_workgroup_invocations:
             return (f"work group of {x}x{y} invocations; the device allows "
                     f"{caps.max_workgroup_invocations}")
@@ -113,7 +113,7 @@ class CustomStrategy(Strategy):
     def _tile(shader: CustomShader, options: dict[str, str]) -> tuple[int, int]:
         if shader.declaration.tile is not None:
             return shader.declaration.tile
-        x, y, _ = shader.local_size(shader.constants(options, False))
+        x, y, _ = shader.local_size(shader.constants(options, None))
         return 2 * x, 2 * y
 
     def _source_views(self, image: MipImage) -> list[Any]:
@@ -140,7 +140,7 @@ class CustomStrategy(Strategy):
     # --- per image --------------------------------------------------------------------------
     def prepare(self, image: MipImage) -> None:
         shader = self.shader
-        constants = shader.constants(self.opts, image.fmt.is_srgb)
+        constants = shader.constants(self.opts, image.fmt)
         self.local = shader.local_size(constants)
         self.sampler = get_sampler(self.ctx, linear=shader.declaration.sampler == "linear")
         bindings = tuple((s.kind, shader.declares(s.binding).count) if s.array else s.kind

@@ -29,7 +29,7 @@ from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
-from mipview.gpu.shaders import NPOT_EXACT
+from mipview.gpu.shaders import NPOT_EXACT, mip_constants
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
 from mipview.results import DispatchStep, LevelSource
 
@@ -173,7 +173,7 @@ class NpotExact(Strategy):
             self.ctx, NPOT_EXACT, ("sampled",) + ("storage_image",) * MAX_LEVELS,
             constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE, "NPOT_B_SIDE": B_SIDE,
                        "NPOT_DECODE_SRGB": srgb, "NPOT_ROUND_HALF": image.fmt is Format.F16,
-                       "NPOT_UNORM8": not image.fmt.is_float, "MIP_SRGB": srgb})]
+                       **mip_constants(image.fmt)})]
         planned = plan_steps(image.width, image.height, self.opts["path"] == "general")
         self.steps = tuple(dispatch_step(image.width, image.height, image.layers, i, step)
                            for i, step in enumerate(planned))

@@ -16,7 +16,7 @@ from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
-from mipview.gpu.shaders import PER_LEVEL
+from mipview.gpu.shaders import PER_LEVEL, mip_constants
 from mipview.gpu.strategies.base import (
     OptionSpec,
     Strategy,
@@ -73,7 +73,7 @@ class PerLevel(Strategy):
             self.pipelines.append(get_pipeline(
                 self.ctx, PER_LEVEL, BINDINGS,
                 constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP, "EVEN": even,
-                           "BILINEAR": linear, "MIP_SRGB": image.fmt.is_srgb}))
+                           "BILINEAR": linear, **mip_constants(image.fmt)}))
             # sRGB: texel loads decode in the shader (exact); a bilinear sample in the sampler,
             # which filters in linear light
             views = image.sampled_views if linear else image.encoded_views

@@ -74,7 +74,7 @@ from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.shader_interface import ShaderInterface
-from mipview.gpu.shaders import SINGLE_PASS, SINGLE_PASS_F16
+from mipview.gpu.shaders import SINGLE_PASS, SINGLE_PASS_F16, mip_constants
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
     TILES_OPTION,
@@ -254,7 +254,7 @@ class SinglePass(Strategy):
                        "SP_SRC_EVEN": _even(image.level_size(p.base)),
                        "SP_TAIL": 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
                        "SP_TAIL_EVEN": _even(image.level_size(p.base + p.tile_levels)),
-                       "MIP_SRGB": image.fmt.is_srgb},
+                       **mip_constants(image.fmt)},
             subgroup_size=caps.subgroup_size if caps.subgroup_size_range else None)
             for p in self.passes]
         self.steps = tuple(self._step(i, p, image) for i, p in enumerate(self.passes))

@@ -45,7 +45,7 @@ from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shaders import SUBGROUP
+from mipview.gpu.shaders import SUBGROUP, mip_constants
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
     TILES_OPTION,
@@ -280,7 +280,7 @@ class Subgroup(Strategy):
                        "PREFETCH": prefetch_on(self.opts["prefetch"], self._per_group(i), False,
                                                self._one_sample(i)),
                        "MODE": step.mode, "SRC_SCRATCH": src >= 0,
-                       "MIP_SRGB": image.fmt.is_srgb},
+                       **mip_constants(image.fmt)},
             subgroup_size=None if wanted == "auto" else int(wanted))
             for i, (step, (src, _)) in enumerate(zip(self.sg_steps, self.offsets, strict=True))]
         self.steps = tuple(self._step(i, image.layers) for i in range(len(self.sg_steps)))
