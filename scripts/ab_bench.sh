@@ -6,7 +6,7 @@
 # runs base, after, base, after (cold caches, 1.5 s warm-up, 50 runs), so drift hits both alike.
 # JSON lands in OUTDIR as {base,after}_{size}_{round}.json; the log goes to stdout.
 set -uo pipefail
-base=$(cd "$1" && pwd); out=$2; shift 2
+base=$(cd "$1" && pwd); mkdir -p "$2"; out=$(cd "$2" && pwd); shift 2
 if (($#)); then sizes=("$@"); else sizes=(1920x1080 4096 8192); fi
 mkdir -p "$out"
 site=${PYTHONPATH%%:*}  # env.sh puts the wheels first
@@ -16,9 +16,10 @@ for s in "${sizes[@]}"; do
     for side in base after; do
       tree=$PWD; [[ $side == base ]] && tree=$base
       echo "== $side $s round $round"
-      PYTHONPATH=$site:$tree python3 -m mipview bench --size "$s" --strategies all --cold \
-        --warmup-ms 1500 --repeat 50 "${chk[@]}" --json "$out/${side}_${s}_${round}.json" \
-        | sed -n '5,20p'
+      # run from inside the tree: `python -m` puts the working folder first on sys.path
+      (cd "$tree" && PYTHONPATH=$site python3 -m mipview bench --size "$s" --strategies all \
+        --cold --warmup-ms 1500 --repeat 50 "${chk[@]}" --json "$out/${side}_${s}_${round}.json" \
+        | sed -n '5,20p')
     done
   done
 done

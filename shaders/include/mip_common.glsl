@@ -110,11 +110,12 @@ vec4 mipQuantise8(vec4 v, out vec4 u) {
 // correctly rounded (sRGB colour through the curve), so the device's float -> UNORM conversion
 // cannot round it differently; float images store v.
 vec4 mipEncode(vec4 v) {
-    if (!MIP_UNORM8 && !MIP_SRGB) {
-        return v;
+    if (MIP_SRGB) {
+        vec4 u;
+        return mipQuantise8(v, u) * (1.0 / 255.0);
     }
-    vec4 u;
-    return mipQuantise8(v, u) / 255.0;
+    // two multiplies and a round: the store clamps (and turns NaN into 0) itself
+    return MIP_UNORM8 ? round(v * 255.0) * (1.0 / 255.0) : v;
 }
 
 // Value read by imageLoad from a storage view, made ready for averaging.

@@ -37,4 +37,4 @@ echo "exit $?" >> "$out/validate.log"
 m run --size 1921x1079 --format f16 --validate --out /tmp/v_f16 \
   --strategies all,single-pass:fp16=on >> "$out/validate.log" 2>&1
 echo "exit $?" >> "$out/validate.log"
-rm -f "$j/ab.tar.gz"; tar -czf "$out/json.tar.gz" -C "$j" .
+rm -f "$j/ab.tar.gz"; tar -czf "$out/json.tar.gz" --exclude="*.png" --exclude="*.npy" -C "$j" .
