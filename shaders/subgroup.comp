@@ -82,12 +82,15 @@ ivec2 levelSize(int j) {
     return max(pc.srcSize >> j, ivec2(1));
 }
 
-// Source texel q (inside the level), decoded to linear.
+// Source texel q (inside the level), decoded to linear. sRGB texel loads come from the UNORM view
+// and are decoded here (exact; a sampler's decode is the device's approximation, lavapipe's a
+// third of an LSB off); the BILINEAR sample (blockSrc) reads the sRGB view, which filters in
+// linear light.
 vec4 loadSrcInside(ivec2 q) {
     if (SRC_SCRATCH) {
         return scratch[pc.srcScratch + (layer * pc.srcSize.y + q.y) * pc.srcSize.x + q.x];
     }
-    return texelFetch(srcLevel, ivec3(q, layer), 0);
+    return mipDecode(texelFetch(srcLevel, ivec3(q, layer), 0));
 }
 
 vec4 loadSrc(ivec2 q) {

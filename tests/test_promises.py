@@ -143,21 +143,6 @@ SPECS = ["per-level", "per-level:load=bilinear", "subgroup", "subgroup:tile=32",
          "subgroup:load=bilinear", "single-pass", "single-pass:load=bilinear",
          "single-pass:fp16=on", "single-pass:fp16=on,load=bilinear", "npot-exact",
          "npot-exact:path=general"]
-# lavapipe's sampler decodes sRGB up to ~0.3 LSB off (per-level, npot-exact and the batch ways
-# decode texel loads in the shader and keep 0.5 LSB): subgroup and single-pass load sRGB texels
-# through it and break their promise,
-# unless what makes level 1 is allowed more than that anyway (a bilinear sample: the filter's
-# roundings; fp16 arithmetic, which runs at level 1 where level 0's sides are even); strict, so
-# that a fix shows
-SAMPLER_SRGB = pytest.mark.xfail(strict=True, reason=(
-    "lavapipe's sampler sRGB decode is up to ~0.3 LSB off: levels made from texels loaded "
-    "through it break the correctly rounded promise"))
-
-
-def _sampler_srgb(spec: str, fmt: Format, image: str) -> bool:
-    name = spec.split(":")[0]
-    allowed_more = "bilinear" in spec or ("fp16" in spec and image == "photo")
-    return fmt is Format.SRGB and name in ("subgroup", "single-pass") and not allowed_more
 
 
 def _level0(image: str, fmt: Format) -> np.ndarray:
@@ -176,8 +161,7 @@ def _supported(spec: str, fmt: Format, image: str) -> bool:
     return not (fmt is Format.F32 and (bilinear or "fp16" in spec)) and (even or not bilinear)
 
 
-CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}",
-                      marks=[SAMPLER_SRGB] if _sampler_srgb(spec, fmt, image) else [])
+CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}")
          for image in IMAGES for fmt in Format for spec in SPECS
          if _supported(spec, fmt, image)]
 

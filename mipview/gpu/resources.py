@@ -171,6 +171,12 @@ class MipImage:
         themselves rather than trust the sampler's decode (lavapipe's is 0.3 LSB off)."""
         return self.storage_views
 
+    def source_views(self, filtered: bool) -> list[Any]:
+        """Per-level views a shader reads its source level through: the encoded ones for texel
+        loads (sRGB decoded in the shader with mipDecode, exactly), the sampled ones for a
+        filtered (bilinear) sample, whose filter must average sRGB in linear light."""
+        return self.sampled_views if filtered else self.encoded_views
+
     def _view(self, level: int, vk_format: int, usage: int) -> Any:
         usage_info = vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None
         rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),

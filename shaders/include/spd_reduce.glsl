@@ -201,13 +201,14 @@ vec4 spStep1(SpSource src, ivec2 p, int layer) {
         // the centre of the 2x2 block: weights exactly 1/4 each
         v = textureLod(spSrc, vec3(vec2(2 * p + 1) / vec2(s), float(layer)), 0.0);
     } else if (even) {
-        ivec3 q = ivec3(2 * p, layer);
-        v = vec4(spReduce4(SP_T(texelFetch(spSrc, q, 0)),
-                           SP_T(texelFetch(spSrc, q + ivec3(1, 0, 0), 0)),
-                           SP_T(texelFetch(spSrc, q + ivec3(0, 1, 0), 0)),
-                           SP_T(texelFetch(spSrc, q + ivec3(1, 1, 0), 0))));
+        // sRGB texel loads come from the UNORM view and are decoded here (exact; a sampler's
+        // decode is the device's approximation, lavapipe's a third of an LSB off); the bilinear
+        // sample above reads the sRGB view, which filters in linear light
+#define SP_LOAD_TEX(q) mipDecode(texelFetch(spSrc, ivec3(q, layer), 0))
+        ivec2 q = 2 * p;
+        v = vec4(spReduce4(SP_T(SP_LOAD_TEX(q)), SP_T(SP_LOAD_TEX(q + ivec2(1, 0))),
+                           SP_T(SP_LOAD_TEX(q + ivec2(0, 1))), SP_T(SP_LOAD_TEX(q + ivec2(1, 1)))));
     } else {
-#define SP_LOAD_TEX(q) texelFetch(spSrc, ivec3(q, layer), 0)
         SP_REDUCE_TAPS(v, p, s, SP_LOAD_TEX)
     }
     return v;

@@ -119,8 +119,7 @@ class CustomStrategy(Strategy):
     def _source_views(self, image: MipImage) -> list[Any]:
         """Nearest sampling reads sRGB levels undecoded (the shader decodes them exactly with
         mipDecode); a linear sampler needs the sRGB view, which filters in linear light."""
-        linear = self.shader.declaration.sampler == "linear"
-        return image.sampled_views if linear else image.encoded_views
+        return image.source_views(self.shader.declaration.sampler == "linear")
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         """per-level: each level from the stored one below (the base rule); whole-chain: the

@@ -74,10 +74,7 @@ class PerLevel(Strategy):
                 self.ctx, PER_LEVEL, BINDINGS,
                 constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP, "EVEN": even,
                            "BILINEAR": linear, **mip_constants(image.fmt)}))
-            # sRGB: texel loads decode in the shader (exact); a bilinear sample in the sampler,
-            # which filters in linear light
-            views = image.sampled_views if linear else image.encoded_views
-            sources.append(views[level - 1])
+            sources.append(image.source_views(linear)[level - 1])
         if not self.pipelines:
             return
         self.sets = DescriptorSets(self.pipelines[0], image.levels - 1)

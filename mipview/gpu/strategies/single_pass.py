@@ -276,7 +276,8 @@ class SinglePass(Strategy):
         for i, p in enumerate(self.passes):
             outs = [image.storage_views[p.base + k] if p.base + k < image.levels
                     else self.dummy.storage_views[0] for k in range(1, OUTPUTS + 1)]
-            self.sets.write(i, [(image.sampled_views[p.base], sampler), *outs,
+            source = image.source_views(self._one_sample(p))[p.base]
+            self.sets.write(i, [(source, sampler), *outs,
                                 (self.counters.handle, 0, self.counters.size),
                                 (self.data.handle, 0, self.data.size)])
 

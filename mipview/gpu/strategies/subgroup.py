@@ -295,7 +295,8 @@ class Subgroup(Strategy):
             outs = [image.storage_views[level] for level in step.levels]
             # unused bindings: a level this dispatch writes anyway (never stored through them)
             outs += [outs[-1]] * (MAX_OUTPUTS - len(outs))
-            self.sets.write(i, [(image.sampled_views[step.src_level], sampler), *outs, scratch])
+            source = image.source_views(self._one_sample(i))[step.src_level]
+            self.sets.write(i, [(source, sampler), *outs, scratch])
 
     def _one_sample(self, i: int) -> bool:
         """Dispatch i makes each level-1 value from one bilinear sample of the image."""
