@@ -86,7 +86,7 @@ class Panel:
     items: list[pg.ImageItem] = field(default_factory=list)
     rects: list[QRectF] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
-    outlines: list[QGraphicsRectItem] = field(default_factory=list)
+    outlines: dict[int, QGraphicsRectItem] = field(default_factory=dict)
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -573,9 +573,9 @@ class PyramidView(QWidget):
 
     def _show_lock(self) -> None:
         for panel in self.panels:
-            for o in panel.outlines:
+            for o in panel.outlines.values():
                 panel.view.removeItem(o)
-            panel.outlines = []
+            panel.outlines = {}
         texels = self.locked_texels()
         entries = self.entries()
         table = self.lock_table
@@ -607,13 +607,11 @@ class PyramidView(QWidget):
                 outline.setPen(pen)
                 outline.setZValue(20)
                 panel.view.addItem(outline)
-                panel.outlines.append(outline)
+                panel.outlines[level] = outline
 
     def footprints(self, key: str) -> dict[int, QRectF]:
         """Level -> the outline drawn in panel ``key`` (view coordinates)."""
-        panel = self.panel(key)
-        levels = [lv for lv in panel.shown if lv < len(self._sizes())]
-        return {lv: o.rect() for lv, o in zip(levels, panel.outlines, strict=True)}
+        return {lv: o.rect() for lv, o in self.panel(key).outlines.items()}
 
     # --- hover ----------------------------------------------------------------------------
     def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
