@@ -66,7 +66,7 @@ from mipview.ui.pixel_pool import PixelPool
 ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
 REFERENCE_TITLE = "exact reference (float64)"
-OUTLINE = QColor(255, 60, 200)
+OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
 
 Entry = tuple[str, str, tuple[np.ndarray, ...], Format | None]
 
