@@ -110,6 +110,15 @@ class HistogramPanel(QWidget):
         finally:
             self._quiet = False
 
+    def nudge(self, edge: str, steps: int) -> None:
+        """Move the ``black`` or ``white`` edge by ``steps`` twentieths of the range (keys)."""
+        lo, hi = self.range()
+        delta = steps * (hi - lo) / 20
+        if edge == "black":
+            self.set_range(lo + delta, hi)
+        else:
+            self.set_range(lo, hi + delta)
+
     def auto_range(self) -> None:
         """Range to the extent of the finite values shown (nothing without a histogram)."""
         if self.histogram is not None:

@@ -11,14 +11,17 @@ its latest settings asked for.
 from __future__ import annotations
 
 import itertools
+import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-#: inputs of at most this many texels run on the caller's thread (512 x 512: a few ms)
-SYNC_TEXELS = 1 << 18
+#: inputs of at most this many texels run on the caller's thread (128 x 128: well under a
+#: millisecond; a run shows tens of levels at once, so larger ones would add up)
+SYNC_TEXELS = 1 << 14
 
 
 class PixelPool(QObject):
@@ -43,7 +46,8 @@ class PixelPool(QObject):
             self._deliver(key, gen, done, fn(*args))
             return
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="mipview-pixels")
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="mipview-pixels",
+                                                initializer=_lower_priority)
         self._executor.submit(self._run, key, gen, fn, args, done)
 
     def _run(self, key: Any, gen: int, fn: Callable[..., Any], args: tuple,
@@ -82,3 +86,12 @@ class PixelPool(QObject):
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+def _lower_priority() -> None:
+    """The pool's thread yields the CPU to the UI thread (Linux: niceness is per thread), so
+    a large level's transform costs the event loop time only when a core is free."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # not Linux, or not allowed
+        pass

@@ -58,8 +58,15 @@ def build_viewer_menus(window) -> dict[str, QAction]:
     add(d, "false_colour", "Out-of-range false colour on or off", "U",
         controls.false_check.toggle)
     add(d, "checker", "Alpha checkerboard on or off", "K", controls.checker_check.toggle)
-    add(d, "auto_range", "Auto range (histogram)", "Shift+A",
-        lambda: (heatmap if window.tabs.currentWidget() is heatmap else pyramid).auto_range())
+    def histogram():  # of the tab shown: the heatmap's, else the pyramid's
+        return (heatmap if window.tabs.currentWidget() is heatmap else pyramid).histogram
+
+    add(d, "auto_range", "Auto range (histogram)", "Shift+A", lambda: histogram().auto_range())
+    for edge, key in (("black", "B"), ("white", "W")):
+        add(d, f"{edge}_up", f"{edge.capitalize()} point up", key,
+            lambda e=edge: histogram().nudge(e, 1))
+        add(d, f"{edge}_down", f"{edge.capitalize()} point down", f"Shift+{key}",
+            lambda e=edge: histogram().nudge(e, -1))
     add(d, "histogram", "Histogram shown or hidden", "H",
         lambda: [h.setVisible(not h.isVisible())
                  for h in (pyramid.histogram, heatmap.histogram)])

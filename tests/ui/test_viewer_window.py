@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtTest import QTest
@@ -142,3 +143,6 @@ def test_shortcuts_dialog_lists_every_action_of_the_window(qtbot, make_window):
     assert w.pyramid.settings.exposure == 0.0
     QTest.keyClick(w, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     assert w.pyramid.settings.channel == "g"
+    QTest.keyClick(w, Qt.Key.Key_W)  # the white point, a twentieth of the range up
+    QTest.keyClick(w, Qt.Key.Key_B, Qt.KeyboardModifier.ShiftModifier)
+    assert (w.pyramid.settings.black, w.pyramid.settings.white) == pytest.approx((-0.0525, 1.05))
