@@ -404,7 +404,7 @@ class HeatmapView(QWidget):
         layered = full.ndim == 3  # error maps are (H, W) or (L, H, W)
         m = full[min(self.layer_spin.value(), full.shape[0] - 1)] if layered else full
         # one colour scale for every layer of the level, so layers compare at a glance
-        vmax = float(np.abs(full).max()) if signed else float(full.max())
+        vmax = max(float(full.max()), -float(full.min())) if signed else float(full.max())
         # all finite is the usual case, and two passes: 4096^2 in ms, not the 0.3 s of a mask
         all_finite = math.isfinite(vmax) and math.isfinite(float(full.min()))
         if not all_finite:  # scale by the finite texels; NaN and inf show at the top
