@@ -105,6 +105,24 @@ def error_map(a: np.ndarray, ref: np.ndarray, fmt: Format) -> np.ndarray:
     return _channel_max(texel_errors(a, ref, fmt))
 
 
+def signed_error(a: np.ndarray, ref: np.ndarray, fmt: Format, channel: int) -> np.ndarray:
+    """Signed error of one ``channel`` of ``a`` against ``ref``: ``a - r`` in LSB for 8-bit
+    formats, ``(a - r) / max(|r|, 1e-3)`` for floats (the sign of :func:`texel_errors`'s
+    figures, so a bias shows); float32 ``(H, W)`` or ``(L, H, W)``. Equal values count 0
+    (infinities, and NaN against NaN); a NaN against a number stays NaN (it has no sign)."""
+    a64 = np.asarray(a)[..., channel].astype(np.float64)
+    r64 = np.asarray(ref)[..., channel].astype(np.float64)
+    if a64.shape != r64.shape:
+        raise ValueError(f"shape mismatch: {a64.shape} vs reference {r64.shape}")
+    with np.errstate(invalid="ignore"):
+        d = a64 - r64
+        if fmt.is_float:
+            d /= np.fmax(np.abs(r64), RELATIVE_FLOOR)
+    if not np.isfinite(d).all():
+        d[(a64 == r64) | (np.isnan(a64) & np.isnan(r64))] = 0.0
+    return d.astype(np.float32)
+
+
 def _channel_max(err: np.ndarray) -> np.ndarray:
     """``err.max(axis=-1).astype(float32)``, the same values four times faster: rounding to
     float32 is monotonic, so it commutes with the maximum and can come first (a quarter of the

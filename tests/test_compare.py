@@ -277,3 +277,23 @@ def test_report_with_maps_reuses_level_one_only_when_level_zero_came_back(src) -
 
 def error_maps_of(levels, ref, fmt):
     return [error_map(a, r, fmt) for a, r in zip(levels, ref, strict=True)]
+
+
+def test_signed_error_keeps_the_sign_per_channel() -> None:
+    from mipview.compare import signed_error
+
+    a = np.zeros((2, 3, 4), np.uint8)
+    ref = np.zeros((2, 3, 4), np.float64)
+    a[0, 0] = (10, 20, 30, 40)
+    ref[0, 0] = (12.5, 20, 29, 40)
+    got = [signed_error(a, ref, Format.UNORM, c)[0, 0] for c in range(4)]
+    assert got == [-2.5, 0.0, 1.0, 0.0]  # LSB, signed
+    assert signed_error(a, ref, Format.UNORM, 0).shape == (2, 3)
+    # floats: relative to the reference, with the floor; equal non-finite values count 0
+    f = np.array([[[0.5, np.inf, np.nan, 2e-4]]], np.float32)
+    r = np.array([[[0.4, np.inf, np.nan, 0.0]]], np.float64)
+    got = [float(signed_error(f, r, Format.F32, c)[0, 0]) for c in range(4)]
+    assert got[0] == pytest.approx(0.25, rel=1e-6) and got[1:3] == [0.0, 0.0]
+    assert got[3] == pytest.approx(0.2, rel=1e-5)
+    nan_vs_number = signed_error(f, np.zeros_like(r), Format.F32, 2)
+    assert np.isnan(nan_vs_number[0, 0])

@@ -8,6 +8,13 @@ the view asks with ``sigCompare``, shows "computing" meanwhile and caches what c
 Units: LSB for 8-bit formats, relative error for float formats. The worst level is bold, tinted
 and selected when the data arrives, so it is found at a glance.
 
+Besides the maximum absolute error over channels, the map can show one channel's signed error
+(``compare.signed_error``, blue below, red above), so a bias shows as colour; it is computed in
+the pixel pool from the levels and the exact (mean) reference or the other strategy. A histogram
+of the map's values sets the colour bar's range by dragging (Auto: the full extent), texels of
+the strategy holding NaN, an infinity or a negative value are painted their overlay colour
+(``display.MARKS``), and the table counts them per level.
+
 Signals
 -------
 sigCompare(str, str)   strategy and the other strategy: a comparison the view has not got
@@ -24,6 +31,7 @@ from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -39,12 +47,20 @@ from mipview import compare, containers
 from mipview.analysis import StrategyErrors
 from mipview.compare import LevelError
 from mipview.formats import Format
-from mipview.ui.display import layer_count
+from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
+from mipview.ui.histogram import HistogramPanel, value_histogram
 from mipview.ui.layer_selector import LayerSelector
 from mipview.ui.messages import Comparison, RunOutput
+from mipview.ui.pixel_pool import PixelPool
 
 EXACT = "__exact__"
-COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)")
+COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
+           "NaN / Inf / neg")
+MARKS_COLUMN = COLUMNS.index("NaN / Inf / neg")
+#: map choices: None the maximum absolute error over channels, else a channel's signed error
+MAPS = (("max |error|", None), ("signed R", 0), ("signed G", 1), ("signed B", 2),
+        ("signed A", 3))
+SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(40, 80, 255), (255, 255, 255), (230, 30, 30)])
 
 
 def format_value(v: float, fmt: Format) -> str:
@@ -69,8 +85,17 @@ class HeatmapView(QWidget):
         self.against_combo = QComboBox()
         self.cmap_combo = QComboBox()
         self.cmap_combo.addItems(["magma", "turbo", "viridis"])
+        self.map_combo = QComboBox()
+        for label, channel in MAPS:
+            self.map_combo.addItem(label, channel)
+        self.map_combo.setToolTip("Max |error| over channels, or one channel's signed error, "
+                                  "blue below and red above (M cycles)")
+        self.overlay_check = QCheckBox("NaN/Inf/neg")
+        self.overlay_check.setChecked(True)
+        self.overlay_check.setToolTip("Paint the strategy's texels holding NaN, Inf or a "
+                                      "negative value in their overlay colour (N)")
         for label, w in (("Strategy", self.strategy_combo), ("against", self.against_combo),
-                         ("colormap", self.cmap_combo)):
+                         ("map", self.map_combo), ("colormap", self.cmap_combo)):
             bar.addWidget(QLabel(label))
             bar.addWidget(w)
         # shown only for layered runs; the table's figures cover every layer, the map one
@@ -78,6 +103,7 @@ class HeatmapView(QWidget):
             "layer", "array layer of the heatmap (the table covers all layers)")
         self.layer_spin.valueChanged.connect(lambda _: self._show_selected_level())
         bar.addWidget(self.layer_spin)
+        bar.addWidget(self.overlay_check)
         self._show_layers(1)
         self.summary = QLabel("")
         bar.addWidget(self.summary, 1)
@@ -92,11 +118,17 @@ class HeatmapView(QWidget):
         self.plot.hideButtons()
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
+        self.overlay = pg.ImageItem(axisOrder="row-major")
+        self.overlay.setZValue(10)
+        self.plot.addItem(self.overlay)
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("magma"),
                                         label=None, interactive=False, width=18)
         self.colorbar.setImageItem(self.image)
         self.graphics.addItem(self.colorbar, row=0, col=1)
         split.addWidget(self.graphics)
+        self.histogram = HistogramPanel("Histogram of errors")
+        self.histogram.sigRange.connect(lambda lo, hi: self.colorbar.setLevels((lo, hi)))
+        split.addWidget(self.histogram)
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -107,7 +139,7 @@ class HeatmapView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.itemSelectionChanged.connect(self._show_selected_level)
         split.addWidget(self.table)
-        split.setSizes([400, 220])
+        split.setSizes([400, 110, 220])
         lay.addWidget(split, 1)
 
         self.output: RunOutput | None = None
@@ -116,6 +148,10 @@ class HeatmapView(QWidget):
         self.errors: list[LevelError] = []
         self.maps: list[np.ndarray] = []
         self.worst_level = 0
+        self.shown_level = 0
+        #: the exact (mean) reference per level, for signed maps against it
+        self.reference: tuple[np.ndarray, ...] | None = None
+        self.pool = PixelPool(self)
         #: (strategy, against) -> its comparison with another strategy, for ``output``
         self._cache: dict[tuple[str, str], Comparison] = {}
         #: (strategy, against) -> the job computing it
@@ -123,9 +159,15 @@ class HeatmapView(QWidget):
         self.strategy_combo.currentIndexChanged.connect(lambda _: self._refresh())
         self.against_combo.currentIndexChanged.connect(lambda _: self._refresh())
         self.cmap_combo.currentTextChanged.connect(self._set_cmap)
+        self.map_combo.currentIndexChanged.connect(lambda _: self._show_selected_level())
+        self.overlay_check.toggled.connect(lambda _: self._update_overlay())
 
     def clear(self) -> None:
         self.output = None
+        self.reference = None
+        self.pool.forget()
+        self.overlay.clear()
+        self.histogram.set_histogram(None)
         self.exact = {}
         self._cache.clear()
         self._pending.clear()
@@ -144,7 +186,8 @@ class HeatmapView(QWidget):
 
     def set_run(self, output: RunOutput) -> None:
         """The strategies of a new run; their figures follow by :meth:`add_errors`."""
-        self.output, self.exact = output, {}
+        self.output, self.exact, self.reference = output, {}, None
+        self.pool.forget()
         self._cache.clear()
         self._pending.clear()
         keep = self.strategy()
@@ -162,6 +205,20 @@ class HeatmapView(QWidget):
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
                           else 1)
         self._refresh()
+
+    def set_reference(self, levels: tuple[np.ndarray, ...]) -> None:
+        """The exact (mean) reference of the run shown, per level (signed maps against it)."""
+        self.reference = tuple(levels)
+        if self._selection()[1] == EXACT and self.map_channel() is not None:
+            self._show_selected_level()
+
+    def map_channel(self) -> int | None:
+        """The channel whose signed error the map shows; None: max |error| over channels."""
+        return self.map_combo.currentData()
+
+    def cycle_map(self) -> None:
+        self.map_combo.setCurrentIndex((self.map_combo.currentIndex() + 1)
+                                       % self.map_combo.count())
 
     def add_errors(self, errors: StrategyErrors) -> None:
         """One strategy's figures against the exact reference; redrawn if it is the one shown."""
@@ -245,6 +302,7 @@ class HeatmapView(QWidget):
         self.worst_level = int(np.argmax([e.max_error if math.isfinite(e.max_error) else math.inf
                                           for e in self.errors])) if self.errors else 0
         self._fill_table(fmt)
+        self._count_marks(name)
         worst = self.errors[self.worst_level] if self.errors else None
         vs = "the exact reference" if against == EXACT else against
         if worst is not None:
@@ -266,6 +324,7 @@ class HeatmapView(QWidget):
         self.errors, self.maps = [], []
         self.table.setRowCount(0)
         self.image.clear()
+        self.overlay.clear()
         self.plot.setTitle("")
         self.summary.setText(f"  {what}")
 
@@ -295,26 +354,139 @@ class HeatmapView(QWidget):
         if rows:
             self._show_level(rows[0].row())
 
+    def _levels_of(self, name: str) -> tuple[np.ndarray, ...] | None:
+        if self.output is None:
+            return None
+        return next((r.levels for r in self.output.mip.results if str(r.spec) == name), None)
+
+    def _signed_pair(self, level: int) -> tuple[np.ndarray, np.ndarray] | str:
+        """The levels a signed map subtracts, or why there are none."""
+        name, against = self._selection()
+        levels = self._levels_of(name)
+        if against == EXACT:
+            res = next(r for r in self.output.mip.results if str(r.spec) == name)
+            # against the exact mean reference also where the verdict holds a strategy to an
+            # emulation of itself (blit): a bias against the mean is what the map is for
+            if res.reduction != "mean":
+                return f"{name} reduces by {res.reduction}: no signed map against the mean"
+            ref = self.reference
+            if ref is None:
+                return "waiting for the reference"
+        else:
+            ref = self._levels_of(against)
+        if levels is None or ref is None or level >= min(len(levels), len(ref)):
+            return "no such level"
+        return levels[level], ref[level]
+
     def _show_level(self, level: int) -> None:
-        if not self.maps or level >= len(self.maps):
-            return
-        full = self.maps[level]
+        self.shown_level = level
+        channel = self.map_channel()
+        if channel is None:
+            if not self.maps or level >= len(self.maps):
+                return
+            self._show_map(level, self.maps[level], signed=False)
+        elif self.output is not None and self.strategy():
+            pair = self._signed_pair(level)
+            if isinstance(pair, str):
+                self.image.clear()
+                self.plot.setTitle(pair, color="#d8d8d8")
+            else:
+                a, ref = pair
+                fmt = self.output.mip.fmt
+                self.pool.submit("map", a.size // 4, compare.signed_error,
+                                 (a, ref, fmt, channel),
+                                 lambda m, lv=level: self._show_map(lv, m, signed=True))
+        self._update_overlay()
+
+    def _show_map(self, level: int, full: np.ndarray, signed: bool) -> None:
+        """Show error map ``full`` ((H, W) or (L, H, W)) of ``level``; ``signed``: a signed
+        map, coloured blue-white-red about 0."""
         layered = full.ndim == 3  # error maps are (H, W) or (L, H, W)
         m = full[min(self.layer_spin.value(), full.shape[0] - 1)] if layered else full
         # one colour scale for every layer of the level, so layers compare at a glance
-        vmax = float(full.max())
+        vmax = max(float(full.max()), -float(full.min())) if signed else float(full.max())
         # all finite is the usual case, and two passes: 4096^2 in ms, not the 0.3 s of a mask
         all_finite = math.isfinite(vmax) and math.isfinite(float(full.min()))
         if not all_finite:  # scale by the finite texels; NaN and inf show at the top
-            finite = full[np.isfinite(full)]
+            finite = np.abs(full[np.isfinite(full)])
             vmax = float(finite.max()) if finite.size else 1.0
         vmax = vmax if vmax > 0 else 1.0
-        shown = m if all_finite else np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=0.0)
+        low = -vmax if signed else 0.0
+        shown = m if all_finite else np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=low)
         self.image.setImage(shown, autoLevels=False)
-        self.colorbar.setLevels((0.0, vmax))
+        self.colorbar.setColorMap(SIGNED_CMAP if signed
+                                  else pg.colormap.get(self.cmap_combo.currentText()))
+        self.colorbar.setLevels((low, vmax))
+        self.histogram.set_range(low, vmax, emit=False)
+        what = f"signed error of channel {'RGBA'[self.map_channel()]}" if signed else "errors"
+        self.pool.submit("histogram", full.size, value_histogram, (full,),
+                         lambda h: self.histogram.set_histogram(
+                             h, f"Histogram of {what}, level {level}"))
         where = f", layer {self.layer_spin.value()}" if layered else ""
+        if signed and self._selection()[1] == EXACT:
+            where += ", signed against the exact mean reference"
         self.plot.setTitle(f"level {level}: {m.shape[1]}x{m.shape[0]}{where}", color="#d8d8d8")
         self.plot.autoRange(padding=0.02)
 
+    def auto_range(self) -> None:
+        self.histogram.auto_range()
+
+    def _update_overlay(self) -> None:
+        """Paint the shown level's NaN, Inf and negative texels of the strategy (off: none)."""
+        levels = self._levels_of(self.strategy())
+        if not self.overlay_check.isChecked() or not levels \
+                or self.shown_level >= len(levels):
+            self.pool.forget_key("overlay")
+            self.overlay.clear()
+            return
+        a = layer_of(levels[self.shown_level], self.layer_spin.value())
+        self.pool.submit("overlay", a.shape[0] * a.shape[1], overlay_rgba, (a,),
+                         self._set_overlay)
+
+    def _set_overlay(self, rgba: np.ndarray | None) -> None:
+        if rgba is None:
+            self.overlay.clear()
+        else:
+            self.overlay.setImage(rgba, autoLevels=False, levels=None)
+
+    def _count_marks(self, name: str) -> None:
+        """The table's NaN / Inf / negative column for ``name``'s levels (pixel pool)."""
+        levels = self._levels_of(name)
+        if not levels:
+            return
+        texels = sum(int(np.prod(a.shape[:-1])) for a in levels)
+        self.pool.submit("counts", texels, mark_counts, (levels,), self._fill_counts)
+
+    def _fill_counts(self, counts: list[dict[str, int]]) -> None:
+        for row, c in enumerate(counts[:self.table.rowCount()]):
+            text = ", ".join(f"{n} {k}" for k, n in c.items()) or "0"
+            item = QTableWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, c)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if c:
+                item.setForeground(QBrush(QColor(*MARKS[next(iter(c))])))
+            self.table.setItem(row, MARKS_COLUMN, item)
+
     def _set_cmap(self, name: str) -> None:
-        self.colorbar.setColorMap(pg.colormap.get(name))
+        if self.map_channel() is None:
+            self.colorbar.setColorMap(pg.colormap.get(name))
+
+    def shutdown(self) -> None:
+        self.pool.shutdown()
+
+
+def overlay_rgba(a: np.ndarray) -> np.ndarray | None:
+    """(H, W, 4) uint8: each marked texel (``display.texel_marks``) in its colour, the rest
+    transparent; None when no texel is marked."""
+    marks = texel_marks(a)
+    if not marks:
+        return None
+    out = np.zeros((*a.shape[:2], 4), np.uint8)
+    for kind, mask in marks.items():
+        out[mask] = (*MARKS[kind], 230)
+    return out
+
+
+def mark_counts(levels: tuple[np.ndarray, ...]) -> list[dict[str, int]]:
+    """Per level: texels holding NaN, +Inf, -Inf, negative values (kinds with none left out)."""
+    return [{k: int(np.count_nonzero(m)) for k, m in texel_marks(a).items()} for a in levels]

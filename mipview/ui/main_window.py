@@ -75,9 +75,11 @@ from mipview.ui.messages import (
 )
 from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
 from mipview.ui.shader_panel import ShaderPanel
+from mipview.ui.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.strategy_panel import AUTO_FORMAT, StrategyPanel
 from mipview.ui.sweep_view import SweepView
 from mipview.ui.timing_chart import TimingChart
+from mipview.ui.viewer_actions import build_viewer_menus
 from mipview.ui.worker import GpuWorker
 
 IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp "
@@ -274,6 +276,11 @@ class MainWindow(QMainWindow):
             a = QAction(text, self, shortcut=QKeySequence(key))
             a.triggered.connect(fn)
             v.addAction(a)
+        self.viewer_actions = build_viewer_menus(self)
+        h = self.menuBar().addMenu("&Help")
+        a = QAction("&Keyboard shortcuts...", self, shortcut=QKeySequence("F1"))
+        a.triggered.connect(lambda: ShortcutsDialog(self).exec())
+        h.addAction(a)
         self._rebuild_recent()
 
     # --- recent files & persistence --------------------------------------------------------
@@ -459,6 +466,8 @@ class MainWindow(QMainWindow):
             self._drop_comparisons()
             self._sigShutdown.emit()
         self.shaders.shutdown()
+        for view in (self.pyramid, self.heatmap, self.batch.pyramid):
+            view.shutdown()
         for thread in threads:
             if not thread.wait(30_000):
                 thread.quit()
@@ -564,6 +573,7 @@ class MainWindow(QMainWindow):
         if not self._is_latest("run", ready.job) or self.output is None:
             return
         self.pyramid.set_reference(ready.reference, ready.fmt)
+        self.heatmap.set_reference(ready.reference)
         self.sigReferenceShown.emit(ready)
 
     def _on_strategy_analysed(self, part: StrategyAnalysed) -> None:

@@ -7,7 +7,9 @@
    the second (computed off the UI thread); reports the time until the comparison is on screen
    and the longest UI event-loop stall meanwhile.
 3. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; the chart counts
-   its updates per second.
+   its updates per second. The viewer's per-pixel controls are on meanwhile (exposure, so each
+   level goes through the display transform; false colour, the overlay, the histogram and a
+   locked texel), as issue 19's stall budget asks.
 4. Run all five at ``--five-size``² (default 1024; ``--five-only`` skips the phases above): all
    five built-in strategies, 20 timed runs, as a user presses Run with the image open; reports
    the time until the chart shows the final timings and until everything (reference, every
@@ -193,6 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     window.sigImageOpened.connect(opened.append)
     window.open_image(str(sample_path()))
     _spin(app, lambda: bool(opened) and not window.is_busy(), 60)
+    viewer = window.pyramid
+    viewer.controls.step("exposure", 1)
+    viewer.controls.false_check.setChecked(True)
+    viewer.controls.overlay_check.setChecked(True)
+    viewer.histogram.setVisible(True)
+    viewer.lock_texel(1, 40, 30)
     before = window.chart.updates
     window.run(True, specs)
     _spin(app, lambda: window.chart.updates > before, 60)
