@@ -142,6 +142,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.sizes is not None:
+        from mipview import cli_sizes
+
+        return cli_sizes.bench_sizes(args)
     if args.batch or args.batch_synthetic is not None:
         from mipview import cli_batch
 
@@ -279,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("bench", "time strategies with GPU timestamps")
     image_opts(p, size=True)
+    from mipview.cli_sizes import parse_sizes
+
+    p.add_argument("--sizes", type=parse_sizes, metavar="SIZES",
+                   help="time every strategy at each of these sizes (N or WxH, comma-separated) "
+                        "in one run after one warm-up: one table, and a JSON keeping every size")
     p.add_argument("--warmup-ms", type=duration_ms, default=None,
                    help="keep the GPU busy this long before timing (default: 1000 on a GPU, "
                         "0 on a CPU device such as lavapipe, whose clock needs no warming)")

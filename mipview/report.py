@@ -146,6 +146,39 @@ def bench_table(mip: MipResult, checks: dict[str, Verdict] | None = None) -> str
     return "\n".join(lines)
 
 
+def sizes_table(mips: list[MipResult], checks: list[dict[str, Verdict] | None]) -> str:
+    """``bench --sizes``: one row per strategy, one column per size, median GPU us; ``!`` marks
+    a result out of tolerance, ``-`` a strategy that did not run at that size (why: below)."""
+    names: list[str] = []
+    for mip in mips:
+        for spec in [str(r.spec) for r in mip.results] + [str(s) for s, _ in mip.skipped]:
+            if spec not in names:
+                names.append(spec)
+    head = f"{'median us':<34}" + "".join(f" {f'{m.width}x{m.height}':>12}" for m in mips)
+    lines = [head, "-" * len(head)]
+    for name in names:
+        cells = [f"{name:<34}"]
+        for mip, check in zip(mips, checks, strict=True):
+            res = next((r for r in mip.results if str(r.spec) == name), None)
+            if res is None or res.timing is None:
+                cells.append(f" {'-':>12}")
+                continue
+            verdict = (check or {}).get(name)
+            bad = " !" if verdict is not None and not verdict.within_tolerance else "  "
+            cells.append(f" {res.timing.total.median:10.1f}{bad}")
+        lines.append("".join(cells))
+    for mip, check in zip(mips, checks, strict=True):
+        size = f"{mip.width}x{mip.height}"
+        lines += [f"{size} {spec}: skipped: {why}" for spec, why in mip.skipped]
+        lines += [f"{size} {name}: {v.summary()}" for name, v in (check or {}).items()
+                  if not v.within_tolerance]
+        for res in mip.results:
+            drift = detect_drift(res.timing.total.samples_us) if res.timing else None
+            if drift is not None:
+                lines.append(f"{size} {res.spec}: {drift.label()}")
+    return "\n".join(lines)
+
+
 def clock_line(mip: MipResult) -> str:
     """The GPU clocks while timing, or why there is no figure."""
     if mip.clock is None:

@@ -11,7 +11,12 @@ from mipview.formats import Format, mip_count, to_storage
 from mipview.gpu.dirty import parse_rect, run_strategy, upload_rect
 from mipview.gpu.resources import MipImage
 from mipview.gpu.runner import run_once
-from mipview.gpu.strategies.single_pass import TAIL_TEXELS, SinglePass, plan_passes
+from mipview.gpu.strategies.single_pass import (
+    TAIL_CHOICES,
+    TAIL_TEXELS,
+    SinglePass,
+    plan_passes,
+)
 from mipview.layers import make_layers
 from mipview.reference import reference_pyramid
 from mipview.results import StrategyResult, StrategySpec
@@ -254,3 +259,39 @@ def test_auto_tiles_and_prefetch_follow_the_pass(gpu, rng):
     base = _run(gpu, level0, fmt, load="bilinear", tiles="1", prefetch="off")
     for i, (a, b) in enumerate(zip(auto, base, strict=True)):
         assert np.array_equal(a, b), f"level {i} differs from tiles=1, prefetch=off"
+
+
+
+# --- tail: where the last group takes over (fewer dispatches against a longer serial tail) ----
+def test_plan_tail_option_trades_dispatches_for_a_longer_tail() -> None:
+    counts = {t: len(plan_passes(1920, 1080, tail_texels=int(t))[0]) for t in TAIL_CHOICES}
+    assert counts == {"512": 4, "2048": 3, "8192": 2, "32768": 1}
+    (one,) = plan_passes(1920, 1080, tail_texels=32768)[0]
+    assert (one.tile_levels, one.tail_levels) == (3, 7)
+    # a tail that fits one tile phase is taken whatever the value: 4096^2 stays one dispatch
+    assert [len(plan_passes(4096, 4096, tail_texels=int(t))[0]) for t in TAIL_CHOICES] == [1] * 4
+    assert plan_passes(8192, 8192)[0] == plan_passes(8192, 8192, tail_texels=TAIL_TEXELS)[0]
+
+
+_TAIL_SIZES = [(1920, 1080), (1921, 1079), (4097, 3), (1, 1500), (1500, 1),
+               (300, 230), (256, 256)]
+
+
+@pytest.mark.parametrize("tail", TAIL_CHOICES)
+@pytest.mark.parametrize("w,h", _TAIL_SIZES, ids=lambda v: str(v))
+def test_every_tail_choice_exact(gpu, rng, w, h, tail) -> None:
+    """Texel by texel against the reference, every format in turn (min/max bit-equal); the
+    plan's dispatches are the planner's for that choice."""
+    k = _TAIL_SIZES.index((w, h)) + TAIL_CHOICES.index(tail)
+    fmt = list(Format)[k % len(Format)]
+    reduction = ("mean", "mean", "max", "min")[k % 4]
+    layers = 2 if (w, h) == (300, 230) else 1
+    level0 = _image(rng, w, h, fmt, layers=layers)
+    res = _result(gpu, level0, fmt, reduction=reduction, tail=tail)
+    assert len(res.plan) == len(plan_passes(w, h, layers, int(tail))[0])
+    _check(list(res.levels), level0, fmt, reduction)
+
+
+def test_tail_choice_2047x2049(gpu, rng) -> None:
+    level0 = _image(rng, 2047, 2049, Format.F16)
+    _check(_run(gpu, level0, Format.F16, tail="32768"), level0, Format.F16, "mean")

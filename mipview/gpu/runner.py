@@ -125,22 +125,7 @@ class Session:
                   on_batch: Callable[[], None] | None = None) -> bool:
         """Time every strategy as ``settings`` say (:func:`time_interleaved`; ``cold`` and
         ``evict`` pick the cache eviction). Returns False if stopped early."""
-        self._evict(settings.evict if settings.cold else None)
-        log = ClockLog(self.ctx)
-
-        def after_round() -> None:
-            # the clock after each timed round: the state the samples were taken in, there
-            # for ``on_batch`` to show
-            log.sample()
-            self.clock = log.state
-            if on_batch is not None:
-                on_batch()
-
-        try:
-            return time_interleaved([p.work for p in self.prepared], settings, should_stop,
-                                    after_round)
-        finally:
-            self.clock = log.state
+        return time_sessions([self], settings, should_stop, on_batch)
 
     def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 10,
              should_stop: Callable[[], bool] | None = None,
@@ -187,6 +172,35 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def time_sessions(sessions: list[Session], settings: TimingSettings,
+                  should_stop: Callable[[], bool] | None = None,
+                  on_batch: Callable[[], None] | None = None) -> bool:
+    """Time every strategy of every session (e.g. one image size each) in one
+    :func:`time_interleaved`: one warm-up, then all of them interleaved, so every size sees the
+    same clock. The sessions share one context. Returns False if stopped early."""
+    if not sessions:
+        return True
+    for session in sessions:
+        session._evict(settings.evict if settings.cold else None)
+    log = ClockLog(sessions[0].ctx)
+
+    def after_round() -> None:
+        # the clock after each timed round: the state the samples were taken in, there for
+        # ``on_batch`` to show
+        log.sample()
+        for session in sessions:
+            session.clock = log.state
+        if on_batch is not None:
+            on_batch()
+
+    try:
+        return time_interleaved([p.work for s in sessions for p in s.prepared], settings,
+                                should_stop, after_round)
+    finally:
+        for session in sessions:
+            session.clock = log.state
 
 
 def run_once(ctx: GpuContext, level0: np.ndarray, fmt: Format,

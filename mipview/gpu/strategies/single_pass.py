@@ -58,7 +58,13 @@ Options: ``reduction`` mean/min/max (min/max take every texel of the footprint, 
 outside); ``load`` texel (exact taps) or bilinear (one linear sample per 2x2 of level 0: mean,
 even level-0 sides, not fp32 whose filtering precision is the device's choice); ``fp16`` on:
 packed half registers and shared memory in tile steps 2..6 (formats of at most 16 bits per
-channel, device shaderFloat16); ``tiles`` and ``prefetch`` above. The quad step needs subgroup
+channel, device shaderFloat16); ``tiles`` and ``prefetch`` above; ``tail``: the largest level (in
+texels, 512 .. 32768, default 8192) the last group finishes the chain from, level by level (a tail
+that fits one tile phase is taken whatever the value). At NPOT render-target sizes the chain's
+cost is the dispatches and the serial tail (H200, 1920x1080: pass 1 7.4 us, pass 2, 12 tiles then
+six levels by one group, 26 us); ``tail`` trades one for the other (1920x1080: 4, 3, 2 or 1
+dispatches), the same arithmetic either way, so the lead can measure which wins
+(docs/bench/h200-speed/run.sh). The quad step needs subgroup
 quad operations in compute shaders.
 """
 
@@ -95,7 +101,10 @@ from mipview.results import DispatchStep, LevelSource
 TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
 TILE_OUT = 32          # level b+1 texels per tile side
 OUTPUTS = 14           # storage bindings: 16384 has 14 levels below level 0
-TAIL_TEXELS = 8192     # the last group finishes the chain from a level this small
+TAIL_TEXELS = 8192     # the last group finishes the chain from a level this small (default)
+#: ``tail``: the largest level (texels) the last group starts a level-by-level tail from; a
+#: tail that fits one tile phase (:func:`_tail_tiled`) is taken whatever the value
+TAIL_CHOICES = ("512", "2048", "8192", "32768")
 REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
 
@@ -131,8 +140,11 @@ def _even(size: tuple[int, int]) -> bool:
     return size[0] % 2 == 0 and size[1] % 2 == 0
 
 
-def plan_passes(width: int, height: int, layers: int = 1) -> tuple[list[SpPass], int]:
-    """The dispatches for a ``width`` x ``height`` chain and the data buffer size in vec4s."""
+def plan_passes(width: int, height: int, layers: int = 1,
+                tail_texels: int = TAIL_TEXELS) -> tuple[list[SpPass], int]:
+    """The dispatches for a ``width`` x ``height`` chain and the data buffer size in vec4s. A
+    pass ends in a tail when the rest of the chain fits one tile phase, or starts from a level
+    of at most ``tail_texels``: fewer dispatches against a longer serial tail."""
     last = mip_count(width, height) - 1
     sizes = [level_size(width, height, i) for i in range(last + 1)]
     texels = [w * h for w, h in sizes]
@@ -144,7 +156,8 @@ def plan_passes(width: int, height: int, layers: int = 1) -> tuple[list[SpPass],
         while t < TILE_LEVELS and base + t < last and _even(sizes[base + t]):
             t += 1
         h = base + t
-        tail = last - h if h < last and texels[h] <= TAIL_TEXELS else 0
+        small = texels[h] <= tail_texels or _tail_tiled(sizes, h, last - h)
+        tail = last - h if h < last and small else 0
         handoff = scratch = scratch_size = -1
         if h < last:
             handoff, used = used, used + layers * texels[h]
@@ -188,6 +201,9 @@ class SinglePass(Strategy):
                    "packed half registers and shared memory (formats <= 16 bits/channel)"),
         TILES_OPTION,
         PREFETCH_OPTION,
+        OptionSpec("tail", TAIL_CHOICES, str(TAIL_TEXELS),
+                   "largest level (texels) the last group finishes the chain from, level by "
+                   "level: fewer dispatches against a longer serial tail"),
     )
     promise = "carried"
     #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``
@@ -230,7 +246,7 @@ class SinglePass(Strategy):
         if len(self.passes) > 1:
             bounds = ", ".join(_span(p.levels) for p in self.passes)
             out.append(f"{len(self.passes)} dispatches ({bounds}): tiles stop at odd sides or "
-                       f"above {TAIL_TEXELS} texels so every level stays exact")
+                       f"above {self.opts['tail']} texels so every level stays exact")
         if self.opts["fp16"] == "on":
             out.append("fp16: tile levels 2-6 are reduced in half precision (hand-off and tail "
                        "in fp32)")
@@ -240,7 +256,8 @@ class SinglePass(Strategy):
     def prepare(self, image: MipImage) -> None:
         ctx = self.ctx
         caps = ctx.caps
-        passes, data_vec4 = plan_passes(image.width, image.height, image.layers)
+        passes, data_vec4 = plan_passes(image.width, image.height, image.layers,
+                                        int(self.opts["tail"]))
         self.passes = tuple(passes)
         self.shader: ShaderInterface = SINGLE_PASS_F16 if self.opts["fp16"] == "on" else SINGLE_PASS
         bilinear = self.opts["load"] == "bilinear"
@@ -352,7 +369,7 @@ class SinglePass(Strategy):
             return out
 
         out: list[LevelSource] = []
-        for p in plan_passes(width, height, layers)[0]:
+        for p in plan_passes(width, height, layers, int(self.opts["tail"]))[0]:
             out += phase(p.base, p.tile_levels, p.src_offset < 0)
             if p.tail_tiled:
                 out += phase(p.base + p.tile_levels, p.tail_levels, False)
