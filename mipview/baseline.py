@@ -27,6 +27,7 @@ import numpy as np
 
 from mipview import MipviewError
 from mipview.report import GENERATOR_KEY
+from mipview.results import GpuTiming, TimingStats
 
 FASTER = "faster"
 SLOWER = "slower"
@@ -202,6 +203,17 @@ def _strategies(data: dict[str, Any]) -> dict[str, _Strategy]:
             out[e["strategy"]] = _Strategy(total, tuple(marks),
                                            drift.get("text") if isinstance(drift, dict) else None)
     return out
+
+
+def saved_timings(data: dict[str, Any]) -> list[tuple[str, GpuTiming]]:
+    """Each timed strategy of a saved run (a checked :class:`SavedRun`'s data) as the timing
+    it was measured as: its samples, or its median alone in a file without samples (the window
+    shows a saved run with these)."""
+    def stats(f: _Figure) -> TimingStats:
+        return TimingStats(f.samples_us or (f.median_us,))
+
+    return [(name, GpuTiming(stats(s.total), tuple((label, stats(f)) for label, f in s.marks)))
+            for name, s in _strategies(data).items()]
 
 
 # --- the comparison -------------------------------------------------------------------------------

@@ -199,7 +199,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     data = report.result_dict(mip, checks, {
         "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
         "warmup_ms": settings.warmup_ms,
-        "cache": f"cold-{args.evict}" if args.cold else "warm",
+        "cache": settings.cache,
         "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
     for entry in data["strategies"]:
         entry.pop("errors", None)  # per-level detail belongs to `mipview run`

@@ -1,0 +1,168 @@
+"""The sampled preview dock: one result's pyramid on a plane receding into the distance (or a
+zoomed quad), sampled trilinearly as a GPU would (mipview/preview.py), optionally with each level
+tinted, so a user sees which levels a renderer picks and where a level's error would show.
+
+The widget only draws: it says what it wants rendered (:meth:`settings`, :meth:`strategy`) and
+emits ``sigChanged``; the window renders it off the UI thread (a PreviewRequest to its compare
+worker) and hands the picture back (:meth:`set_image`). Hovering shows the lambda there and the
+two levels it blends.
+
+Signals
+-------
+sigChanged()  the choice of result or the settings changed: render again
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QImage, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mipview.preview import KINDS, LEVEL_COLOURS, PLANE, PreviewImage, PreviewSettings
+
+#: the slider's range: plane pitch in degrees; quad zoom as log2 steps of 1/4
+_PITCH = (5, 60)
+_ZOOM = (-24, 8)
+
+
+class _Picture(QLabel):
+    """The rendered image at its own size; reports the pixel under the mouse."""
+
+    sigHover = Signal(int, int)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setMouseTracking(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        p = event.position()
+        self.sigHover.emit(int(p.x()), int(p.y()))
+        super().mouseMoveEvent(event)
+
+
+class PreviewView(QWidget):
+    sigChanged = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        bar = QHBoxLayout()
+        self.strategy_combo = QComboBox()
+        self.strategy_combo.setToolTip("The result whose pyramid is sampled")
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItems(list(KINDS))
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setMinimumWidth(120)
+        self.tint_check = QCheckBox("Colour levels")
+        self.tint_check.setToolTip("Tint each mip level with its own colour")
+        #: the checkbox as a menu action with a shortcut (the window puts it in its menus)
+        self.tint_action = QAction("&Colour mip levels in the preview", self, checkable=True,
+                                   shortcut=QKeySequence("Ctrl+Shift+M"))
+        self.tint_action.toggled.connect(self.tint_check.setChecked)
+        self.tint_check.toggled.connect(self.tint_action.setChecked)
+        for w in (QLabel("result"), self.strategy_combo, self.kind_combo, self.slider,
+                  self.tint_check):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        lay.addLayout(bar)
+        self.picture = _Picture()
+        self.picture.setMinimumSize(256, 160)
+        lay.addWidget(self.picture, 1)
+        self.legend = QLabel("")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        lay.addWidget(self.legend)
+        self.hover = QLabel("")
+        lay.addWidget(self.hover)
+        self.image: PreviewImage | None = None
+        self._kind_changed(PLANE)
+        self.kind_combo.currentTextChanged.connect(self._kind_changed)
+        for signal in (self.strategy_combo.currentIndexChanged, self.slider.valueChanged,
+                       self.tint_check.toggled):
+            signal.connect(lambda *_: self.sigChanged.emit())
+        self.picture.sigHover.connect(self._hover)
+
+    # --- what to render ---------------------------------------------------------------------
+    def set_strategies(self, names: list[str]) -> None:
+        """The results there are to preview (keeps the current one where it still is)."""
+        current = self.strategy_combo.currentText()
+        self.strategy_combo.blockSignals(True)
+        self.strategy_combo.clear()
+        self.strategy_combo.addItems(names)
+        if current in names:
+            self.strategy_combo.setCurrentText(current)
+        self.strategy_combo.blockSignals(False)
+        self.sigChanged.emit()
+
+    def strategy(self) -> str:
+        return self.strategy_combo.currentText()
+
+    def settings(self) -> PreviewSettings:
+        v = self.slider.value()
+        if self.kind_combo.currentText() == PLANE:
+            return PreviewSettings(kind=PLANE, pitch_deg=float(v),
+                                   tint_levels=self.tint_check.isChecked())
+        return PreviewSettings(kind=self.kind_combo.currentText(), zoom=2.0 ** (v / 4),
+                               tint_levels=self.tint_check.isChecked())
+
+    def _kind_changed(self, kind: str) -> None:
+        self.slider.blockSignals(True)
+        if kind == PLANE:
+            self.slider.setRange(*_PITCH)
+            self.slider.setValue(20)
+            self.slider.setToolTip("Camera pitch below the horizon, degrees")
+        else:
+            self.slider.setRange(*_ZOOM)
+            self.slider.setValue(-8)  # a quarter pixel per texel: level 2
+            self.slider.setToolTip("Zoom: screen pixels per level-0 texel (log scale)")
+        self.slider.blockSignals(False)
+        self.sigChanged.emit()
+
+    # --- showing ----------------------------------------------------------------------------
+    def set_image(self, image: PreviewImage) -> None:
+        self.image = image
+        rgba = np.ascontiguousarray(image.rgba)
+        h, w = rgba.shape[:2]
+        qimg = QImage(rgba.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+        self.picture.setPixmap(QPixmap.fromImage(qimg))
+        parts = []
+        for k, share in enumerate(image.level_share):
+            if share <= 0:
+                continue
+            r, g, b = (int(255 * c) for c in LEVEL_COLOURS[k % len(LEVEL_COLOURS)])
+            parts.append(f"<span style='color: rgb({r},{g},{b})'>&#9632;</span> "
+                         f"level {k} {100 * share:.0f}%")
+        self.legend.setText("finer level sampled per pixel: " + ", ".join(parts))
+
+    def clear(self) -> None:
+        self.image = None
+        self.picture.clear()
+        self.legend.setText("")
+        self.set_strategies([])
+
+    def _hover(self, x: int, y: int) -> None:
+        if self.image is None or not (0 <= y < self.image.lod.shape[0]
+                                      and 0 <= x < self.image.lod.shape[1]):
+            return
+        lam = float(self.image.lod[y, x])
+        if math.isnan(lam):
+            self.hover.setText("no surface here")
+            return
+        last = len(self.image.level_share) - 1
+        d = min(max(lam, 0.0), float(last))
+        k = math.floor(d)
+        blend = f"{100 * (1 - (d - k)):.0f}% level {k}" + (
+            f" + {100 * (d - k):.0f}% level {k + 1}" if k < last and d > k else "")
+        self.hover.setText(f"pixel ({x}, {y}): lambda {lam:.2f} -> {blend}")
