@@ -53,7 +53,7 @@ class PreviewSettings:
     kind: str = PLANE
     pitch_deg: float = 20.0
     #: plane: texture repeats across the screen's width at the bottom edge
-    repeats: float = 0.5
+    repeats: float = 1.0
     #: quad: screen pixels per level-0 texel (1/8: eight texels per pixel, level 3)
     zoom: float = 0.25
     tint_levels: bool = False
@@ -146,11 +146,13 @@ def sample_trilinear(levels: Sequence[np.ndarray], fmt: Format | None, s: np.nda
     return out
 
 
-def plane_uv(settings: PreviewSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def plane_uv(settings: PreviewSettings, aspect: float = 1.0) \
+        -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Normalised texture coordinates (s, t) of every pixel centre of a ground plane seen from a
     camera at height 1, ``pitch_deg`` below the horizon, 60 degrees vertical field of view, and
     the mask of pixels that see the plane (below the horizon). The texture's scale puts
-    ``repeats`` tiles across the bottom edge of the screen."""
+    ``repeats`` tiles across the bottom edge of the screen; a tile is ``aspect`` (height /
+    width of the texture) as deep as it is wide, so texels stay square."""
     w, h = settings.width, settings.height
     f = (h / 2) / math.tan(math.radians(30.0))
     px = np.arange(w) + 0.5 - w / 2
@@ -164,9 +166,13 @@ def plane_uv(settings: PreviewSettings) -> tuple[np.ndarray, np.ndarray, np.ndar
     x = px[None, :] * dist
     z = fwd * dist
     # world units per tile: the bottom row spans 'repeats' tiles
-    bottom = 1.0 / (((h - 0.5 - h / 2) * math.cos(pitch)) + f * math.sin(pitch))
+    bottom_py = h - 0.5 - h / 2
+    bottom = 1.0 / (bottom_py * math.cos(pitch) + f * math.sin(pitch))
     tile = w * bottom / max(settings.repeats, 1e-6)
-    return x / tile + 0.5, -z / tile, hit
+    # the texture lies as a picture on the floor: its bottom row at the screen's bottom edge,
+    # its top further away
+    near = (-bottom_py * math.sin(pitch) + f * math.cos(pitch)) * bottom
+    return x / tile + 0.5, 1.0 - (z - near) / (tile * aspect), hit
 
 
 def quad_uv(settings: PreviewSettings, width0: int, height0: int) \
@@ -192,7 +198,7 @@ def render(levels: Sequence[np.ndarray], fmt: Format | None,
     if settings.kind == QUAD:
         s, t, hit = quad_uv(settings, w0, h0)
     elif settings.kind == PLANE:
-        s, t, hit = plane_uv(settings)
+        s, t, hit = plane_uv(settings, h0 / w0)
     else:
         raise ValueError(f"unknown preview kind {settings.kind!r}; one of {', '.join(KINDS)}")
     u, v = s * w0, t * h0

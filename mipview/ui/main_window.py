@@ -95,6 +95,8 @@ from mipview.ui.worker import GpuWorker
 IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp "
                 + " ".join(f"*{s}" for s in containers.SUFFIXES) + ");;All files (*)")
 MAX_RECENT = 10
+#: live profiling compares with the baseline at most this often, seconds
+BASELINE_EVERY_S = 1.0
 
 
 def make_settings() -> QSettings:
@@ -174,6 +176,7 @@ class MainWindow(QMainWindow):
         #: the timing statistics shown last
         self.stats: LiveStats | None = None
         self._baseline_jobs = OneInFlight(self._send_baseline)
+        self._baseline_sent = 0.0
         self._preview_jobs = OneInFlight(self._send_preview)
         self._build_status()
         self._build_menus()
@@ -531,8 +534,11 @@ class MainWindow(QMainWindow):
         return replace(out.mip, clock=st.clock, results=tuple(
             replace(r, timing=timings.get(str(r.spec))) for r in out.mip.results))
 
-    def _send_compare(self, request: Callable[[int], Any]) -> int:
-        """Send ``request(job id)`` to the compare worker (a live profile keeps running)."""
+    def _send_compare(self, request: Callable[[int], Any]) -> int | None:
+        """Send ``request(job id)`` to the compare worker (a live profile keeps running); None
+        once the worker has ended (the window is closing)."""
+        if not self.compare_thread.isRunning():
+            return None
         self._job += 1
         self._sigCompare.emit(request(self._job))
         return self._job
@@ -768,7 +774,12 @@ class MainWindow(QMainWindow):
             return
         self.saved_run, self.stats = None, stats
         self.chart.update_stats(stats)
-        self._baseline_jobs.request()
+        now = time.monotonic()
+        # a bootstrap per figure: during live profiling at most every BASELINE_EVERY_S, so
+        # the comparison does not take the cores the device (lavapipe) and the UI need
+        if stats.final or now - self._baseline_sent >= BASELINE_EVERY_S:
+            self._baseline_sent = now
+            self._baseline_jobs.request()
         if stats.final and stats.timings:
             best = min(stats.timings, key=lambda st: st[1].total.median)
             self.run_label.setText(f"last run: {len(stats.timings)} strategies, "
