@@ -313,6 +313,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="strategies to run right after opening")
     p.add_argument("--screenshot", help="save a PNG of the window after the run")
     p.add_argument("--quit", action="store_true", help="exit after --run/--screenshot")
+    p.add_argument("--baseline", help="a `mipview bench --json` file to compare the run with")
+    p.add_argument("--distributions", action="store_true",
+                   help="show the samples' distributions beside the bars")
+    p.add_argument("--preview", choices=["plane", "quad", "plane-tinted", "quad-tinted"],
+                   help="show the sampled preview dock")
     p.add_argument("--format", help=argparse.SUPPRESS)
     device_opts(p)
     p.set_defaults(func=cmd_gui)

@@ -571,6 +571,16 @@ class MainWindow(QMainWindow):
         self.preview.set_image(out.image)
         self.sigPreviewShown.emit(out)
 
+    def show_preview(self, kind: str = "plane", tint: bool = False) -> None:
+        """Show the sampled preview dock, as ``kind`` (preview.KINDS), levels tinted or not."""
+        self.preview.kind_combo.setCurrentText(kind)
+        self.preview.tint_check.setChecked(tint)
+        self.preview_dock.show()
+
+    def profiler_idle(self) -> bool:
+        """No baseline comparison or preview is being computed (automation waits on it)."""
+        return self._baseline_jobs.pending is None and self._preview_jobs.pending is None
+
     def _open_saved_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open saved run", "",
                                               "mipview bench JSON (*.json);;All files (*)")

@@ -17,13 +17,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QImage, QKeySequence, QPixmap
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -36,19 +37,39 @@ _PITCH = (5, 60)
 _ZOOM = (-24, 8)
 
 
-class _Picture(QLabel):
-    """The rendered image at its own size; reports the pixel under the mouse."""
+class _Picture(QWidget):
+    """The rendered image scaled to fit (aspect kept, top left); reports the image pixel under
+    the mouse."""
 
     sigHover = Signal(int, int)
 
     def __init__(self) -> None:
         super().__init__()
         self.setMouseTracking(True)
-        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.pixmap: QPixmap | None = None
+
+    def set_pixmap(self, pixmap: QPixmap | None) -> None:
+        self.pixmap = pixmap
+        self.update()
+
+    def _scale(self) -> float:
+        if self.pixmap is None or self.pixmap.width() == 0:
+            return 1.0
+        return min(self.width() / self.pixmap.width(), self.height() / self.pixmap.height())
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.pixmap is None:
+            return
+        k = self._scale()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.drawPixmap(QRectF(0, 0, self.pixmap.width() * k, self.pixmap.height() * k),
+                           self.pixmap, QRectF(self.pixmap.rect()))
+        painter.end()
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
-        p = event.position()
-        self.sigHover.emit(int(p.x()), int(p.y()))
+        p, k = event.position(), self._scale()
+        self.sigHover.emit(int(p.x() / k), int(p.y() / k))
         super().mouseMoveEvent(event)
 
 
@@ -61,10 +82,12 @@ class PreviewView(QWidget):
         bar = QHBoxLayout()
         self.strategy_combo = QComboBox()
         self.strategy_combo.setToolTip("The result whose pyramid is sampled")
+        self.strategy_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.strategy_combo.setMinimumContentsLength(12)
         self.kind_combo = QComboBox()
         self.kind_combo.addItems(list(KINDS))
         self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setMinimumWidth(120)
         self.tint_check = QCheckBox("Colour levels")
         self.tint_check.setToolTip("Tint each mip level with its own colour")
         #: the checkbox as a menu action with a shortcut (the window puts it in its menus)
@@ -72,13 +95,17 @@ class PreviewView(QWidget):
                                    shortcut=QKeySequence("Ctrl+Shift+M"))
         self.tint_action.toggled.connect(self.tint_check.setChecked)
         self.tint_check.toggled.connect(self.tint_action.setChecked)
-        for w in (QLabel("result"), self.strategy_combo, self.kind_combo, self.slider,
-                  self.tint_check):
+        for w in (QLabel("result"), self.strategy_combo, self.kind_combo):
             bar.addWidget(w)
         bar.addStretch(1)
         lay.addLayout(bar)
+        row = QHBoxLayout()  # a second row keeps the dock narrow
+        row.addWidget(self.slider, 1)
+        row.addWidget(self.tint_check)
+        lay.addLayout(row)
         self.picture = _Picture()
         self.picture.setMinimumSize(256, 160)
+        self.picture.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         lay.addWidget(self.picture, 1)
         self.legend = QLabel("")
         self.legend.setWordWrap(True)
@@ -136,7 +163,7 @@ class PreviewView(QWidget):
         rgba = np.ascontiguousarray(image.rgba)
         h, w = rgba.shape[:2]
         qimg = QImage(rgba.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
-        self.picture.setPixmap(QPixmap.fromImage(qimg))
+        self.picture.set_pixmap(QPixmap.fromImage(qimg))
         parts = []
         for k, share in enumerate(image.level_share):
             if share <= 0:
@@ -148,7 +175,7 @@ class PreviewView(QWidget):
 
     def clear(self) -> None:
         self.image = None
-        self.picture.clear()
+        self.picture.set_pixmap(None)
         self.legend.setText("")
         self.set_strategies([])
 

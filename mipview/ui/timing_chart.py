@@ -18,7 +18,7 @@ When the clock changed mid-run a banner says so (``ClockState.warning``): such f
 comparable. The device's driver is in the title.
 
 A baseline (a saved run, mipview/baseline.py) puts its median as a tick on each bar and the
-change above it: ``0.97x faster [0.95, 0.99]`` or ``within noise``, the bootstrap verdict of
+change at its foot: ``0.97x faster [0.95, 0.99]`` or ``within noise``, the bootstrap verdict of
 ``baseline.compare_runs`` (computed off the UI thread, :meth:`set_baseline`).
 
 Signals
@@ -403,8 +403,7 @@ class TimingChart(QWidget):
         if warning != (self.warning_label.text() or None):
             self.warning_label.setText(warning or "")
             self.warning_label.setVisible(warning is not None)
-        baseline_top = self._draw_baseline(names, [max(t, m) for (_, t), m in
-                                                   zip(lo_hi, med, strict=True)], figures)
+        baseline_top = self._draw_baseline(names)
         if self.view() == DISTRIBUTION_VIEW:
             self._draw_violins(figures)
         top = max([h for _, h in lo_hi] + [baseline_top], default=1.0)
@@ -440,14 +439,15 @@ class TimingChart(QWidget):
             if y is not None:
                 self.dist_plot.setYRange(*y, padding=0)
 
-    def _draw_baseline(self, names: list[str], tops: list[float],
-                       figures: list[TimingFigures]) -> float:
-        """The baseline's median as a tick on each bar it has, the change above the bar's
-        value label (``tops``: where that stands); returns the highest tick (0 without)."""
+    def _draw_baseline(self, names: list[str]) -> float:
+        """The baseline's median as a tick on each bar it has, the change at the bar's foot
+        (on a dark ground: readable over any bar, and never out of the plot's range); returns
+        the highest tick (0 without)."""
         totals = {d.strategy: d for d in self.baseline.deltas if d.mark is None} \
             if self.baseline is not None else {}
         while len(self.delta_labels) < len(names):
-            t = pg.TextItem()
+            t = pg.TextItem(anchor=(0.5, 1.0), fill=pg.mkBrush(16, 16, 20, 200))
+            t.setZValue(20)
             self.plot.addItem(t)
             self.delta_labels.append(t)
         ticks_x, ticks_y = [], []
@@ -462,9 +462,7 @@ class TimingChart(QWidget):
             label.setText(delta_text(d))
             label.setColor(DELTA_COLOURS.get(d.verdict, "#a0a0a0"))
             label.setToolTip(d.label())
-            # one line above the value label (two lines when it says the run drifted)
-            label.setAnchor((0.5, 2.0 if figures[i].drift is None else 3.0))
-            label.setPos(i, tops[i])
+            label.setPos(i, 0.0)
             label.setVisible(True)
         self.baseline_ticks.setData(x=ticks_x, y=ticks_y)
         return max(ticks_y, default=0.0)

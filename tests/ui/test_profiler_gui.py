@@ -163,3 +163,31 @@ def test_the_sampled_preview_renders_the_chosen_result(qtbot, make_window, small
     with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as blocker:
         w.preview.tint_action.trigger()
     assert blocker.args[0].image.rgba.tobytes() != out.image.rgba.tobytes()
+
+
+def test_automation_shows_a_baseline_distributions_and_the_preview(tmp_path, small_png):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from PySide6.QtGui import QImage
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "cfg"), QT_QPA_PLATFORM="offscreen")
+    base = _write(tmp_path, "base.json", _bench({"blit": [100.0] * 10}))
+    out = tmp_path / "prof.png"
+
+    def gui(*extra):
+        return subprocess.run([sys.executable, "-m", "mipview", "gui", str(small_png), "--run",
+                               "blit,per-level", "--distributions", "--preview",
+                               "quad-tinted", "--screenshot", str(out), "--quit", *extra],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+    res = gui("--baseline", base)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert QImage(str(out)).width() == 1600
+    out.unlink()
+    res = gui("--baseline", str(tmp_path / "none.json"))  # one line, before any window
+    assert res.returncode == 2 and "none.json: no such file" in res.stderr
+    assert not out.exists()
