@@ -316,8 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", help="a `mipview bench --json` file to compare the run with")
     p.add_argument("--distributions", action="store_true",
                    help="show the samples' distributions beside the bars")
-    p.add_argument("--preview", choices=["plane", "quad", "plane-tinted", "quad-tinted"],
-                   help="show the sampled preview dock")
+    p.add_argument("--preview", choices=[f"{k}{v}" for k in ("plane", "quad")
+                                         for v in ("", "-tinted", "-error")],
+                   help="show the sampled preview dock: levels, tinted, or their error")
     p.add_argument("--format", help=argparse.SUPPRESS)
     device_opts(p)
     p.set_defaults(func=cmd_gui)

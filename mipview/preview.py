@@ -10,7 +10,11 @@ magnification (lambda <= 0) from level 0, and otherwise a blend of levels ``floo
 and the next by ``frac(lambda)``, each sampled bilinearly (texel centres at +0.5, repeat
 addressing). Filtering happens on decoded values (linear light for sRGB), as a GPU's sampler
 does, and the result is encoded back for display. Optionally each level is tinted with its own
-colour, so the bands a renderer would pick, and the blends between them, show on screen.
+colour, so the bands a renderer would pick, and the blends between them, show on screen. Or the
+surface shows the error instead (:data:`ERROR`): each level's error map against the exact
+reference (the heatmap's maximum absolute error over channels) sampled as the levels would be:
+the error of a sampled colour is at most that blend of its texels' errors, so where the plane
+glows is where a renderer would show that strategy's error, at the levels it would pick.
 
 Core: numpy only, no Qt (the window renders it off the UI thread: mipview/ui/preview_view.py).
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -28,6 +32,10 @@ from mipview.formats import Format, decode, encode
 PLANE = "plane"
 QUAD = "quad"
 KINDS = (PLANE, QUAD)
+#: what the surface shows: the levels, or their error maps on a heat ramp
+TEXTURE = "texture"
+ERROR = "error"
+SHOWS = (TEXTURE, ERROR)
 
 #: one colour per level (cycled), linear RGB in [0, 1]: level 0 red, 1 orange, 2 yellow, ...
 LEVEL_COLOURS = np.array([
@@ -59,6 +67,8 @@ class PreviewSettings:
     tint_levels: bool = False
     #: which array layer of layered levels
     layer: int = 0
+    #: TEXTURE: the levels; ERROR: per-level error maps (render_error)
+    show: str = TEXTURE
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,8 @@ class PreviewImage:
     lod: np.ndarray
     #: per level, the fraction of the covered pixels that sampled it as their finer level
     level_share: tuple[float, ...]
+    #: ERROR: the error at the top of the heat ramp (the largest of any level), else None
+    peak: float | None = None
 
 
 def lod_from_derivatives(dudx: np.ndarray, dvdx: np.ndarray, dudy: np.ndarray,
@@ -190,7 +202,31 @@ def quad_uv(settings: PreviewSettings, width0: int, height0: int) \
 def render(levels: Sequence[np.ndarray], fmt: Format | None,
            settings: PreviewSettings) -> PreviewImage:
     """The preview of ``levels`` (storage values of ``fmt``, (H, W, C) or (L, H, W, C)), as
-    ``settings`` say; float formats show [0, 1] clipped."""
+    ``settings`` say; float formats show [0, 1] clipped. With ``settings.show`` ERROR the
+    levels are error maps: :func:`render_error`."""
+    if settings.show == ERROR:
+        return render_error(levels, settings)
+    colour, lod, share = _scene(levels, fmt, settings)
+    return PreviewImage(_display(colour, fmt), lod, share)
+
+
+def render_error(maps: Sequence[np.ndarray], settings: PreviewSettings) -> PreviewImage:
+    """Per-level error maps ((H, W) or (L, H, W), non-negative) sampled as the levels would be,
+    on a heat ramp from 0 (black) to the largest error of any level (white)."""
+    peak = max((float(np.nanmax(m)) for m in maps if m.size), default=0.0)
+    scale = 1.0 / peak if peak > 0 else 0.0
+    levels = [np.nan_to_num(np.asarray(m, np.float32) * np.float32(scale), nan=1.0)[..., None]
+              for m in maps]
+    value, lod, share = _scene(levels, None, replace(settings, tint_levels=False))
+    v = np.clip(value[..., 0], 0.0, 1.0)
+    heat = np.stack([3 * v, 3 * v - 1, 3 * v - 2], axis=-1)
+    heat[~np.isfinite(lod)] = SKY
+    return PreviewImage(_display(np.clip(heat, 0.0, 1.0), None), lod, share, peak)
+
+
+def _scene(levels: Sequence[np.ndarray], fmt: Format | None, settings: PreviewSettings) \
+        -> tuple[np.ndarray, np.ndarray, tuple[float, ...]]:
+    """Decoded sampled values (H, W, C), lambda per pixel (NaN: no surface), level shares."""
     levels = [lv[min(settings.layer, lv.shape[0] - 1)] if lv.ndim == 4 else lv for lv in levels]
     if not levels:
         raise ValueError("a preview needs at least one level")
@@ -214,7 +250,7 @@ def render(levels: Sequence[np.ndarray], fmt: Format | None,
     colour[hit] = sample_trilinear(levels, fmt, s[hit], t[hit], lod[hit], settings.tint_levels)
     chosen = np.floor(np.clip(lod[hit], 0, len(levels) - 1)).astype(np.int64)
     share = np.bincount(chosen, minlength=len(levels)) / max(1, chosen.size)
-    return PreviewImage(_display(colour, fmt), lod, tuple(float(x) for x in share))
+    return colour, lod, tuple(float(x) for x in share)
 
 
 def _display(values: np.ndarray, fmt: Format | None) -> np.ndarray:

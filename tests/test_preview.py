@@ -98,3 +98,18 @@ def test_the_plane_recedes_through_every_level_and_tints_them():
                                atol=0.5 / 255 + 1e-9)
     untinted = preview.render(grey, None, PreviewSettings(width=64, height=40))
     assert set(untinted.rgba[np.isfinite(untinted.lod)][:, 0].tolist()) <= {127, 128}
+
+
+@pytest.mark.parametrize(("k", "want"), [(2.0, (255, 255, 255)), (0.0, (0, 0, 0)),
+                                         (2.25, (255, 255, 64)), (1.75, (255, 255, 64)),
+                                         (3.0, (0, 0, 0))])
+def test_the_error_view_samples_the_error_maps_on_a_heat_ramp(k, want):
+    # all the error is in level 2 (4 units, the peak): the whole ramp at lambda 2, three
+    # quarters of it (heat 0.75: red and green 1, blue 0.25) where level 2 has three quarters
+    # of the blend with a clean level (lambda 2.25 and 1.75), none where it is not sampled
+    maps = [np.zeros((2 ** (6 - i), 2 ** (6 - i)), np.float32) for i in range(7)]
+    maps[2][:] = 4.0
+    out = preview.render(maps, None, PreviewSettings(width=16, height=8, kind=preview.QUAD,
+                                                     zoom=2.0 ** -k, show=preview.ERROR))
+    assert out.peak == 4.0
+    assert {tuple(p) for p in out.rgba[..., :3].reshape(-1, 3).tolist()} == {want}

@@ -133,7 +133,8 @@ def run_gui(args: argparse.Namespace) -> int:
         window.set_baseline(baseline)
     window.distributions_action.setChecked(bool(getattr(args, "distributions", False)))
     if getattr(args, "preview", None):
-        window.show_preview(args.preview.split("-")[0], args.preview.endswith("-tinted"))
+        kind, _, how = args.preview.partition("-")
+        window.show_preview(kind, tint=how == "tinted", error=how == "error")
     window.show()
     if image:
         window.open_image(image)

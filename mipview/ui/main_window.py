@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview import containers
+from mipview import containers, preview
 from mipview.baseline import BaselineError, SavedRun, load_run
 from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
@@ -558,12 +558,18 @@ class MainWindow(QMainWindow):
         self.sigBaselineShown.emit(deltas)
 
     def _send_preview(self) -> int | None:
-        out, name = self.output, self.preview.strategy()
+        out, name, settings = self.output, self.preview.strategy(), self.preview.settings()
         results = {str(r.spec): r for r in out.mip.results} if out is not None else {}
         if self.preview_dock.isHidden() or name not in results:
             return None
+        levels = results[name].levels
+        if settings.show == preview.ERROR:  # its heatmaps, once its analysis is in
+            errors = self.heatmap.exact.get(name)
+            if errors is None:
+                return None
+            levels = errors.maps
         return self._send_compare(lambda job: PreviewRequest(
-            job, name, results[name].levels, out.mip.fmt, self.preview.settings()))
+            job, name, levels, out.mip.fmt, settings))
 
     def _on_preview(self, out: PreviewOutput) -> None:
         if out.job != self._preview_jobs.last:
@@ -571,10 +577,10 @@ class MainWindow(QMainWindow):
         self.preview.set_image(out.image)
         self.sigPreviewShown.emit(out)
 
-    def show_preview(self, kind: str = "plane", tint: bool = False) -> None:
-        """Show the sampled preview dock, as ``kind`` (preview.KINDS), levels tinted or not."""
-        self.preview.kind_combo.setCurrentText(kind)
-        self.preview.tint_check.setChecked(tint)
+    def show_preview(self, kind: str = "plane", tint: bool = False, error: bool = False) -> None:
+        """Show the sampled preview dock, as ``kind`` (preview.KINDS), levels tinted or not, or
+        their error maps."""
+        self.preview.configure(kind, tint, preview.ERROR if error else preview.TEXTURE)
         self.preview_dock.show()
 
     def profiler_idle(self) -> bool:
@@ -754,6 +760,8 @@ class MainWindow(QMainWindow):
         if not self._is_latest("run", part.job) or self.output is None:
             return
         self.heatmap.add_errors(part.errors)
+        if self.preview.settings().show == preview.ERROR:
+            self._preview_jobs.request()
         self.progress.setRange(0, part.total)
         self.progress.setValue(part.done)
         self.sigStrategyShown.emit(part)

@@ -1,6 +1,7 @@
 """The sampled preview dock: one result's pyramid on a plane receding into the distance (or a
 zoomed quad), sampled trilinearly as a GPU would (mipview/preview.py), optionally with each level
-tinted, so a user sees which levels a renderer picks and where a level's error would show.
+tinted, so a user sees which levels a renderer picks; or its error maps against the exact
+reference sampled the same way (``error``), so a user sees where that error would show.
 
 The widget only draws: it says what it wants rendered (:meth:`settings`, :meth:`strategy`) and
 emits ``sigChanged``; the window renders it off the UI thread (a PreviewRequest to its compare
@@ -30,7 +31,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.preview import KINDS, LEVEL_COLOURS, PLANE, PreviewImage, PreviewSettings
+from mipview.preview import (
+    KINDS,
+    LEVEL_COLOURS,
+    PLANE,
+    SHOWS,
+    PreviewImage,
+    PreviewSettings,
+)
 
 #: the slider's range: plane pitch in degrees; quad zoom as log2 steps of 1/4
 _PITCH = (5, 60)
@@ -87,6 +95,10 @@ class PreviewView(QWidget):
         self.strategy_combo.setMinimumContentsLength(12)
         self.kind_combo = QComboBox()
         self.kind_combo.addItems(list(KINDS))
+        self.show_combo = QComboBox()
+        self.show_combo.addItems(list(SHOWS))
+        self.show_combo.setToolTip("The levels, or their error against the exact reference "
+                                   "(the heatmaps) sampled as the levels would be")
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.tint_check = QCheckBox("Colour levels")
         self.tint_check.setToolTip("Tint each mip level with its own colour")
@@ -101,6 +113,7 @@ class PreviewView(QWidget):
         lay.addLayout(bar)
         row = QHBoxLayout()  # a second row keeps the dock narrow
         row.addWidget(self.slider, 1)
+        row.addWidget(self.show_combo)
         row.addWidget(self.tint_check)
         lay.addLayout(row)
         self.picture = _Picture()
@@ -117,7 +130,7 @@ class PreviewView(QWidget):
         self._kind_changed(PLANE)
         self.kind_combo.currentTextChanged.connect(self._kind_changed)
         for signal in (self.strategy_combo.currentIndexChanged, self.slider.valueChanged,
-                       self.tint_check.toggled):
+                       self.tint_check.toggled, self.show_combo.currentIndexChanged):
             signal.connect(lambda *_: self.sigChanged.emit())
         self.picture.sigHover.connect(self._hover)
 
@@ -138,11 +151,23 @@ class PreviewView(QWidget):
 
     def settings(self) -> PreviewSettings:
         v = self.slider.value()
+        common = {"tint_levels": self.tint_check.isChecked(),
+                  "show": self.show_combo.currentText()}
         if self.kind_combo.currentText() == PLANE:
-            return PreviewSettings(kind=PLANE, pitch_deg=float(v),
-                                   tint_levels=self.tint_check.isChecked())
+            return PreviewSettings(kind=PLANE, pitch_deg=float(v), **common)
         return PreviewSettings(kind=self.kind_combo.currentText(), zoom=2.0 ** (v / 4),
-                               tint_levels=self.tint_check.isChecked())
+                               **common)
+
+    def configure(self, kind: str, tint: bool, show: str) -> None:
+        """Set what to render at once: one ``sigChanged``, not one per control."""
+        self.blockSignals(True)
+        try:
+            self.kind_combo.setCurrentText(kind)
+            self.tint_check.setChecked(tint)
+            self.show_combo.setCurrentText(show)
+        finally:
+            self.blockSignals(False)
+        self.sigChanged.emit()
 
     def _kind_changed(self, kind: str) -> None:
         self.slider.blockSignals(True)
@@ -171,7 +196,9 @@ class PreviewView(QWidget):
             r, g, b = (int(255 * c) for c in LEVEL_COLOURS[k % len(LEVEL_COLOURS)])
             parts.append(f"<span style='color: rgb({r},{g},{b})'>&#9632;</span> "
                          f"level {k} {100 * share:.0f}%")
-        self.legend.setText("finer level sampled per pixel: " + ", ".join(parts))
+        peak = "" if image.peak is None else \
+            f"error, black 0 to white {image.peak:.3g} (the largest of any level); "
+        self.legend.setText(peak + "finer level sampled per pixel: " + ", ".join(parts))
 
     def clear(self) -> None:
         self.image = None

@@ -163,6 +163,12 @@ def test_the_sampled_preview_renders_the_chosen_result(qtbot, make_window, small
     with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as blocker:
         w.preview.tint_action.trigger()
     assert blocker.args[0].image.rgba.tobytes() != out.image.rgba.tobytes()
+    assert out.image.peak is None
+    # its error against the exact reference, sampled the same way (the heatmaps are in)
+    errors = w.heatmap.exact["per-level"]
+    with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as blocker:
+        w.show_preview("quad", error=True)
+    assert blocker.args[0].image.peak == max(float(m.max()) for m in errors.maps)
 
 
 def test_automation_shows_a_baseline_distributions_and_the_preview(tmp_path, small_png):
@@ -181,7 +187,7 @@ def test_automation_shows_a_baseline_distributions_and_the_preview(tmp_path, sma
     def gui(*extra):
         return subprocess.run([sys.executable, "-m", "mipview", "gui", str(small_png), "--run",
                                "blit,per-level", "--distributions", "--preview",
-                               "quad-tinted", "--screenshot", str(out), "--quit", *extra],
+                               "quad-error", "--screenshot", str(out), "--quit", *extra],
                               cwd=root, env=env, capture_output=True, text=True, timeout=120)
 
     res = gui("--baseline", base)
