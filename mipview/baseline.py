@@ -86,13 +86,15 @@ class FigureDelta:
     ratio: float | None = None
     interval: tuple[float, float] | None = None
 
-    def label(self) -> str:
-        """``0.98x [0.93, 1.04] within noise (12.1 us, was 12.3 us)``, or the verdict alone."""
+    def label(self, medians: bool = True) -> str:
+        """``0.98x [0.93, 1.04] within noise (12.1 us, was 12.3 us)`` (without the medians:
+        the window's bars show them), or the verdict alone."""
         if self.ratio is None:
             return self.verdict
         spread = f" [{self.interval[0]:.3f}, {self.interval[1]:.3f}]" if self.interval else ""
-        return (f"{self.ratio:.3f}x{spread} {self.verdict} ({self.new_median_us:.1f} us, "
-                f"was {self.old_median_us:.1f} us)")
+        both = f" ({self.new_median_us:.1f} us, was {self.old_median_us:.1f} us)" if medians \
+            else ""
+        return f"{self.ratio:.3f}x{spread} {self.verdict}{both}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"strategy": self.strategy, "mark": self.mark, "verdict": self.verdict,

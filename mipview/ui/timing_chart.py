@@ -18,7 +18,7 @@ When the clock changed mid-run a banner says so (``ClockState.warning``): such f
 comparable. The device's driver is in the title.
 
 A baseline (a saved run, mipview/baseline.py) puts its median as a tick on each bar and the
-change at its foot: ``0.97x faster [0.95, 0.99]`` or ``within noise``, the bootstrap verdict of
+change at its foot: ``0.97x [0.95, 0.99] faster`` or ``within noise``, the bootstrap verdict of
 ``baseline.compare_runs`` (computed off the UI thread, :meth:`set_baseline`).
 
 Signals
@@ -38,7 +38,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from mipview.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport, FigureDelta
+from mipview.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
 from mipview.results import CUSTOM_PREFIX, ClockState, StrategySpec
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 
@@ -135,14 +135,6 @@ def history_marks(before: LiveStats | None, now: LiveStats) -> list[str]:
 def _shader_file(spec: str) -> str:
     """``shader:/path/to/x.comp:KEY=V`` -> ``x.comp``."""
     return Path(StrategySpec.parse(spec).name[len(CUSTOM_PREFIX):]).name
-
-
-def delta_text(d: FigureDelta) -> str:
-    """A bar's change against the baseline, short: ``0.970x faster [0.950, 0.990]``."""
-    if d.ratio is None:
-        return d.verdict
-    spread = f" [{d.interval[0]:.3f}, {d.interval[1]:.3f}]" if d.interval else ""
-    return f"{d.ratio:.3f}x {d.verdict}{spread}"
 
 
 def _stack_colour(i: int, n: int) -> tuple[int, int, int]:
@@ -459,7 +451,7 @@ class TimingChart(QWidget):
             if d.old_median_us is not None:
                 ticks_x.append(i)
                 ticks_y.append(d.old_median_us)
-            label.setText(delta_text(d))
+            label.setText(d.label(medians=False))
             label.setColor(DELTA_COLOURS.get(d.verdict, "#a0a0a0"))
             label.setToolTip(d.label())
             label.setPos(i, 0.0)

@@ -56,9 +56,10 @@ def test_baseline_deltas_of_two_hand_made_runs(qtbot, make_window, tmp_path):
         assert w.load_baseline(_write(tmp_path, "old.json", old))
     deltas = w.chart.baseline_deltas()
     assert set(deltas) == {"per-level", "subgroup", "blit", "single-pass"}
-    assert deltas["per-level"].startswith(f"{202 / 102:.3f}x slower [")
-    assert deltas["subgroup"].startswith("1.000x within noise [")
-    assert deltas["blit"].startswith(f"{52 / 102:.3f}x faster [")
+    assert deltas["per-level"].startswith(f"{202 / 102:.3f}x [")
+    assert deltas["per-level"].endswith("] slower")
+    assert deltas["subgroup"].startswith("1.000x [") and deltas["subgroup"].endswith("] within noise")
+    assert deltas["blit"].startswith(f"{52 / 102:.3f}x [") and deltas["blit"].endswith("] faster")
     assert deltas["single-pass"] == "new"
     lo, hi = _interval(deltas["per-level"])
     assert 1.0 < lo <= 202 / 102 <= hi
@@ -72,7 +73,8 @@ def test_baseline_deltas_of_two_hand_made_runs(qtbot, make_window, tmp_path):
     # the shown run as the baseline: every figure within noise of itself
     with qtbot.waitSignal(w.sigBaselineShown, timeout=WAIT_MS):
         assert w.use_run_as_baseline()
-    assert all(t.startswith("1.000x within noise") for t in w.chart.baseline_deltas().values())
+    assert all(t.startswith("1.000x [") and t.endswith("within noise")
+               for t in w.chart.baseline_deltas().values())
     w.set_baseline(None)
     assert w.chart.baseline_deltas() == {} and not w.chart.baseline_label.isVisible()
 
