@@ -27,6 +27,7 @@ import numpy as np
 
 from mipview import MipviewError
 from mipview.report import GENERATOR_KEY
+from mipview.results import GpuTiming, TimingStats
 
 FASTER = "faster"
 SLOWER = "slower"
@@ -85,13 +86,15 @@ class FigureDelta:
     ratio: float | None = None
     interval: tuple[float, float] | None = None
 
-    def label(self) -> str:
-        """``0.98x [0.93, 1.04] within noise (12.1 us, was 12.3 us)``, or the verdict alone."""
+    def label(self, medians: bool = True) -> str:
+        """``0.98x [0.93, 1.04] within noise (12.1 us, was 12.3 us)`` (without the medians:
+        the window's bars show them), or the verdict alone."""
         if self.ratio is None:
             return self.verdict
         spread = f" [{self.interval[0]:.3f}, {self.interval[1]:.3f}]" if self.interval else ""
-        return (f"{self.ratio:.3f}x{spread} {self.verdict} ({self.new_median_us:.1f} us, "
-                f"was {self.old_median_us:.1f} us)")
+        both = f" ({self.new_median_us:.1f} us, was {self.old_median_us:.1f} us)" if medians \
+            else ""
+        return f"{self.ratio:.3f}x{spread} {self.verdict}{both}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"strategy": self.strategy, "mark": self.mark, "verdict": self.verdict,
@@ -202,6 +205,17 @@ def _strategies(data: dict[str, Any]) -> dict[str, _Strategy]:
             out[e["strategy"]] = _Strategy(total, tuple(marks),
                                            drift.get("text") if isinstance(drift, dict) else None)
     return out
+
+
+def saved_timings(data: dict[str, Any]) -> list[tuple[str, GpuTiming]]:
+    """Each timed strategy of a saved run (a checked :class:`SavedRun`'s data) as the timing
+    it was measured as: its samples, or its median alone in a file without samples (the window
+    shows a saved run with these)."""
+    def stats(f: _Figure) -> TimingStats:
+        return TimingStats(f.samples_us or (f.median_us,))
+
+    return [(name, GpuTiming(stats(s.total), tuple((label, stats(f)) for label, f in s.marks)))
+            for name, s in _strategies(data).items()]
 
 
 # --- the comparison -------------------------------------------------------------------------------

@@ -203,7 +203,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     data = report.result_dict(mip, checks, {
         "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
         "warmup_ms": settings.warmup_ms,
-        "cache": f"cold-{args.evict}" if args.cold else "warm",
+        "cache": settings.cache,
         "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
     for entry in data["strategies"]:
         entry.pop("errors", None)  # per-level detail belongs to `mipview run`
@@ -322,6 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", help="strategies to run right after opening")
     p.add_argument("--screenshot", help="save a PNG of the window after the run")
     p.add_argument("--quit", action="store_true", help="exit after --run/--screenshot")
+    p.add_argument("--baseline", help="a `mipview bench --json` file to compare the run with")
+    p.add_argument("--distributions", action="store_true",
+                   help="show the samples' distributions beside the bars")
+    p.add_argument("--preview", choices=[f"{k}{v}" for k in ("plane", "quad")
+                                         for v in ("", "-tinted", "-error")],
+                   help="show the sampled preview dock: levels, tinted, or their error")
     p.add_argument("--format", help=argparse.SUPPRESS)
     device_opts(p)
     p.set_defaults(func=cmd_gui)

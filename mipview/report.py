@@ -101,7 +101,11 @@ def result_dict(mip: MipResult, checks: dict[str, Verdict] | None = None,
         GENERATOR_KEY: f"mipview {__version__}",
         "device": {"name": mip.device.name, "type": mip.device.device_type,
                    "driver": mip.device.driver, "api_version": mip.device.api_version,
-                   "subgroup_size": mip.device.subgroup_size},
+                   "subgroup_size": mip.device.subgroup_size,
+                   # VkPhysicalDeviceDriverProperties, apart ("" where not reported)
+                   "driver_name": mip.device.driver_name,
+                   "driver_version": mip.device.driver_version,
+                   "driver_info": mip.device.driver_info},
         "image": {"width": mip.width, "height": mip.height, "layers": mip.layers,
                   "format": mip.fmt.label, "bytes_moved": bytes_moved(mip)},
         **(extra or {}),
@@ -183,8 +187,8 @@ def clock_line(mip: MipResult) -> str:
     """The GPU clocks while timing, or why there is no figure."""
     if mip.clock is None:
         return f"clock: not readable on {mip.device.name}"
-    warn = " (changed while timing: the runs are not comparable)" if mip.clock.changed else ""
-    return f"clock: {mip.clock.label()}{warn}"
+    warning = mip.clock.warning()
+    return f"clock: {mip.clock.label()}" + (f"; WARNING: {warning}" if warning else "")
 
 
 def _fmt_err(v: float, fmt: Format) -> str:

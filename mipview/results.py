@@ -117,6 +117,12 @@ class TimingSettings:
             warmup_ms = WARMUP_MS.get(device_type, WARMUP_MS["discrete"])
         return cls(repeat=repeat, warmup_ms=warmup_ms, cold=cold, evict=evict)
 
+    @property
+    def cache(self) -> str:
+        """The cache mode as bench's JSON records it (a baseline compares it): ``warm`` or
+        ``cold-clean`` / ``cold-dirty``."""
+        return f"cold-{self.evict}" if self.cold else "warm"
+
 
 #: Default warm-up by device type. A GPU idles at a low clock and needs about a second of work
 #: to reach its sustained one (H200: 345 -> 1980 MHz; without a warm-up the window showed 2.6-5.3x
@@ -158,6 +164,29 @@ class ClockState:
         lo, hi = self.sm_range
         return hi > 0 and (hi - lo) > 0.1 * hi
 
+    def step(self) -> tuple[int, int, float] | None:
+        """The largest move of the SM clock between two readings in a row: (MHz before, MHz
+        after, the fraction of the timed rounds done before it), None with fewer than two
+        readings. A reading follows each timed round (mipview.gpu.clocks.ClockLog), so the
+        fraction says where in the runs the figures stop being comparable."""
+        sm = [s.sm_mhz for s in self.samples]
+        if len(sm) < 2:
+            return None
+        i = max(range(1, len(sm)), key=lambda k: abs(sm[k] - sm[k - 1]))
+        return sm[i - 1], sm[i], i / len(sm)
+
+    def warning(self) -> str | None:
+        """Why the figures are not comparable when the SM clock moved while timing
+        (:attr:`changed`), with its largest step and where in the runs it came; else None."""
+        if not self.changed:
+            return None
+        lo, hi = self.sm_range
+        step = self.step()
+        where = (f"; largest step {step[0]} -> {step[1]} MHz after {100 * step[2]:.0f}% of the "
+                 "timed runs") if step is not None and step[0] != step[1] else ""
+        return (f"the GPU clock changed mid-run (SM {lo}-{hi} MHz{where}): the figures are not "
+                "comparable")
+
     def label(self) -> str:
         """``SM 1980 MHz, mem 3201 MHz`` (a range where it moved)."""
         def span(r: tuple[int, int]) -> str:
@@ -169,7 +198,23 @@ class ClockState:
     def as_dict(self) -> dict[str, Any]:
         return {"source": self.source, "sm_mhz": list(self.sm_range),
                 "mem_mhz": list(self.mem_range), "max_sm_mhz": self.max_sm_mhz,
-                "changed": self.changed, "samples": len(self.samples)}
+                "changed": self.changed, "samples": len(self.samples),
+                "warning": self.warning(),
+                # every reading (one after each timed round): seconds from the first, SM, mem
+                "readings": [[round(r.t - self.samples[0].t, 6), r.sm_mhz, r.mem_mhz]
+                             for r in self.samples]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ClockState:
+        """The state :meth:`as_dict` wrote; a file without ``readings`` (written before they
+        were kept) gives its two ends as readings, which keeps the range and ``changed``."""
+        readings = d.get("readings")
+        if not readings:
+            sm, mem = d.get("sm_mhz") or (0, 0), d.get("mem_mhz") or (0, 0)
+            readings = [[0.0, sm[0], mem[0]], [1.0, sm[1], mem[1]]]
+        return cls(str(d.get("source", "?")),
+                   tuple(ClockSample(float(t), int(sm), int(mem)) for t, sm, mem in readings),
+                   int(d.get("max_sm_mhz") or 0))
 
 
 @dataclass(frozen=True)
@@ -275,6 +320,10 @@ class DeviceSummary:
     driver: str
     api_version: str
     subgroup_size: int
+    #: VkPhysicalDeviceDriverProperties, where the device reports them ("" where not)
+    driver_name: str = ""
+    driver_version: str = ""
+    driver_info: str = ""
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,11 @@ def test_bench_json(tmp_path, capsys):
     assert s["effective_gbps"] > 0 and 0 < s["fraction_of_copy_floor"]
     assert data["copy_bandwidth"]["floor_gbps"] > 0
     assert data["device"]["subgroup_size"] >= 4 and data["image"]["format"] == "unorm"
+    # the driver as VkPhysicalDeviceDriverProperties says it, apart and as one line
+    dev = data["device"]
+    assert dev["driver_name"] and dev["driver_version"]
+    assert dev["driver"].startswith(f"{dev['driver_name']} {dev['driver_version']}")
+    assert data["cache"] == "warm"
     assert "median" in capsys.readouterr().out
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
+from mipview import report
 from mipview.drift import detect_drift
+from mipview.formats import Format
 from mipview.gpu.clocks import NVIDIA_VENDOR_ID, ClockSample, ClockState, open_reader
+from mipview.results import DeviceSummary, MipResult
 
 
 class FakeNvml:
@@ -61,6 +67,29 @@ def test_no_reader_where_nothing_can_be_read():
 def test_steady_clock_is_not_a_change():
     state = ClockState("nvml", tuple(ClockSample(i, 1980 - i, 3201) for i in range(5)), 1980)
     assert not state.changed and state.label() == "SM 1976-1980 MHz, mem 3201 MHz"
+
+
+def test_a_clock_that_changed_mid_run_says_where_and_survives_the_json():
+    readings = [1410, 1410, 1980, 1980, 1980, 1975, 1980, 1980]  # rose after 2 of 8 rounds
+    state = ClockState("nvml", tuple(ClockSample(10.0 + i, sm, 3201)
+                                     for i, sm in enumerate(readings)), 1980)
+    assert state.changed and state.step() == (1410, 1980, 0.25)
+    assert state.warning() == ("the GPU clock changed mid-run (SM 1410-1980 MHz; largest step "
+                               "1410 -> 1980 MHz after 25% of the timed runs): the figures "
+                               "are not comparable")
+    d = json.loads(json.dumps(state.as_dict()))
+    assert d["warning"] == state.warning() and d["readings"][2] == [2.0, 1980, 3201]
+    back = ClockState.from_dict(d)
+    assert back.step() == state.step() and back.warning() == state.warning()
+    # written before the readings were kept: the range still says it changed
+    old = ClockState.from_dict({k: v for k, v in d.items() if k != "readings"})
+    assert old.changed and old.sm_range == (1410, 1980)
+    steady = ClockState("nvml", tuple(ClockSample(i, 1980, 3201) for i in range(8)), 1980)
+    assert steady.warning() is None and steady.step() == (1980, 1980, 0.125)
+    mip = MipResult(Format.UNORM, 4, 4, 1, DeviceSummary("NVIDIA H200", "discrete", "565",
+                                                         "1.3", 32), (), clock=state)
+    assert report.clock_line(mip).endswith("; WARNING: " + state.warning())
+    assert "WARNING" not in report.clock_line(replace(mip, clock=steady))
 
 
 def test_drift_is_found_in_a_warming_gpu_and_not_in_noise():

@@ -94,7 +94,8 @@ class DeviceCaps:
 
     def summary(self) -> DeviceSummary:
         return DeviceSummary(self.name, self.device_type, self.driver, self.api_version,
-                             self.subgroup_size)
+                             self.subgroup_size, self.driver_name, self.driver_version,
+                             self.driver_info)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -79,6 +79,9 @@ class Automation:
         QTimer.singleShot(300, self._finish)
 
     def _finish(self) -> None:
+        if not self.window.profiler_idle():  # a baseline comparison or a preview to come
+            QTimer.singleShot(100, self._finish)
+            return
         if self.screenshot:
             if not self.window.screenshot(self.screenshot):
                 self.status = 1
@@ -105,10 +108,13 @@ def reserve_ui_core() -> None:
 def run_gui(args: argparse.Namespace) -> int:
     """Entry point of ``mipview gui``; returns the exit status."""
     reserve_ui_core()
+    from mipview.baseline import load_run
     from mipview.gpu.strategies.specs import expand_specs
     from mipview.ui.main_window import MainWindow
 
     specs = expand_specs(args.run) if getattr(args, "run", None) else None
+    # checked before the window exists: a bad file is one line and exit 2, not a dialog
+    baseline = load_run(args.baseline) if getattr(args, "baseline", None) else None
     app = ensure_app()
     image = getattr(args, "image", None) or default_image()
     automated = bool(specs or getattr(args, "screenshot", None) or getattr(args, "quit", False))
@@ -123,6 +129,12 @@ def run_gui(args: argparse.Namespace) -> int:
             window.panel.set_specs(specs)
     auto = Automation(window, specs, getattr(args, "screenshot", None),
                       bool(getattr(args, "quit", False)))
+    if baseline is not None:
+        window.set_baseline(baseline)
+    window.distributions_action.setChecked(bool(getattr(args, "distributions", False)))
+    if getattr(args, "preview", None):
+        kind, _, how = args.preview.partition("-")
+        window.show_preview(kind, tint=how == "tinted", error=how == "error")
     window.show()
     if image:
         window.open_image(image)

@@ -1,5 +1,6 @@
-"""Work on a run's levels that needs no GPU, off the UI thread: strategy-against-strategy
-comparisons and texture-file exports.
+"""Work on a run that needs no GPU, off the UI thread: strategy-against-strategy comparisons,
+texture-file exports, a run's timings against a baseline (a bootstrap per figure) and the
+sampled preview.
 
 The Heatmaps tab compares a strategy with another on demand; at 4096² that is seconds of numpy.
 File > Export... writes a chain as KTX2, DDS or EXR. :class:`CompareWorker` runs both as jobs
@@ -11,15 +12,29 @@ Signals (besides sigProgress, sigJobFinished and sigError of JobWorker)
 -------
 sigCompared(Comparison)   the figures and maps of one CompareRequest
 sigExported(ExportOutput) the files one ExportRequest wrote
+sigBaseline(BaselineDeltas) a run's figures against a saved run
+sigPreview(PreviewOutput) a rendered sampled preview
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Signal, Slot
 
-from mipview import compare, containers
+from mipview import baseline, compare, containers, preview, report
+from mipview.results import MipResult
 from mipview.ui.jobs import JobWorker, Stop, lower_priority
-from mipview.ui.messages import CompareRequest, Comparison, ExportOutput, ExportRequest
+from mipview.ui.messages import (
+    BaselineDeltas,
+    BaselineRequest,
+    CompareRequest,
+    Comparison,
+    ExportOutput,
+    ExportRequest,
+    PreviewOutput,
+    PreviewRequest,
+)
 
 
 def compare_levels(req: CompareRequest, stop: Stop = lambda: False) -> Comparison | None:
@@ -35,14 +50,34 @@ def compare_levels(req: CompareRequest, stop: Stop = lambda: False) -> Compariso
                       tuple(maps))
 
 
+def timed_run_dict(run: MipResult, cache: str, repeat: int) -> dict[str, Any]:
+    """A run's timings as bench's JSON has them (report.result_dict), so it compares with, or
+    serves as, a baseline."""
+    return report.result_dict(run, None, {"repeat": repeat, "cache": cache})
+
+
+def against_baseline(req: BaselineRequest) -> BaselineDeltas:
+    """The run's figures against the saved run (baseline.compare_runs: the same comparison as
+    ``bench --baseline``)."""
+    data = req.run if isinstance(req.run, dict) else timed_run_dict(req.run, req.cache,
+                                                                     req.repeat)
+    return BaselineDeltas(req.job, baseline.compare_runs(data, req.baseline.data))
+
+
 class CompareWorker(JobWorker):
     sigCompared = Signal(object)
     sigExported = Signal(object)
+    sigBaseline = Signal(object)
+    sigPreview = Signal(object)
 
     def __init__(self) -> None:
         super().__init__()
         self.handle(CompareRequest, "Comparison failed", self._compare)
         self.handle(ExportRequest, "Export failed", self._export)
+        self.handle(BaselineRequest, "Baseline comparison failed",
+                    lambda req, stop: self.sigBaseline.emit(against_baseline(req)))
+        self.handle(PreviewRequest, "Preview failed", lambda req, stop: self.sigPreview.emit(
+            PreviewOutput(req.job, req.name, preview.render(req.levels, req.fmt, req.settings))))
 
     @Slot()
     def start(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import threading
 import traceback
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -107,3 +108,43 @@ def lower_priority(step: int = 5) -> int | None:
     except (AttributeError, OSError):  # not Linux, or not allowed: only a nicety
         return None
     return old
+
+
+class OneInFlight:
+    """Requests of one kind where only the newest state matters (a preview, a comparison with
+    the baseline during live profiling): at most one is at the worker; asking again meanwhile
+    sends once more when it finishes, so a busy worker never queues stale work.
+
+    ``send()`` sends a request of the state now and returns its job id (None: nothing to send).
+    A bound method is held weakly: the window that owns this must not be kept in a reference
+    cycle, which Python's cyclic collector could then free in a worker thread (destroying Qt
+    widgets there deadlocks against the UI thread).
+    """
+
+    def __init__(self, send: Callable[[], int | None]) -> None:
+        self._send: Callable[[], Callable[[], int | None] | None] = (
+            weakref.WeakMethod(send) if hasattr(send, "__self__")  # type: ignore[arg-type]
+            else lambda: send)
+        #: the job at the worker, None when idle
+        self.pending: int | None = None
+        #: the newest job sent: its reply is the one to show
+        self.last: int | None = None
+        self._again = False
+
+    def request(self) -> None:
+        if self.pending is not None:
+            self._again = True
+            return
+        send = self._send()
+        self.pending = send() if send is not None else None
+        if self.pending is not None:
+            self.last = self.pending
+
+    def finished(self, job: int) -> None:
+        """A job ended (replied or failed): send the newest state if asked meanwhile."""
+        if job != self.pending:
+            return
+        self.pending = None
+        if self._again:
+            self._again = False
+            self.request()

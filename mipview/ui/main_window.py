@@ -18,12 +18,17 @@ sigStatsShown(LiveStats)     sigReferenceShown(ReferenceReady)
 sigStrategyShown(StrategyAnalysed)  sigAnalysisShown(Analysis)
 sigJobFinished(int)          sigErrorShown(WorkerError)
 sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
-sigExported(ExportOutput)
+sigExported(ExportOutput)    sigBaselineShown(BaselineDeltas)  sigPreviewShown(PreviewOutput)
+
+Profile menu: a saved run (bench --json) shown in the chart, a baseline (a saved run, or the run
+shown) whose deltas the chart draws beside each bar (baseline.compare_runs in the compare
+worker), the distributions beside the bars, and the sampled preview dock.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -42,17 +47,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview import containers
+from mipview import containers, preview
+from mipview.baseline import BaselineError, SavedRun, load_run
 from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
-from mipview.results import StrategySpec
+from mipview.results import MipResult, StrategySpec
 from mipview.ui.batch_view import BatchView
-from mipview.ui.compare_worker import CompareWorker
+from mipview.ui.compare_worker import CompareWorker, timed_run_dict
 from mipview.ui.export_dialog import ExportDialog
 from mipview.ui.heatmap_view import HeatmapView
-from mipview.ui.jobs import worker_thread
+from mipview.ui.jobs import OneInFlight, worker_thread
 from mipview.ui.messages import (
     Analysis,
+    BaselineDeltas,
+    BaselineRequest,
     BatchOutput,
     BatchRequest,
     CompareRequest,
@@ -63,6 +71,8 @@ from mipview.ui.messages import (
     LiveStats,
     OpenedImage,
     OpenRequest,
+    PreviewOutput,
+    PreviewRequest,
     ReferenceReady,
     RunOutput,
     RunRequest,
@@ -72,19 +82,23 @@ from mipview.ui.messages import (
     SweepRequest,
     TimingPhase,
     WorkerError,
+    saved_stats,
 )
+from mipview.ui.preview_view import PreviewView
 from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
 from mipview.ui.shader_panel import ShaderPanel
 from mipview.ui.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.strategy_panel import AUTO_FORMAT, StrategyPanel
 from mipview.ui.sweep_view import SweepView
-from mipview.ui.timing_chart import TimingChart
+from mipview.ui.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
 from mipview.ui.viewer_actions import build_viewer_menus
 from mipview.ui.worker import GpuWorker
 
 IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp "
                 + " ".join(f"*{s}" for s in containers.SUFFIXES) + ");;All files (*)")
 MAX_RECENT = 10
+#: live profiling compares with the baseline at most this often, seconds
+BASELINE_EVERY_S = 1.0
 
 
 def make_settings() -> QSettings:
@@ -106,6 +120,8 @@ class MainWindow(QMainWindow):
     sigSweepShown = Signal(object)
     sigComparisonShown = Signal(object)
     sigExported = Signal(object)
+    sigBaselineShown = Signal(object)
+    sigPreviewShown = Signal(object)
     # to the workers (queued: they cross into their threads)
     _sigRequest = Signal(object)
     _sigCompare = Signal(object)  # comparisons and exports: the CompareWorker
@@ -151,6 +167,19 @@ class MainWindow(QMainWindow):
         self.shaders = ShaderPanel(self.settings)
         self.shader_dock = self._dock("Custom shaders", self.shaders,
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.preview = PreviewView()
+        self.preview_dock = self._dock("Sampled preview", self.preview,
+                                       Qt.DockWidgetArea.RightDockWidgetArea)
+        self.preview_dock.hide()
+        #: the saved run the chart shows (Profile > Open saved run), None: the window's own
+        self.saved_run: SavedRun | None = None
+        #: what the chart's deltas are against
+        self.baseline_run: SavedRun | None = None
+        #: the timing statistics shown last
+        self.stats: LiveStats | None = None
+        self._baseline_jobs = OneInFlight(self._send_baseline)
+        self._baseline_sent = 0.0
+        self._preview_jobs = OneInFlight(self._send_preview)
         self._build_status()
         self._build_menus()
 
@@ -183,6 +212,10 @@ class MainWindow(QMainWindow):
             w.sigError.connect(self._on_error)
         self.comparer.sigCompared.connect(self._on_compared)
         self.comparer.sigExported.connect(self._on_exported)
+        self.comparer.sigBaseline.connect(self._on_baseline)
+        self.comparer.sigPreview.connect(self._on_preview)
+        self.preview.sigChanged.connect(self._preview_jobs.request)
+        self.preview_dock.visibilityChanged.connect(lambda _: self._preview_jobs.request())
         w = self.worker
         w.sigDevices.connect(self._on_devices)
         w.sigDeviceReady.connect(self._on_device_ready)
@@ -277,11 +310,37 @@ class MainWindow(QMainWindow):
             a.triggered.connect(fn)
             v.addAction(a)
         self.viewer_actions = build_viewer_menus(self)
+        self._build_profile_menu()
         h = self.menuBar().addMenu("&Help")
         a = QAction("&Keyboard shortcuts...", self, shortcut=QKeySequence("F1"))
         a.triggered.connect(lambda: ShortcutsDialog(self).exec())
         h.addAction(a)
         self._rebuild_recent()
+
+    def _build_profile_menu(self) -> None:
+        p = self.menuBar().addMenu("&Profile")
+        for text, key, fn in (
+                ("&Open saved run...", "Ctrl+Shift+O", self._open_saved_dialog),
+                ("Load &baseline...", "Ctrl+B", self._baseline_dialog),
+                ("&Use the shown run as baseline", "Ctrl+Shift+B", self.use_run_as_baseline),
+                ("&Clear baseline", "Ctrl+Alt+B", lambda: self.set_baseline(None))):
+            a = QAction(text, self, shortcut=QKeySequence(key))
+            a.triggered.connect(fn)
+            p.addAction(a)
+        p.addSeparator()
+        self.distributions_action = QAction("&Distributions beside the bars", self,
+                                            checkable=True, shortcut=QKeySequence("Ctrl+D"))
+        self.distributions_action.toggled.connect(lambda on: self.chart.set_view(
+            DISTRIBUTION_VIEW if on else HISTORY_VIEW))
+        self.chart.view_combo.currentTextChanged.connect(
+            lambda view: self.distributions_action.setChecked(view == DISTRIBUTION_VIEW))
+        p.addAction(self.distributions_action)
+        p.addSeparator()
+        dock = self.preview_dock.toggleViewAction()
+        dock.setText("Sampled &preview")
+        dock.setShortcut(QKeySequence("Ctrl+Shift+P"))
+        p.addAction(dock)
+        p.addAction(self.preview.tint_action)
 
     # --- recent files & persistence --------------------------------------------------------
     def recent_files(self) -> list[str]:
@@ -418,6 +477,135 @@ class MainWindow(QMainWindow):
         self._sigCompare.emit(req)
         return req.job
 
+    # --- profiling: saved runs, baselines, the sampled preview ------------------------------
+    def open_saved_run(self, path: str) -> bool:
+        """Show a saved run (``mipview bench --json``) in the chart, as if it had just run: its
+        samples, device, driver and clock; a baseline then compares with it. False (and a
+        dialog) if the file is not one."""
+        saved = self._load_run(path, "Cannot open saved run")
+        if saved is None:
+            return False
+        self.stop()
+        self._job += 1
+        self._latest["run"] = None  # a late figure of a stopped run must not replace it
+        self.saved_run, self.stats = saved, saved_stats(self._job, saved)
+        self.chart.clear()
+        self.chart.update_stats(self.stats)
+        self.run_label.setText(f"showing saved run {Path(path).name}")
+        self._baseline_jobs.request()
+        return True
+
+    def load_baseline(self, path: str) -> bool:
+        """Compare the runs shown with a saved run from now on; False (and a dialog) if the file
+        is not one (baseline.load_run says why)."""
+        saved = self._load_run(path, "Cannot load baseline")
+        if saved is not None:
+            self.set_baseline(saved)
+        return saved is not None
+
+    def use_run_as_baseline(self) -> bool:
+        """The run shown (its timings as bench's JSON has them) becomes the baseline: edit a
+        shader, run again, and the chart says what changed. False if nothing is timed."""
+        run = self._timed_run()
+        if run is None:
+            self.statusBar().showMessage("no timings to use as a baseline: run first", 5000)
+            return False
+        data = run if isinstance(run, dict) else timed_run_dict(
+            run, self.stats.cache, self.stats.runs)
+        self.set_baseline(SavedRun(f"the run of {time.strftime('%H:%M:%S')}", data))
+        return True
+
+    def set_baseline(self, saved: SavedRun | None) -> None:
+        self.baseline_run = saved
+        self.chart.set_baseline(None)
+        if saved is not None:
+            self.statusBar().showMessage(f"baseline: {saved.path}", 5000)
+            self._baseline_jobs.request()
+
+    def _load_run(self, path: str, title: str) -> SavedRun | None:
+        try:
+            return load_run(path)
+        except BaselineError as exc:
+            self._on_error(WorkerError(-1, title, str(exc)))
+            return None
+
+    def _timed_run(self) -> MipResult | dict[str, Any] | None:
+        """The run the chart shows with its timings: a saved run's JSON, or the window's run
+        (its levels' result with the timings shown); None when nothing is timed."""
+        if self.saved_run is not None:
+            return self.saved_run.data
+        st, out = self.stats, self.output
+        if st is None or out is None or st.job != out.job or not st.timings:
+            return None
+        timings = {str(spec): t for spec, t in st.timings}
+        return replace(out.mip, clock=st.clock, results=tuple(
+            replace(r, timing=timings.get(str(r.spec))) for r in out.mip.results))
+
+    def _send_compare(self, request: Callable[[int], Any]) -> int | None:
+        """Send ``request(job id)`` to the compare worker (a live profile keeps running); None
+        once the worker has ended (the window is closing)."""
+        if not self.compare_thread.isRunning():
+            return None
+        self._job += 1
+        self._sigCompare.emit(request(self._job))
+        return self._job
+
+    def _send_baseline(self) -> int | None:
+        run = self._timed_run() if self.baseline_run is not None else None
+        if run is None:
+            return None
+        st = self.stats
+        return self._send_compare(lambda job: BaselineRequest(
+            job, run, self.baseline_run, st.cache if st else "warm", st.runs if st else 0))
+
+    def _on_baseline(self, deltas: BaselineDeltas) -> None:
+        if deltas.job != self._baseline_jobs.last or self.baseline_run is None:
+            return
+        self.chart.set_baseline(deltas.report)
+        self.sigBaselineShown.emit(deltas)
+
+    def _send_preview(self) -> int | None:
+        out, name, settings = self.output, self.preview.strategy(), self.preview.settings()
+        results = {str(r.spec): r for r in out.mip.results} if out is not None else {}
+        if self.preview_dock.isHidden() or name not in results:
+            return None
+        levels = results[name].levels
+        if settings.show == preview.ERROR:  # its heatmaps, once its analysis is in
+            errors = self.heatmap.exact.get(name)
+            if errors is None:
+                return None
+            levels = errors.maps
+        return self._send_compare(lambda job: PreviewRequest(
+            job, name, levels, out.mip.fmt, settings))
+
+    def _on_preview(self, out: PreviewOutput) -> None:
+        if out.job != self._preview_jobs.last:
+            return
+        self.preview.set_image(out.image)
+        self.sigPreviewShown.emit(out)
+
+    def show_preview(self, kind: str = "plane", tint: bool = False, error: bool = False) -> None:
+        """Show the sampled preview dock, as ``kind`` (preview.KINDS), levels tinted or not, or
+        their error maps."""
+        self.preview.configure(kind, tint, preview.ERROR if error else preview.TEXTURE)
+        self.preview_dock.show()
+
+    def profiler_idle(self) -> bool:
+        """No baseline comparison or preview is being computed (automation waits on it)."""
+        return self._baseline_jobs.pending is None and self._preview_jobs.pending is None
+
+    def _open_saved_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open saved run", "",
+                                              "mipview bench JSON (*.json);;All files (*)")
+        if path:
+            self.open_saved_run(path)
+
+    def _baseline_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", "",
+                                              "mipview bench JSON (*.json);;All files (*)")
+        if path:
+            self.load_baseline(path)
+
     def _compare(self, strategy: str, against: str) -> None:
         """The Heatmaps tab asks for ``strategy`` against ``against`` (levels of the run it
         shows): a job of the compare worker, which leaves the GPU worker's job running."""
@@ -543,6 +731,7 @@ class MainWindow(QMainWindow):
         self._drop_comparisons()
         self.heatmap.clear()
         self.chart.clear()
+        self.preview.clear()
         self.sigImageOpened.emit(opened)
         if self.panel.run_on_open.isChecked() and self.caps is not None:
             self.run(False)
@@ -557,6 +746,7 @@ class MainWindow(QMainWindow):
                                    for r in mip.results])
         self._drop_comparisons()
         self.heatmap.set_run(out)  # fills in as each strategy's analysis arrives
+        self.preview.set_strategies([str(r.spec) for r in mip.results])
         skipped = [f"skipped {s}: {why}" for s, why in mip.skipped]
         if skipped or out.notes:
             self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)
@@ -580,6 +770,8 @@ class MainWindow(QMainWindow):
         if not self._is_latest("run", part.job) or self.output is None:
             return
         self.heatmap.add_errors(part.errors)
+        if self.preview.settings().show == preview.ERROR:
+            self._preview_jobs.request()
         self.progress.setRange(0, part.total)
         self.progress.setValue(part.done)
         self.sigStrategyShown.emit(part)
@@ -608,7 +800,14 @@ class MainWindow(QMainWindow):
     def _on_stats(self, stats: LiveStats) -> None:
         if not self._is_latest("run", stats.job):
             return
+        self.saved_run, self.stats = None, stats
         self.chart.update_stats(stats)
+        now = time.monotonic()
+        # a bootstrap per figure: during live profiling at most every BASELINE_EVERY_S, so
+        # the comparison does not take the cores the device (lavapipe) and the UI need
+        if stats.final or now - self._baseline_sent >= BASELINE_EVERY_S:
+            self._baseline_sent = now
+            self._baseline_jobs.request()
         if stats.final and stats.timings:
             best = min(stats.timings, key=lambda st: st[1].total.median)
             self.run_label.setText(f"last run: {len(stats.timings)} strategies, "
@@ -644,6 +843,8 @@ class MainWindow(QMainWindow):
 
     def _on_job_finished(self, job: int) -> None:
         self._busy_jobs.discard(job)
+        self._baseline_jobs.finished(job)
+        self._preview_jobs.finished(job)
         self.progress.setRange(0, 0)  # back to "busy" for the next job
         self._set_busy()
         self.heatmap.job_finished(job)

@@ -4,24 +4,27 @@ Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImag
 ``RunOutput``, ``TimingPhase``, ``LiveStats``, ``ReferenceReady``, ``StrategyAnalysed``,
 ``Analysis``, in that order; ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
 ``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
-``ExportRequest`` -> ``ExportOutput``).
+``ExportRequest`` -> ``ExportOutput``; ``BaselineRequest`` -> ``BaselineDeltas``;
+``PreviewRequest`` -> ``PreviewOutput``).
 Arrays inside are never written after they are built, so neither side needs a lock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mipview.analysis import StrategyErrors
+from mipview.baseline import BaselineReport, SavedRun, saved_timings
 from mipview.compare import LevelError
 from mipview.drift import Drift, detect_drift
 from mipview.formats import Format
 from mipview.gpu.batch import BatchResult
 from mipview.gpu.context import DeviceCaps
 from mipview.imageio import SourceImage
+from mipview.preview import PreviewImage, PreviewSettings
 from mipview.results import ClockState, GpuTiming, MipResult, StrategySpec
 
 if TYPE_CHECKING:
@@ -118,6 +121,10 @@ class Analysis:
     errors: tuple[StrategyErrors, ...]
 
 
+#: bins of a strategy's samples in the timing chart's distribution view
+DIST_BINS = 24
+
+
 @dataclass(frozen=True)
 class TimingFigures:
     """What the timing chart draws of one :class:`GpuTiming`, in microseconds."""
@@ -132,13 +139,21 @@ class TimingFigures:
     #: the samples drifted while they were taken (mipview.drift): the median describes neither
     #: the start nor the end
     drift: Drift | None = None
+    #: the samples' histogram (the chart's distribution view): DIST_BINS counts over equal bins
+    #: from ``min`` to ``max`` (the last bin holds ``max``)
+    counts: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, timing: GpuTiming) -> TimingFigures:
         t = timing.total
+        counts, _ = np.histogram(t.samples_us, DIST_BINS, (t.min, max(t.max, t.min + 1e-6)))
         return cls(t.min, t.p5, t.median, t.p95, t.max,
                    tuple((label, s.median) for label, s in timing.marks),
-                   detect_drift(t.samples_us))
+                   detect_drift(t.samples_us), tuple(int(c) for c in counts))
+
+    def bin_edges(self) -> np.ndarray:
+        """The ``len(counts) + 1`` edges of the histogram's bins, us."""
+        return np.linspace(self.min, max(self.max, self.min + 1e-6), len(self.counts) + 1)
 
 
 @dataclass(frozen=True)
@@ -156,12 +171,29 @@ class LiveStats:
     clock: ClockState | None = None
     #: (spec, digest of its file) of each custom strategy (``shader:PATH``) timed
     shaders: tuple[tuple[str, str], ...] = ()
+    #: the device's driver as it reports it (DeviceCaps.driver: name, version, info)
+    driver: str = ""
+    #: the timing settings' cache mode, as bench's JSON says it ("warm", "cold-clean")
+    cache: str = "warm"
     #: ``TimingFigures`` of each of ``timings``, computed where the stats are made (the worker
     #: thread), so the UI thread redraws without sorting samples
     figures: tuple[TimingFigures, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "figures", tuple(TimingFigures.of(t) for _, t in self.timings))
+
+
+def saved_stats(job: int, saved: SavedRun) -> LiveStats:
+    """A saved run (``mipview bench --json``) as the timing chart shows a run of its own: every
+    strategy's samples, the device, driver, clock and cache mode it was timed with."""
+    data = saved.data
+    dev = data.get("device") or {}
+    clock = data.get("clock")
+    timings = tuple((StrategySpec.parse(name), t) for name, t in saved_timings(data))
+    runs = min((len(t.total.samples_us) for _, t in timings), default=0)
+    return LiveStats(job, str(dev.get("name", "?")), timings, runs, 0.0, final=True,
+                     clock=ClockState.from_dict(clock) if isinstance(clock, dict) else None,
+                     driver=str(dev.get("driver", "")), cache=str(data.get("cache", "?")))
 
 
 @dataclass(frozen=True)
@@ -267,6 +299,43 @@ class ExportRequest:
     levels: tuple[np.ndarray, ...]
     fmt: Format
     kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BaselineRequest:
+    """The timings of a run against a saved run (mipview.baseline.compare_runs), off the UI
+    thread. ``run``: the window's run (a MipResult with its timings; ``cache`` and ``repeat``
+    as bench's JSON says them), or the JSON of a saved run the window shows."""
+
+    job: int
+    run: MipResult | dict[str, Any]
+    baseline: SavedRun
+    cache: str = "warm"
+    repeat: int = 0
+
+
+@dataclass(frozen=True)
+class BaselineDeltas:
+    job: int
+    report: BaselineReport
+
+
+@dataclass(frozen=True)
+class PreviewRequest:
+    """The sampled preview (mipview.preview.render) of one result's ``levels``."""
+
+    job: int
+    name: str
+    levels: tuple[np.ndarray, ...]
+    fmt: Format
+    settings: PreviewSettings
+
+
+@dataclass(frozen=True)
+class PreviewOutput:
+    job: int
+    name: str
+    image: PreviewImage
 
 
 @dataclass(frozen=True)

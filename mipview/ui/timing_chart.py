@@ -1,5 +1,6 @@
 """The timestamp chart: median GPU time per strategy with whiskers, an optional per-dispatch
-stacked breakdown, and a history of recent medians.
+stacked breakdown, and beside the bars either a history of recent medians or the distribution
+of each strategy's samples (a histogram drawn as a violin, as Tracy shows per zone).
 
 Updates happen in place (``setOpts`` on the existing BarGraphItem / ErrorBarItem, ``setData`` on
 the history curves), so live profiling redraws without clearing and re-adding items. The figures
@@ -13,6 +14,12 @@ the device's clock cannot be read), in a warning colour when it moved; "warming 
 first figures after the warm-up. A strategy whose samples drifted (``TimingFigures.drift``) gets
 a hatched bar outlined in red and "drifting" in its label, not a clean bar. The history marks
 each change of device, strategies and options, shader file or clock with a labelled line.
+When the clock changed mid-run a banner says so (``ClockState.warning``): such figures are not
+comparable. The device's driver is in the title.
+
+A baseline (a saved run, mipview/baseline.py) puts its median as a tick on each bar and the
+change at its foot: ``0.97x [0.95, 0.99] faster`` or ``within noise``, the bootstrap verdict of
+``baseline.compare_runs`` (computed off the UI thread, :meth:`set_baseline`).
 
 Signals
 -------
@@ -31,6 +38,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from mipview.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
 from mipview.results import CUSTOM_PREFIX, ClockState, StrategySpec
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 
@@ -44,6 +52,13 @@ MAX_MARKS = 20
 WARNING = "#ff5a4a"
 #: an SM clock that moved by more than this fraction between updates is a change in the history
 CLOCK_STEP = 0.1
+#: beside the bars: the history of medians, or each strategy's distribution
+HISTORY_VIEW = "history"
+DISTRIBUTION_VIEW = "distributions"
+#: a violin's half width at its fullest bin, in bar slots
+VIOLIN_HALF = 0.4
+#: colours of a baseline verdict (anything else: grey)
+DELTA_COLOURS = {FASTER: "#3ddc84", SLOWER: WARNING, WITHIN_NOISE: "#c8c8c8"}
 
 
 def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
@@ -147,14 +162,30 @@ class TimingChart(QWidget):
         self.whisker_combo = QComboBox()
         self.whisker_combo.addItems(["p5-p95", "min-max"])
         self.whisker_combo.currentIndexChanged.connect(lambda _: self._redraw())
+        self.view_combo = QComboBox()
+        self.view_combo.addItems([HISTORY_VIEW, DISTRIBUTION_VIEW])
+        self.view_combo.setToolTip("Beside the bars: the history of medians, or the "
+                                   "distribution of each strategy's samples")
+        self.view_combo.currentTextChanged.connect(self._show_view)
         self.info = QLabel("")
         self.clock_label = QLabel("")
         bar.addWidget(self.breakdown_check)
         bar.addWidget(QLabel("whiskers"))
         bar.addWidget(self.whisker_combo)
+        bar.addWidget(self.view_combo)
         bar.addWidget(self.info, 1)
         bar.addWidget(self.clock_label)
         lay.addLayout(bar)
+        #: the clock changed mid-run: the figures are not comparable
+        self.warning_label = QLabel("")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setStyleSheet(f"color: {WARNING}; font-weight: bold;")
+        self.warning_label.setVisible(False)
+        lay.addWidget(self.warning_label)
+        self.baseline_label = QLabel("")
+        self.baseline_label.setWordWrap(True)
+        self.baseline_label.setVisible(False)
+        lay.addWidget(self.baseline_label)
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("#1e1f22")
@@ -177,6 +208,26 @@ class TimingChart(QWidget):
         self.history_plot.disableAutoRange()  # steady_range instead
         self.history_plot.setTitle("history")
         self.history_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
+        self.dist_plot = pg.PlotItem()
+        self.dist_plot.setLabel("left", "GPU time", units="us")
+        self.dist_plot.getAxis("left").enableAutoSIPrefix(False)
+        self.dist_plot.showGrid(y=True, alpha=0.2)
+        major_grid_only(self.dist_plot)
+        self.dist_plot.setMouseEnabled(x=False, y=False)
+        self.dist_plot.hideButtons()
+        self.dist_plot.setTitle("distribution of the samples")
+        #: one violin (a BarGraphItem of horizontal bins) per strategy, and the medians
+        self.violins: list[pg.BarGraphItem] = []
+        self.dist_medians = pg.ScatterPlotItem(symbol="_", size=26,
+                                               pen=pg.mkPen("#f0f0f0", width=2))
+        self.dist_plot.addItem(self.dist_medians)
+        #: the baseline's median of each bar, and the change under it
+        self.baseline: BaselineReport | None = None
+        self.baseline_ticks = pg.ScatterPlotItem(symbol="_", size=34,
+                                                 pen=pg.mkPen("#ffffff", width=2.5,
+                                                              style=Qt.PenStyle.DashLine))
+        self.plot.addItem(self.baseline_ticks)
+        self.delta_labels: list[pg.TextItem] = []
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
         self.graphics.ci.layout.setColumnStretchFactor(1, 2)
         self.curves: dict[str, pg.PlotDataItem] = {}
@@ -243,6 +294,46 @@ class TimingChart(QWidget):
             self.marks.popleft()
             self.history_plot.removeItem(self._mark_lines.popleft())
 
+    def view(self) -> str:
+        """What is beside the bars: HISTORY_VIEW or DISTRIBUTION_VIEW."""
+        return self.view_combo.currentText()
+
+    def set_view(self, view: str) -> None:
+        self.view_combo.setCurrentText(view)
+
+    def _show_view(self, view: str) -> None:
+        shown, hidden = (self.dist_plot, self.history_plot) if view == DISTRIBUTION_VIEW \
+            else (self.history_plot, self.dist_plot)
+        if hidden.scene() is not None:
+            self.graphics.removeItem(hidden)
+        if shown.scene() is None:
+            self.graphics.addItem(shown, row=0, col=1)
+        self._redraw()
+
+    def set_baseline(self, report: BaselineReport | None) -> None:
+        """Show each bar's change against a saved run (None: no baseline)."""
+        self.baseline = report
+        if report is None:
+            self.baseline_label.setVisible(False)
+        else:
+            self.baseline_label.setText(f"baseline: {report.baseline}")
+            self.baseline_label.setToolTip("\n".join(report.lines()))
+            self.baseline_label.setVisible(True)
+        self._redraw()
+
+    def baseline_deltas(self) -> dict[str, str]:
+        """Per strategy shown, the change against the baseline as its bar says it."""
+        return {name: label.toPlainText() for name, label in zip(self.names, self.delta_labels,
+                                                                  strict=False)
+                if label.isVisible()}
+
+    def distribution(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The violin of strategy ``i`` as drawn: its bins' lower edges and their widths
+        relative to the fullest bin (the counts over the largest count)."""
+        opts = self.violins[i].opts
+        widths = np.asarray(opts["x1"]) - np.asarray(opts["x0"])
+        return np.asarray(opts["y0"]), widths / (2 * VIOLIN_HALF)
+
     def medians(self) -> list[float]:
         """The heights of the bars as drawn."""
         h = self.bars.opts.get("height")
@@ -288,7 +379,8 @@ class TimingChart(QWidget):
         self._draw_labels(med, [h for _, h in lo_hi], figures)
         if stats is not None:
             mode = "live" if not stats.final else "final"
-            title = f"GPU time per strategy — {stats.device}"
+            driver = f" (driver {stats.driver})" if stats.driver else ""
+            title = f"GPU time per strategy — {stats.device}{driver}"
             if self.plot.titleLabel.text != title:  # setting it re-lays the plot out
                 self.plot.setTitle(title)
             drifting = sum(f.drift is not None for f in figures)
@@ -298,10 +390,74 @@ class TimingChart(QWidget):
                               + (f"; {drifting} drifting" if drifting else ""))
             self._set_clock_label(clock_text(stats),
                                   stats.clock is not None and stats.clock.changed)
-        top = max((h for _, h in lo_hi), default=1.0)
+        warning = stats.clock.warning() if stats is not None and stats.clock is not None \
+            else None
+        if warning != (self.warning_label.text() or None):
+            self.warning_label.setText(warning or "")
+            self.warning_label.setVisible(warning is not None)
+        baseline_top = self._draw_baseline(names)
+        if self.view() == DISTRIBUTION_VIEW:
+            self._draw_violins(figures)
+        top = max([h for _, h in lo_hi] + [baseline_top], default=1.0)
         y = steady_range(tuple(self.plot.viewRange()[1]), 0.0, top)
         if y is not None:
             self.plot.setYRange(*y, padding=0)
+
+    def _draw_violins(self, figures: list[TimingFigures]) -> None:
+        """Each strategy's histogram (counts computed in the worker) as a violin at its slot."""
+        while len(self.violins) < len(figures):
+            item = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[])
+            self.dist_plot.addItem(item)
+            self.violins.append(item)
+        for i, item in enumerate(self.violins):
+            f = figures[i] if i < len(figures) else None
+            if f is None or not f.counts:
+                item.setVisible(False)
+                continue
+            edges, counts = f.bin_edges(), np.asarray(f.counts, dtype=float)
+            half = VIOLIN_HALF * counts / max(1.0, counts.max())
+            colour = PALETTE[i % len(PALETTE)]
+            item.setOpts(x0=i - half, x1=i + half, y0=edges[:-1], y1=edges[1:],
+                         brush=pg.mkBrush(colour), pen=pg.mkPen(colour))
+            item.setVisible(True)
+        self.dist_medians.setData(x=np.arange(len(figures), dtype=float),
+                                  y=[f.median for f in figures])
+        axis = self.dist_plot.getAxis("bottom")
+        axis.setTicks([[(i, n) for i, n in enumerate(self.names)]])
+        self.dist_plot.setXRange(-0.6, max(0.6, len(figures) - 0.4), padding=0)
+        if figures:
+            y = steady_range(tuple(self.dist_plot.viewRange()[1]),
+                             min(f.min for f in figures), max(f.max for f in figures))
+            if y is not None:
+                self.dist_plot.setYRange(*y, padding=0)
+
+    def _draw_baseline(self, names: list[str]) -> float:
+        """The baseline's median as a tick on each bar it has, the change at the bar's foot
+        (on a dark ground: readable over any bar, and never out of the plot's range); returns
+        the highest tick (0 without)."""
+        totals = {d.strategy: d for d in self.baseline.deltas if d.mark is None} \
+            if self.baseline is not None else {}
+        while len(self.delta_labels) < len(names):
+            t = pg.TextItem(anchor=(0.5, 1.0), fill=pg.mkBrush(16, 16, 20, 200))
+            t.setZValue(20)
+            self.plot.addItem(t)
+            self.delta_labels.append(t)
+        ticks_x, ticks_y = [], []
+        for i, label in enumerate(self.delta_labels):
+            d = totals.get(names[i]) if i < len(names) else None
+            if d is None:
+                label.setVisible(False)
+                continue
+            if d.old_median_us is not None:
+                ticks_x.append(i)
+                ticks_y.append(d.old_median_us)
+            label.setText(d.label(medians=False))
+            label.setColor(DELTA_COLOURS.get(d.verdict, "#a0a0a0"))
+            label.setToolTip(d.label())
+            label.setPos(i, 0.0)
+            label.setVisible(True)
+        self.baseline_ticks.setData(x=ticks_x, y=ticks_y)
+        return max(ticks_y, default=0.0)
 
     def _draw_stack(self, figures: list[TimingFigures], x: np.ndarray, visible: bool) -> None:
         depth = max((len(f.marks) for f in figures), default=0) if visible else 0

@@ -243,7 +243,7 @@ class GpuWorker(JobWorker):
         # the settings `mipview bench` times with on this device
         settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat,
                                              cold=req.cold)
-        emit = _Emitter(self, req, ctx.caps.name, level0)
+        emit = _Emitter(self, req, ctx.caps.name, level0, ctx.caps.driver, settings.cache)
         pool = self._analysis_pool()
         if not req.live:
             out = run_pipeline.run(ctx, level0, req.fmt, req.specs,
@@ -361,10 +361,12 @@ class _Emitter(RunListener):
     """A run's steps (mipview.run_pipeline) as the worker's signals, for one request."""
 
     def __init__(self, worker: GpuWorker, req: RunRequest, device: str,
-                 level0: np.ndarray) -> None:
+                 level0: np.ndarray, driver: str = "", cache: str = "warm") -> None:
         self.w = worker
         self.req = req
         self.device = device
+        self.driver = driver
+        self.cache = cache
         self.level0 = level0
         self.shaders = run_pipeline.shader_digests(req.specs)
         self.t0 = time.perf_counter()
@@ -411,7 +413,8 @@ class _Emitter(RunListener):
                elapsed: float, clock: ClockState | None, final: bool) -> LiveStats:
         msgs = self.w._take_messages() if final else ()
         return LiveStats(self.req.job, self.device, timings, runs, elapsed, final, msgs,
-                         clock=clock, shaders=self.shaders)
+                         clock=clock, shaders=self.shaders, driver=self.driver,
+                         cache=self.cache)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,8 @@ no test leaves a QThread running."""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -19,6 +21,17 @@ def temp_settings(tmp_path, monkeypatch):
     """Point QSettings (INI, user scope) at a temp folder so tests never touch ~."""
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "cfg"))
     yield tmp_path / "cfg"
+
+
+@pytest.fixture(autouse=True)
+def collect_in_the_ui_thread(qapp):
+    """Free the test's windows and widgets here, in the UI thread. A closed window can be held
+    in reference cycles; left to Python's cyclic collector, it may be freed in whichever thread
+    allocates next (an analysis thread), and a Qt object destroyed there deadlocks against the
+    UI thread (seen once: the UI thread deleting a menu while an analysis thread destroyed a
+    QObject, each waiting on the other's lock)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)
