@@ -33,12 +33,14 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFrame,
     QGraphicsRectItem,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -183,7 +185,16 @@ class PyramidView(QWidget):
         lay.addLayout(bar)
         self.controls = DisplayControls()
         self.controls.sigChanged.connect(self._settings_changed)
-        lay.addWidget(self.controls)
+        # in a horizontal scroller: the row of controls must not set the window's minimum width
+        # (a 1366-pixel laptop screen still fits the window)
+        scroller = QScrollArea()
+        scroller.setWidget(self.controls)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroller.setFixedHeight(self.controls.sizeHint().height()
+                                + scroller.horizontalScrollBar().sizeHint().height())
+        lay.addWidget(scroller)
         split = QSplitter(Qt.Orientation.Vertical)
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("#1e1f22")
