@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.compare import RELATIVE_FLOOR, texel_errors
-from mipview.filters.reference import BOX_NAMES, stored_chain
+from mipview.filters.reference import BOX_NAMES, LevelStats, stored_chain
 from mipview.filters.resample import axis_taps
 from mipview.filters.spec import parse_filter
 from mipview.formats import Format, level_size
@@ -111,7 +111,7 @@ def _made(inp: Budget, src: LevelSource, fmt: Format) -> Budget:
 
 
 def filter_arith(name: str, fmt: Format, size: tuple[int, int], level: int,
-                 peak: float = 1.0) -> Budget:
+                 peak: float = 1.0, gain: float = 1.0) -> Budget:
     """The float32 arithmetic of one filtered level ``level`` of an image of ``size`` (level 0),
     summed tap by tap in x then y from float32 weights (shaders/filter_level.comp).
 
@@ -123,7 +123,8 @@ def filter_arith(name: str, fmt: Format, size: tuple[int, int], level: int,
     largest magnitude of the source level: 1 for 8-bit formats (clamped), ``peak`` (level 0's
     largest finite magnitude) times L1 per level filtered since for floats, an absolute error
     (negative lobes cancel: it is not relative to the output). sRGB: times 12.92, the steepest
-    slope of the encoding."""
+    slope of the encoding. ``gain``: how much the kind's last step amplifies that error
+    (:func:`kind_gain`)."""
     spec = parse_filter(name)
     w, h = size
     src = (w, h) if spec.source == "level0" else level_size(w, h, level - 1)
@@ -136,23 +137,43 @@ def filter_arith(name: str, fmt: Format, size: tuple[int, int], level: int,
     else:
         magnitude = 255.0 * (12.92 if fmt.is_srgb else 1.0)
     depth = tx.count + ty.count + 2 + REDUCE_DEPTH
-    return Budget(0.0, depth * F32_UNIT * l1 * magnitude)
+    return Budget(0.0, depth * F32_UNIT * l1 * magnitude * gain)
+
+
+#: roundings of a kind's last step (a length: squares, sums, sqrt; a division), on top
+KIND_DEPTH = 6
+
+
+def kind_gain(stats: LevelStats) -> float:
+    """How much a premultiplied or normal-map level's last step amplifies the filter's error e
+    (first order). Premultiplied colour c = p / a: ``(e + |c| e) / a``, |c| <= 1 once stored,
+    so 2 / a_min over the level's positive alphas. A normal n / |n|: ``|d(n/|n|)| <= 2 e / |n|``,
+    halved by the encoding n / 2 + 1/2, so 1 / |n|_min. Plus KIND_DEPTH roundings of the
+    result's own size."""
+    gain = 1.0
+    if stats.alpha_min is not None:
+        gain = max(gain, 2.0 / stats.alpha_min)
+    if stats.length_min is not None and stats.length_min > 0.0:
+        gain = max(gain, 1.0 / stats.length_min)
+    return gain + KIND_DEPTH
 
 
 def step_bounds(sources: Sequence[LevelSource], fmt: Format, levels: int,
                 reduction: str = "mean", size: tuple[int, int] | None = None,
-                peak: float = 1.0) -> list[float]:
+                peak: float = 1.0, gains: Sequence[float] = ()) -> list[float]:
     """Per level 0 .. levels-1: how far it may be from the exact reduction of the stored level
     below. A level made from carried values starts one store rounding away from that level.
     A filter (any other ``reduction``) needs level 0's ``size`` and, for floats, ``peak``
-    (:func:`filter_arith`); each level is one store away from its exact filter."""
+    (:func:`filter_arith`), and per level 0 .. levels-1 its kind's ``gains`` (:func:`kind_gain`;
+    1 when empty); each level is one store away from its exact filter."""
     if reduction in ("min", "max"):
         return [0.0] * levels
     if reduction not in BOX_NAMES:
         if size is None:
             raise ValueError(f"the bounds of filter {reduction!r} need level 0's size")
-        return [0.0] + [filter_arith(reduction, fmt, size, k, peak).then(STORE[fmt]).bound(fmt)
-                        for k in range(1, levels)]
+        gain = list(gains) or [1.0] * levels
+        return [0.0] + [filter_arith(reduction, fmt, size, k, peak, gain[k])
+                        .then(STORE[fmt]).bound(fmt) for k in range(1, levels)]
     out = [0.0]
     for src in _sources(sources, levels):
         inp = EXACT if src.reread else STORE[fmt]

@@ -48,6 +48,8 @@ class LevelStats:
     #: normal maps: mean and least length of the filtered vectors before renormalising
     length_mean: float | None = None
     length_min: float | None = None
+    #: premultiplied alpha: the least positive filtered alpha (colour is divided by it)
+    alpha_min: float | None = None
 
 
 def coverage(values: np.ndarray, fmt: Format, cutoff: float) -> float:
@@ -107,9 +109,11 @@ def _make_linear(decoded: np.ndarray, fmt: Format, spec: FilterSpec, dst: tuple[
     if spec.alpha == "premultiplied":
         lin[..., :3] *= lin[..., 3:4]
     out = _filter(lin, spec, dst)
+    alpha_min = None
     if spec.alpha == "premultiplied":
         a = out[..., 3:4]
         out[..., :3] = np.where(a > 0.0, out[..., :3] / a, 0.0)
+        alpha_min = float(a[a > 0.0].min(initial=1.0))
     lengths = None
     if normal:
         lengths = np.sqrt(np.sum(out[..., :3] ** 2, axis=-1, keepdims=True))
@@ -122,7 +126,7 @@ def _make_linear(decoded: np.ndarray, fmt: Format, spec: FilterSpec, dst: tuple[
         out[..., 3] = np.clip(out[..., 3] * scale, 0.0, 1.0)
     stats = LevelStats(float(np.mean(out[..., 3] >= spec.cutoff)),
                        None if lengths is None else float(lengths.mean()),
-                       None if lengths is None else float(lengths.min()))
+                       None if lengths is None else float(lengths.min()), alpha_min)
     return out, stats
 
 
@@ -182,10 +186,21 @@ def step_of(levels: Sequence[np.ndarray], i: int, fmt: Format, name: str) -> np.
     below, or level 0): float64 storage units, unquantised."""
     if name in BOX_NAMES:
         return box.step_level(levels[i - 1], fmt, name)  # type: ignore[arg-type]
-    spec = parse_filter(name)
+    return _step(levels, i, fmt, parse_filter(name))[0]
+
+
+def step_stats(levels: Sequence[np.ndarray], i: int, fmt: Format,
+               spec: FilterSpec) -> LevelStats:
+    """The figures of :func:`step_of`'s level (vector lengths, least alpha: what a GPU's
+    renormalising or dividing amplifies its rounding by)."""
+    return _step(levels, i, fmt, spec)[1]
+
+
+def _step(levels: Sequence[np.ndarray], i: int, fmt: Format,
+          spec: FilterSpec) -> tuple[np.ndarray, LevelStats]:
     src = levels[0] if spec.source == "level0" else levels[i - 1]
     target = coverage(levels[0], fmt, spec.cutoff) if spec.alpha == "coverage" else 0.0
-    return make_level(src, fmt, spec, level_size(*_sizes(levels[0]), i), target)[0]
+    return make_level(src, fmt, spec, level_size(*_sizes(levels[0]), i), target)
 
 
 def stored_chain(level0: np.ndarray, fmt: Format, name: str,

@@ -46,6 +46,8 @@ class FilterSpec:
     cutoff: float = 0.5
 
     def __post_init__(self) -> None:
+        if self.filter == "box":  # its footprint never leaves the level: one name for all edges
+            object.__setattr__(self, "edge", "clamp")
         for key, choices in CHOICES.items():
             if getattr(self, key) not in choices:
                 raise ValueError(f"{key} must be one of {', '.join(choices)} "

@@ -1,0 +1,102 @@
+"""per-level's filter options on the GPU (mipview/gpu/filter_level.py, shaders/filter_level.comp):
+every filter, edge, source and kind checked against its own exact reference by the verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mipview import verdict
+from mipview.filters.reference import step_of
+from mipview.formats import Format
+from mipview.gpu import strategies
+from mipview.gpu.strategies.specs import BadSpec, expand_specs
+from mipview.results import StrategySpec
+
+CASES = [
+    {"filter": "lanczos3", "edge": "wrap"},
+    {"filter": "kaiser", "source": "level0"},
+    {"filter": "tent", "edge": "mirror"},
+    {"filter": "mitchell"},
+    {"filter": "catmull-rom", "edge": "wrap", "source": "level0"},
+    {"filter": "lanczos2", "alpha": "premultiplied"},
+    {"filter": "lanczos4", "kind": "normal"},
+    {"filter": "box", "source": "level0"},
+    {"filter": "kaiser", "kaiser-width": "2", "kaiser-alpha": "8", "edge": "mirror"},
+]
+
+
+def _level0(fmt: Format, kind: str, rng: np.random.Generator, w: int = 21,
+            h: int = 34) -> np.ndarray:
+    raw = rng.random((h, w, 4))
+    if kind == "normal":
+        v = rng.normal(size=(h, w, 3)) * 0.4
+        v[..., 2] = 1.0
+        raw[..., :3] = v / np.linalg.norm(v, axis=-1, keepdims=True) * 0.5 + 0.5
+    return (raw * 255).astype(np.uint8) if not fmt.is_float else raw.astype(fmt.dtype)
+
+
+def _run(gpu, level0: np.ndarray, fmt: Format, options: dict[str, str]):
+    from mipview.gpu.runner import Session
+
+    spec = StrategySpec("per-level", tuple(sorted(options.items())))
+    with Session(gpu, level0, fmt, [spec]) as s:
+        s.generate()
+        return s.result().results[0]
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+@pytest.mark.parametrize("options", CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_each_filter_keeps_its_promise(gpu, fmt: Format, options: dict[str, str]) -> None:
+    if options.get("kind") == "normal" and fmt.is_srgb:
+        pytest.skip("normal maps are linear")
+    level0 = _level0(fmt, options.get("kind", "colour"), np.random.default_rng(len(options)))
+    res = _run(gpu, level0, fmt, options)
+    assert res.reduction != "mean"
+    v = verdict.judge_result(res, level0, fmt)
+    assert v.within_tolerance, v.summary()
+    if not fmt.is_float:  # correctly rounded: 0.5 LSB and the float32 sums' bound
+        assert v.exact.max_step <= max(v.step_bounds)
+
+
+def test_the_verdict_tells_filters_apart(gpu) -> None:
+    fmt = Format.UNORM
+    level0 = _level0(fmt, "colour", np.random.default_rng(1))
+    res = _run(gpu, level0, fmt, {"filter": "lanczos3"})
+    as_box = verdict.judge(res.levels, level0, fmt, "mean", promise="stored")
+    assert not as_box.within_tolerance
+    worse = [lv.copy() for lv in res.levels]
+    worse[1][0, 0, 0] ^= 3
+    assert not verdict.judge(worse, level0, fmt, res.reduction).within_tolerance
+
+
+def test_default_box_keeps_its_shader_and_plan(gpu) -> None:
+    level0 = _level0(Format.UNORM, "colour", np.random.default_rng(2), 16, 8)
+    res = _run(gpu, level0, Format.UNORM, {})
+    assert res.reduction == "mean"
+    assert [s.label for s in res.plan] == [f"level {i}" for i in range(1, 5)]
+    res = _run(gpu, level0, Format.UNORM, {"filter": "tent"})
+    assert [s.label for s in res.plan][:2] == ["level 1 x", "level 1 y"]
+    np.testing.assert_allclose(res.levels[1], np.rint(step_of(res.levels, 1, Format.UNORM,
+                                                              "tent")), atol=1)
+
+
+def test_bad_filter_options_are_one_line_with_the_valid_range() -> None:
+    with pytest.raises(strategies.UnknownStrategy, match=r"kaiser-width must be in \[1, 8\]"):
+        strategies.resolve(StrategySpec("per-level", (("filter", "kaiser"),
+                                                      ("kaiser-width", "20"))))
+    with pytest.raises(strategies.UnknownStrategy, match="edge must be one of clamp, wrap"):
+        expand_specs("per-level:edge=border")
+    with pytest.raises(strategies.UnknownStrategy, match="alpha=coverage is not implemented"):
+        expand_specs("per-level:filter=tent,alpha=coverage")
+    with pytest.raises(strategies.UnknownStrategy, match="load=bilinear"):
+        expand_specs("per-level:filter=tent,load=bilinear")
+    with pytest.raises((strategies.UnknownStrategy, BadSpec), match="no option 'filter'"):
+        expand_specs("single-pass:filter=tent")
+
+
+def test_all_expands_filters_and_edges() -> None:
+    specs = expand_specs("per-level:filter=all,edge=all")
+    assert len(specs) == 8 * 3
+    names = {strategies.REGISTRY["per-level"].reduction(s.option_dict) for s in specs}
+    assert len(names) == 8 * 3 - 2 and "mean" in names  # the box's edge does not matter
