@@ -227,6 +227,28 @@ def normal_map_problem(level0: np.ndarray, fmt: Format) -> str | None:
     return None
 
 
+def kind_warning(level0: np.ndarray, fmt: Format, reductions: Sequence[str]) -> str | None:
+    """One warning for a run whose results treat ``level0`` as a normal map when it does not
+    look like one (:func:`normal_map_problem`), however many results do; else None."""
+    if any(name not in BOX_NAMES and parse_filter(name).kind == "normal" for name in reductions):
+        return normal_map_problem(level0, fmt)
+    return None
+
+
+def result_figures(levels: Sequence[np.ndarray], fmt: Format, name: str) -> dict[str, object]:
+    """Per-level figures of a filtered result for reports: the coverage of its stored levels
+    (alpha >= the spec's cutoff), and for normal maps the mean and least length of each level's
+    vectors before renormalising (from the exact step of the stored level below)."""
+    spec = parse_filter(name)
+    out: dict[str, object] = {"cutoff": spec.cutoff,
+                              "coverage": [coverage(lv, fmt, spec.cutoff) for lv in levels]}
+    if spec.kind == "normal":
+        stats = [step_stats(levels, i, fmt, spec) for i in range(1, len(levels))]
+        out["length_mean"] = [None, *(st.length_mean for st in stats)]
+        out["length_min"] = [None, *(st.length_min for st in stats)]
+    return out
+
+
 def format_reason(spec: FilterSpec, fmt: Format) -> str | None:
     """Why ``spec`` cannot apply to images of ``fmt``, or None."""
     if spec.kind == "normal" and fmt.is_srgb:
