@@ -100,3 +100,13 @@ def test_all_expands_filters_and_edges() -> None:
     assert len(specs) == 8 * 3
     names = {strategies.REGISTRY["per-level"].reduction(s.option_dict) for s in specs}
     assert len(names) == 8 * 3 - 2 and "mean" in names  # the box's edge does not matter
+
+
+def test_the_reason_a_choice_is_greyed_out(gpu) -> None:
+    cls = strategies.REGISTRY["per-level"]
+    caps = gpu.caps
+    assert cls.unsupported_reason(caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos3"}) is None
+    assert "coverage" in cls.unsupported_reason(caps, Format.UNORM, 64, 64, 1,
+                                                {"filter": "tent", "alpha": "coverage"})
+    assert "sRGB" in cls.unsupported_reason(caps, Format.SRGB, 64, 64, 1,
+                                            {"filter": "tent", "kind": "normal"})

@@ -259,3 +259,23 @@ def test_verdict_holds_a_filter_to_its_own_reference(fmt: Format, name: str) -> 
     assert not verdict.judge(bad, level0, fmt, reduction=name).within_tolerance
     box = [lv.astype(fmt.dtype) for lv in stored_chain(level0, fmt, "mean")]
     assert not verdict.judge(box, level0, fmt, reduction=name).within_tolerance
+
+
+def test_bundled_samples_of_each_kind() -> None:
+    from mipview.samples import SAMPLES, sample_path
+
+    for name in ("tiling_256.png", "foliage_256.png", "normal_256.png"):
+        stored = np.asarray(Image.open(sample_path(name)).convert("RGBA"))
+        assert np.array_equal(stored, np.asarray(SAMPLES[name]().convert("RGBA"))), name
+    normal = np.asarray(Image.open(sample_path("normal_256.png")).convert("RGBA"))
+    assert normal_map_problem(normal, Format.UNORM) is None
+    foliage = np.asarray(Image.open(sample_path("foliage_256.png")).convert("RGBA"))
+    kept = list(stored_chain(foliage, Format.UNORM, "tent,alpha=coverage"))
+    assert coverage_drift(kept, Format.UNORM, 0.5) <= 0.01
+    assert coverage_drift(list(stored_chain(foliage, Format.UNORM, "tent")), Format.UNORM,
+                          0.5) > 0.01
+    tiling = np.asarray(Image.open(sample_path("tiling_256.png")).convert("RGBA"))
+    wrap = named_reference("lanczos3,edge=wrap", tiling, Format.UNORM)[1]
+    shifted = named_reference("lanczos3,edge=wrap", np.roll(tiling, 64, axis=1),
+                              Format.UNORM)[1]
+    np.testing.assert_allclose(np.roll(wrap, 32, axis=1), shifted, atol=1e-9)  # seamless
