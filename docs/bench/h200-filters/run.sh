@@ -3,8 +3,9 @@
 # strategy with filters so far), RGBA8 unorm and sRGB, warm and cold; JSON per run.
 #   bash docs/bench/h200-filters/run.sh $OUT
 # One device call: every filter is timed interleaved with the box in the same bench run, so
-# clock drift hits both alike. Each run is also checked (--no-check is not given): the verdict
-# holds every filter to its own exact reference (docs/filters.md).
+# clock drift hits both alike. The timing runs skip the check (the float64 references and the
+# stored-chain bounds of ten filters at 4096^2 take numpy minutes each, device time the lease
+# cannot spare); the last part checks every filter and edge with the verdict at 1921x1079.
 set -uo pipefail
 out=${1:-docs/bench/h200-filters}; mkdir -p "$out"
 m() { python3 -m mipview "$@"; }
@@ -22,7 +23,7 @@ for fmt in unorm srgb; do
     flag=(); [[ $cache == cold ]] && flag=(--cold)
     echo "== $fmt $cache"
     m bench --size 4096 --format "$fmt" --strategies "$box,$filters" "${flag[@]}" \
-      --warmup-ms 1500 --repeat 50 --json "$out/filters_4096_${fmt}_${cache}.json"
+      --warmup-ms 1500 --repeat 50 --no-check --json "$out/filters_4096_${fmt}_${cache}.json"
     echo "exit $?"
   done
 done > "$out/filters.log" 2>&1
@@ -31,7 +32,8 @@ done > "$out/filters.log" 2>&1
 m bench --size 4096 --strategies "$box,per-level:filter=lanczos3,per-level:filter=lanczos3,edge=wrap,\
 per-level:filter=lanczos3,edge=mirror,per-level:filter=lanczos3,source=level0,\
 per-level:filter=lanczos3,alpha=premultiplied,per-level:filter=lanczos3,kind=normal" \
-  --warmup-ms 1500 --repeat 50 --json "$out/lanczos3_modes_4096.json" > "$out/modes.log" 2>&1
+  --warmup-ms 1500 --repeat 50 --no-check --json "$out/lanczos3_modes_4096.json" \
+  > "$out/modes.log" 2>&1
 echo "exit $?" >> "$out/modes.log"
 
 # validation of the filter shader on the GPU (every filter and edge, 8-bit, sRGB and f16, NPOT)
