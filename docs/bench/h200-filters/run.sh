@@ -5,7 +5,7 @@
 # One device call: every filter is timed interleaved with the box in the same bench run, so
 # clock drift hits both alike. The timing runs skip the check (the float64 references and the
 # stored-chain bounds of ten filters at 4096^2 take numpy minutes each, device time the lease
-# cannot spare); the last part checks every filter and edge with the verdict at 1921x1079.
+# cannot spare); the last part checks every filter and edge with the verdict at 1021x579.
 set -uo pipefail
 out=${1:-docs/bench/h200-filters}; mkdir -p "$out"
 m() { python3 -m mipview "$@"; }
@@ -38,7 +38,7 @@ echo "exit $?" >> "$out/modes.log"
 
 # validation of the filter shader on the GPU (every filter and edge, 8-bit, sRGB and f16, NPOT)
 for fmt in unorm srgb f16; do
-  m run --size 1921x1079 --format "$fmt" --validate --out "/tmp/v_filters_$fmt" \
+  m run --size 1021x579 --format "$fmt" --validate --out "/tmp/v_filters_$fmt" \
     --strategies "per-level:filter=all,edge=all"
   echo "exit $?"
 done > "$out/validate.log" 2>&1
