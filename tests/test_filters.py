@@ -279,3 +279,24 @@ def test_bundled_samples_of_each_kind() -> None:
     shifted = named_reference("lanczos3,edge=wrap", np.roll(tiling, 64, axis=1),
                               Format.UNORM)[1]
     np.testing.assert_allclose(np.roll(wrap, 32, axis=1), shifted, atol=1e-9)  # seamless
+
+
+def _tap_sum(a: np.ndarray, w: int, h: int, name: str, dtype: type) -> np.ndarray:
+    """The filter as filter_level.comp sums it, in ``dtype`` arithmetic and weights."""
+    kern = parse_filter(name).kernel
+    tx, ty = axis_taps(a.shape[1], w, kern), axis_taps(a.shape[0], h, kern)
+    low = [Taps(t.index, t.weight.astype(dtype)) for t in (tx, ty)]
+    return apply_axis(apply_axis(a.astype(dtype), 1, low[0]), 0, low[1])
+
+
+@pytest.mark.parametrize("name", ["lanczos3", "kaiser", "catmull-rom"])
+def test_filter_arith_bounds_float32_tap_sums(name: str) -> None:
+    from mipview.bounds import filter_arith
+
+    a = np.random.default_rng(9).random((64, 96, 4))
+    exact = _tap_sum(a, 48, 32, name, np.float64)
+    budget = filter_arith(name, Format.UNORM, (96, 64), 1).abs / 255.0  # in linear units
+    f32 = np.abs(_tap_sum(a, 48, 32, name, np.float32) - exact).max()
+    assert 0 < f32 <= budget
+    f16 = np.abs(_tap_sum(a, 48, 32, name, np.float16) - exact).max()
+    assert f16 > budget  # a coarser arithmetic breaks it: the bound is not vacuous
