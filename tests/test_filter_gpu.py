@@ -100,6 +100,10 @@ def test_all_expands_filters_and_edges() -> None:
     assert len(specs) == 8 * 3
     names = {strategies.REGISTRY["per-level"].reduction(s.option_dict) for s in specs}
     assert len(names) == 8 * 3 - 2 and "mean" in names  # the box's edge does not matter
+    alphas = [s.option_dict["alpha"] for s in expand_specs("per-level:filter=tent,alpha=all")]
+    assert alphas == ["straight", "premultiplied"]  # not coverage: the GPU cannot do it yet
+    with pytest.raises(strategies.UnknownStrategy, match="coverage"):
+        expand_specs("per-level:filter=tent,alpha=coverage,edge=all")
 
 
 def test_the_reason_a_choice_is_greyed_out(gpu) -> None:
