@@ -114,3 +114,49 @@ def test_the_reason_a_choice_is_greyed_out(gpu) -> None:
                                                 {"filter": "tent", "alpha": "coverage"})
     assert "sRGB" in cls.unsupported_reason(caps, Format.SRGB, 64, 64, 1,
                                             {"filter": "tent", "kind": "normal"})
+
+
+PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"filter": "box"},
+              {"filter": "kaiser", "kaiser-width": "1.5"}, {"filter": "catmull-rom"}]
+
+
+@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB, Format.F32])
+@pytest.mark.parametrize("size", [(34, 21), (67, 45)])
+@pytest.mark.parametrize("options", PAIR_CASES, ids=lambda o: ",".join(
+    f"{k}={v}" for k, v in o.items()) or "default")
+def test_filter_pairs_keeps_the_stored_promise(gpu, fmt: Format, size: tuple[int, int],
+                                               options: dict[str, str]) -> None:
+    from mipview.gpu.runner import Session
+
+    level0 = _level0(fmt, "colour", np.random.default_rng(size[0]), *size)
+    spec = StrategySpec("filter-pairs", tuple(sorted(options.items())))
+    with Session(gpu, level0, fmt, [spec]) as s:
+        s.generate()
+        res = s.result().results[0]
+    v = verdict.judge_result(res, level0, fmt)
+    assert v.within_tolerance, v.summary()
+    per_level = _run(gpu, level0, fmt, {"filter": "tent", **options})
+    assert per_level.reduction == res.reduction  # the same reference as per-level's
+
+
+def test_filter_pairs_plan_says_which_levels_how(gpu) -> None:
+    from mipview.gpu.runner import Session
+
+    level0 = _level0(Format.UNORM, "colour", np.random.default_rng(3), 40, 24)  # 6 levels
+    with Session(gpu, level0, Format.UNORM, [StrategySpec("filter-pairs")]) as s:
+        s.generate()
+        plan = s.result().results[0].plan
+    assert [(p.label, p.levels) for p in plan] == [
+        ("levels 1-2", (1, 2)), ("levels 3-4", (3, 4)), ("level 5", (5,))]
+    assert "4x4 taps of level 0" in plan[0].detail and "from shared memory" in plan[0].detail
+
+
+def test_filter_pairs_refuses_what_it_cannot_do(gpu) -> None:
+    cls = strategies.REGISTRY["filter-pairs"]
+    with pytest.raises(strategies.UnknownStrategy, match=r"must be in \[1, 2\] for filter-pairs"):
+        strategies.resolve(StrategySpec("filter-pairs", (("filter", "kaiser"),
+                                                         ("kaiser-width", "3"))))
+    with pytest.raises(strategies.UnknownStrategy, match="filter must be one of"):
+        expand_specs("filter-pairs:filter=lanczos3")
+    assert "f16" in cls.unsupported_reason(gpu.caps, Format.F16, 64, 64)
+    assert cls.unsupported_reason(gpu.caps, Format.UNORM, 64, 64) is None

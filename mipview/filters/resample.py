@@ -38,7 +38,10 @@ class Taps:
 
 def fold(j: np.ndarray, n: int, edge: str) -> np.ndarray:
     """Source indices outside [0, n) mapped back in: clamp to edge, repeat, or mirrored repeat
-    (Vulkan's MIRRORED_REPEAT: ... 1 0 | 0 1 ... n-1 | n-1 n-2 ...)."""
+    (Vulkan's MIRRORED_REPEAT: ... 1 0 | 0 1 ... n-1 | n-1 n-2 ...); ``none`` leaves them (a
+    shader that folds them itself)."""
+    if edge == "none":
+        return j
     if edge == "clamp":
         return np.clip(j, 0, n - 1)
     if edge == "wrap":
@@ -76,13 +79,14 @@ def _point_taps(n: int, d: int, kern: Kernel) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=256)
 def axis_taps(n: int, d: int, kern: Kernel, edge: str = "clamp") -> Taps:
     """The tap table of one axis ``n -> d`` texels (cached: tables are small and reused every
-    level and run)."""
+    level and run). ``edge="none"``: indices left unfolded, each row's taps consecutive (a
+    zero weight keeps its index)."""
     if n < 1 or d < 1:
         raise ValueError(f"sides must be positive (got {n} -> {d})")
     j, w = _area_taps(n, d) if kern.area else _point_taps(n, d, kern)
     keep = np.flatnonzero(np.any(w != 0.0, axis=0))  # columns that are zero in every row
     j, w = j[:, keep], w[:, keep]
-    index = np.where(w != 0.0, fold(j, n, edge), 0)
+    index = fold(j, n, edge) if edge == "none" else np.where(w != 0.0, fold(j, n, edge), 0)
     taps = Taps(index.astype(np.int32), w.astype(np.float64))
     taps.index.setflags(write=False)
     taps.weight.setflags(write=False)

@@ -46,8 +46,6 @@ class FilterSpec:
     cutoff: float = 0.5
 
     def __post_init__(self) -> None:
-        if self.filter == "box":  # its footprint never leaves the level: one name for all edges
-            object.__setattr__(self, "edge", "clamp")
         for key, choices in CHOICES.items():
             if getattr(self, key) not in choices:
                 raise ValueError(f"{key} must be one of {', '.join(choices)} "
@@ -58,6 +56,14 @@ class FilterSpec:
             if not inside:
                 ends = f"[{lo:g}, {hi:g}]" if closed else f"({lo:g}, {hi:g})"
                 raise ValueError(f"{key.replace('_', '-')} must be in {ends} (got {v:g})")
+        # one spec (and name) per distinct filter: fields that do not apply take their defaults
+        if self.filter == "box":  # its footprint never leaves the level: edges do not matter
+            object.__setattr__(self, "edge", "clamp")
+        if self.filter != "kaiser":
+            object.__setattr__(self, "kaiser_width", KAISER_WIDTH)
+            object.__setattr__(self, "kaiser_alpha", KAISER_ALPHA)
+        if self.alpha != "coverage":
+            object.__setattr__(self, "cutoff", 0.5)
 
     @property
     def kernel(self) -> Kernel:
@@ -78,10 +84,6 @@ class FilterSpec:
         parts = [self.filter]
         for f in fields(self):
             if f.name == "filter":
-                continue
-            if f.name.startswith("kaiser") and self.filter != "kaiser":
-                continue
-            if f.name == "cutoff" and self.alpha != "coverage":
                 continue
             v = getattr(self, f.name)
             if v != getattr(default, f.name):

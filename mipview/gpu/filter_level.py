@@ -180,3 +180,16 @@ FILTER_OPTIONS = (
     OptionSpec("cutoff", ("0.5",), "0.5", "alpha test cutoff of alpha=coverage, (0, 1)",
                _field_problem("cutoff")),
 )
+
+
+class FilterChoice:
+    """For a Strategy whose options choose a filter (FILTER_OPTIONS or a subset): the spec they
+    make, and the reference it is checked against (its name)."""
+
+    @classmethod
+    def filter_spec(cls, options: dict[str, str]) -> FilterSpec:
+        return from_options(cls.check_options(options))  # type: ignore[attr-defined]
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        return cls.filter_spec(options).name

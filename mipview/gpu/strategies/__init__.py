@@ -18,6 +18,7 @@ _MODULES = [
     "npot_exact",
     "subgroup",
     "single_pass",
+    "filter_pairs",
 ]
 
 REGISTRY: dict[str, type[Strategy]] = {}

@@ -18,10 +18,10 @@ box stays on this shader.
 from __future__ import annotations
 
 from mipview.filters.reference import format_reason
-from mipview.filters.spec import FilterSpec, from_options
 from mipview.formats import Format, level_size, mip_count
 from mipview.gpu import filter_level
 from mipview.gpu.context import DeviceCaps
+from mipview.gpu.filter_level import FilterChoice
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
 from mipview.gpu.shaders import PER_LEVEL, mip_constants
@@ -50,7 +50,7 @@ def plan_levels(width: int, height: int, layers: int = 1) -> list[DispatchStep]:
     return steps
 
 
-class PerLevel(Strategy):
+class PerLevel(FilterChoice, Strategy):
     name = "per-level"
     title = "Per-level compute"
     description = "One dispatch per level (exact NPOT weights), a memory barrier between levels."
@@ -62,10 +62,6 @@ class PerLevel(Strategy):
     owned = ("taps", "rows")
 
     @classmethod
-    def filter_spec(cls, options: dict[str, str]) -> FilterSpec:
-        return from_options(cls.check_options(options))
-
-    @classmethod
     def option_reason(cls, options: dict[str, str]) -> str | None:
         spec = cls.filter_spec(options)
         if spec.is_mean:
@@ -73,10 +69,6 @@ class PerLevel(Strategy):
         if cls.check_options(options)["load"] == "bilinear":
             return "load=bilinear is the box's one 2x2 sample: it serves the default box only"
         return filter_level.gpu_reason(spec)
-
-    @classmethod
-    def reduction(cls, options: dict[str, str]) -> str:
-        return cls.filter_spec(options).name
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
