@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 17: each filter at 4096^2 against the box on the H200, per-level compute (the only
-# strategy with filters so far), RGBA8 unorm and sRGB, warm and cold; JSON per run.
+# Issue 17: each filter at 4096^2 against the box on the H200: per-level compute (every
+# filter), filter-pairs (the short ones, two levels per dispatch), RGBA8 unorm and sRGB, warm and
+# cold; JSON per run.
 #   bash docs/bench/h200-filters/run.sh $OUT
 # One device call: every filter is timed interleaved with the box in the same bench run, so
 # clock drift hits both alike. The timing runs skip the check (the float64 references and the
@@ -28,6 +29,17 @@ for fmt in unorm srgb; do
   done
 done > "$out/filters.log" 2>&1
 
+# the short filters two levels per dispatch (filter-pairs) beside per-level's two dispatches
+# per level and the box, unorm and sRGB, warm
+for fmt in unorm srgb; do
+  m bench --size 4096 --format "$fmt" --strategies "$box,per-level:filter=tent,filter-pairs,\
+per-level:filter=kaiser,kaiser-width=2,filter-pairs:filter=kaiser,kaiser-width=2,\
+per-level:filter=lanczos2,filter-pairs:filter=lanczos2,\
+per-level:filter=catmull-rom,filter-pairs:filter=catmull-rom,filter-pairs:filter=box" \
+    --warmup-ms 1500 --repeat 50 --no-check --json "$out/pairs_4096_${fmt}.json"
+  echo "exit $?"
+done > "$out/pairs.log" 2>&1
+
 # edge modes, source level 0 and the kinds, Lanczos-3 (the widest common choice), unorm warm
 m bench --size 4096 --strategies "$box,per-level:filter=lanczos3,per-level:filter=lanczos3,edge=wrap,\
 per-level:filter=lanczos3,edge=mirror,per-level:filter=lanczos3,source=level0,\
@@ -39,6 +51,6 @@ echo "exit $?" >> "$out/modes.log"
 # validation of the filter shader on the GPU (every filter and edge, 8-bit, sRGB and f16, NPOT)
 for fmt in unorm srgb f16; do
   m run --size 1021x579 --format "$fmt" --validate --out "/tmp/v_filters_$fmt" \
-    --strategies "per-level:filter=all,edge=all"
+    --strategies "per-level:filter=all,edge=all,filter-pairs:filter=all,edge=all"
   echo "exit $?"
 done > "$out/validate.log" 2>&1
