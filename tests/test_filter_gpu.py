@@ -120,7 +120,7 @@ PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"
               {"filter": "kaiser", "kaiser-width": "1.5"}, {"filter": "catmull-rom"}]
 
 
-@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB, Format.F32])
+@pytest.mark.parametrize("fmt", list(Format))
 @pytest.mark.parametrize("size", [(34, 21), (67, 45)])
 @pytest.mark.parametrize("options", PAIR_CASES, ids=lambda o: ",".join(
     f"{k}={v}" for k, v in o.items()) or "default")
@@ -158,5 +158,26 @@ def test_filter_pairs_refuses_what_it_cannot_do(gpu) -> None:
                                                          ("kaiser-width", "3"))))
     with pytest.raises(strategies.UnknownStrategy, match="filter must be one of"):
         expand_specs("filter-pairs:filter=lanczos3")
-    assert "f16" in cls.unsupported_reason(gpu.caps, Format.F16, 64, 64)
     assert cls.unsupported_reason(gpu.caps, Format.UNORM, 64, 64) is None
+
+
+def test_filter_pairs_refuses_a_halo_past_shared_memory(gpu, monkeypatch) -> None:
+    from mipview.gpu.strategies import filter_pairs
+
+    cls = strategies.REGISTRY["filter-pairs"]
+    assert cls.unsupported_reason(gpu.caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos2"}) \
+        is None
+    monkeypatch.setattr(filter_pairs, "MAX_SPAN", 16)  # lanczos-2's halo: 16 + 2 x 4 texels
+    assert "do not fit shared memory" in cls.unsupported_reason(
+        gpu.caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos2"})
+
+
+def test_filter_pairs_f16_runs_one_level_per_dispatch(gpu) -> None:
+    from mipview.gpu.runner import Session
+
+    level0 = _level0(Format.F16, "colour", np.random.default_rng(4), 16, 16)
+    with Session(gpu, level0, Format.F16, [StrategySpec("filter-pairs")]) as s:
+        s.generate()
+        res = s.result().results[0]
+    assert [p.label for p in res.plan] == [f"level {k}" for k in range(1, 5)]
+    assert any("one level per dispatch" in n for n in res.notes)

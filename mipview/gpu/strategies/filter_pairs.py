@@ -6,9 +6,10 @@ the 8x8 of level k+1 from shared memory: half the dispatches and barriers of per
 level, and level k is never read back. The halo is computed by both neighbours, so only kernels
 whose window fits FP_SPAN texels per side are offered: box, tent, Kaiser up to width 2, Lanczos-2
 and the cubics. A chain with an odd number of levels ends with a lone level (``pair`` 0). Level
-k+1 filters level k as stored (its codes decoded again), so the promise is per-level's ``stored``;
-float16 is refused because a device may round its stores either way (lavapipe truncates), which
-shared memory cannot know. Shader: shaders/filter_pairs.comp.
+k+1 filters level k as stored (its codes decoded again), so the promise is per-level's ``stored``.
+float16 runs one level per dispatch (the same shader, ``pair`` 0): a device may round its float16
+stores either way (lavapipe truncates), which the shared copy cannot know, and the plan says so.
+Shader: shaders/filter_pairs.comp.
 """
 
 from __future__ import annotations
@@ -77,11 +78,13 @@ def _span(n_mid: int, dst: Taps | None) -> int:
     return worst
 
 
-def plan_pairs(spec: FilterSpec, width: int, height: int) -> list[PairPlan]:
+def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True) -> list[PairPlan]:
+    """The dispatches: levels (1, 2), (3, 4), ... and a lone last one; ``paired`` False: one
+    level per dispatch."""
     out = []
     levels = mip_count(width, height)
-    for k in range(1, levels, 2):
-        pair = k + 1 < levels
+    for k in range(1, levels, 2 if paired else 1):
+        pair = paired and k + 1 < levels
         src, mid = level_size(width, height, k - 1), level_size(width, height, k)
         dst = level_size(width, height, k + 1) if pair else mid
         kern = spec.kernel
@@ -125,14 +128,18 @@ class FilterPairs(FilterChoice, Strategy):
                    _option("kaiser-alpha").check),
     )
     owned = ("taps",)
+    single = False
+
+    def notes(self) -> list[str]:
+        if self.single:
+            return ["f16: one level per dispatch (level k+1 must be made from level k as the "
+                    "device rounds it, which shared memory cannot know)"]
+        return []
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         spec = cls.filter_spec(options or {})
-        if fmt is Format.F16:
-            return ("f16: level k+1 is made from level k before the device stores it, and "
-                    "devices round float16 stores differently")
         span = max((p.span for p in plan_pairs(spec, width, height)), default=0)
         if span > MAX_SPAN:
             return f"{spec.filter}: {span} texels of halo per side do not fit shared memory"
@@ -140,7 +147,8 @@ class FilterPairs(FilterChoice, Strategy):
 
     def prepare(self, image: MipImage) -> None:
         spec = self.filter_spec(self.opts)
-        plans = plan_pairs(spec, image.width, image.height)
+        self.single = image.fmt is Format.F16
+        plans = plan_pairs(spec, image.width, image.height, paired=not self.single)
         if not plans:
             return
         data, offsets = pack(plans)
