@@ -46,8 +46,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.compare import RELATIVE_FLOOR, texel_errors
-from mipview.formats import Format
-from mipview.reference import Reduction, stored_chain
+from mipview.filters.reference import BOX_NAMES, LevelStats, stored_chain
+from mipview.filters.resample import axis_taps
+from mipview.filters.spec import parse_filter
+from mipview.formats import Format, level_size
 from mipview.results import LevelSource
 
 F32_UNIT = 2.0**-24   # float32 arithmetic, round to nearest
@@ -108,12 +110,70 @@ def _made(inp: Budget, src: LevelSource, fmt: Format) -> Budget:
     return out.then(HALF_OP, src.half_ops)
 
 
+def filter_arith(name: str, fmt: Format, size: tuple[int, int], level: int,
+                 peak: float = 1.0, gain: float = 1.0) -> Budget:
+    """The float32 arithmetic of one filtered level ``level`` of an image of ``size`` (level 0),
+    summed tap by tap in x then y from float32 weights (shaders/filter_level.comp).
+
+    Per axis, T taps cost T + 1 roundings in depth (the weight, the product, T - 1 sums), each
+    relative to the sum of |w| |v| (first order); the y pass adds its own to the x pass's error
+    carried through its weights. So the level is within ``(Tx + Ty + 2 + REDUCE_DEPTH) u L1 M``
+    of the exact filter (REDUCE_DEPTH for the decode, encode and store scaling as in a box step),
+    where L1 is the product of both axes' largest sum of |w| (1 without negative lobes) and M the
+    largest magnitude of the source level: 1 for 8-bit formats (clamped), ``peak`` (level 0's
+    largest finite magnitude) times L1 per level filtered since for floats, an absolute error
+    (negative lobes cancel: it is not relative to the output). sRGB: times 12.92, the steepest
+    slope of the encoding. ``gain``: how much the kind's last step amplifies that error
+    (:func:`kind_gain`)."""
+    spec = parse_filter(name)
+    w, h = size
+    src = (w, h) if spec.source == "level0" else level_size(w, h, level - 1)
+    dst = level_size(w, h, level)
+    tx = axis_taps(src[0], dst[0], spec.kernel, spec.edge)
+    ty = axis_taps(src[1], dst[1], spec.kernel, spec.edge)
+    l1 = float(np.abs(tx.weight).sum(axis=1).max() * np.abs(ty.weight).sum(axis=1).max())
+    if fmt.is_float:
+        magnitude = peak * l1 ** (1 if spec.source == "level0" else level - 1)
+    else:
+        magnitude = 255.0 * (12.92 if fmt.is_srgb else 1.0)
+    depth = tx.count + ty.count + 2 + REDUCE_DEPTH
+    return Budget(0.0, depth * F32_UNIT * l1 * magnitude * gain)
+
+
+#: roundings of a kind's last step (a length: squares, sums, sqrt; a division), on top
+KIND_DEPTH = 6
+
+
+def kind_gain(stats: LevelStats) -> float:
+    """How much a premultiplied or normal-map level's last step amplifies the filter's error e
+    (first order). Premultiplied colour c = p / a: ``(e + |c| e) / a``, |c| <= 1 once stored,
+    so 2 / a_min over the level's positive alphas. A normal n / |n|: ``|d(n/|n|)| <= 2 e / |n|``,
+    halved by the encoding n / 2 + 1/2, so 1 / |n|_min. Plus KIND_DEPTH roundings of the
+    result's own size."""
+    gain = 1.0
+    if stats.alpha_min is not None:
+        gain = max(gain, 2.0 / stats.alpha_min)
+    if stats.length_min is not None and stats.length_min > 0.0:
+        gain = max(gain, 1.0 / stats.length_min)
+    return gain + KIND_DEPTH
+
+
 def step_bounds(sources: Sequence[LevelSource], fmt: Format, levels: int,
-                reduction: str = "mean") -> list[float]:
+                reduction: str = "mean", size: tuple[int, int] | None = None,
+                peak: float = 1.0, gains: Sequence[float] = ()) -> list[float]:
     """Per level 0 .. levels-1: how far it may be from the exact reduction of the stored level
-    below. A level made from carried values starts one store rounding away from that level."""
-    if reduction != "mean":
+    below. A level made from carried values starts one store rounding away from that level.
+    A filter (any other ``reduction``) needs level 0's ``size`` and, for floats, ``peak``
+    (:func:`filter_arith`), and per level 0 .. levels-1 its kind's ``gains`` (:func:`kind_gain`;
+    1 when empty); each level is one store away from its exact filter."""
+    if reduction in ("min", "max"):
         return [0.0] * levels
+    if reduction not in BOX_NAMES:
+        if size is None:
+            raise ValueError(f"the bounds of filter {reduction!r} need level 0's size")
+        gain = list(gains) or [1.0] * levels
+        return [0.0] + [filter_arith(reduction, fmt, size, k, peak, gain[k])
+                        .then(STORE[fmt]).bound(fmt) for k in range(1, levels)]
     out = [0.0]
     for src in _sources(sources, levels):
         inp = EXACT if src.reread else STORE[fmt]
@@ -125,8 +185,10 @@ def carried_chain_bounds(sources: Sequence[LevelSource], fmt: Format, levels: in
                          reduction: str = "mean") -> list[float]:
     """Per level 0 .. levels-1: how far it may be from the float64 chain, for a strategy whose
     levels are made as ``sources`` say (the error analysis of the module docstring)."""
-    if reduction != "mean":
+    if reduction in ("min", "max"):
         return [0.0] * levels
+    if reduction not in BOX_NAMES:
+        raise ValueError(f"carried chains are bounded for the box only, not {reduction!r}")
     stored, carried = [EXACT], [EXACT]
     for src in _sources(sources, levels):
         value = _made(stored[-1] if src.reread else carried[-1], src, fmt)
@@ -153,7 +215,7 @@ def _extreme_store(fmt: Format, side: int, bound: float) -> Callable[[np.ndarray
 
 def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
                         chain_reference: Sequence[np.ndarray],
-                        reduction: Reduction = "mean") -> list[float]:
+                        reduction: str = "mean") -> list[float]:
     """Per level: the largest chain error any chain can reach whose every level k is within
     ``steps[k]`` of the exact reduction of its stored level below (what a strategy keeping the
     ``stored`` promise may store), from this ``level0``.
@@ -162,7 +224,7 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
     chains computed like the correctly rounded one (reference.stored_chain): the one that stores
     the highest value each step allows, and the one that stores the lowest (for 8-bit formats:
     every tie rounded up, resp. down). The bound is the larger of their errors."""
-    if reduction != "mean":
+    if reduction in ("min", "max"):
         return [0.0] * len(chain_reference)
     sides = [stored_chain(level0, fmt, reduction,
                           lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x))

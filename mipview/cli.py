@@ -103,6 +103,7 @@ def write_result(folder: Path, res: StrategyResult, fmt: Format,
 
 def cmd_run(args: argparse.Namespace) -> int:
     from mipview import containers, report
+    from mipview.filters.reference import kind_warning
     from mipview.gpu.runner import Session
 
     specs = strategy_specs(args.strategies)
@@ -115,6 +116,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         with Session(ctx, level0, fmt, specs) as session:
             session.generate()
             mip = session.result()
+    warning = kind_warning(level0, fmt, [r.reduction for r in mip.results])
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     # the file's own chain, if it has one, is judged and written like a strategy's result
     mip, notes = containers.with_file_chain(mip, source, fmt, level0)
     if source.is_float and source.nonfinite:  # only float files hold NaN or Inf

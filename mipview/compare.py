@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from mipview.filters.reference import named_reference, step_of
 from mipview.formats import Format
-from mipview.reference import Reduction, reference_pyramid, step_level
 
 #: Format -> (step tolerance, chain tolerance), in the format's error unit: DESIGN.md's flat
 #: figures, a coarse check for tests of single strategies. Results are judged by the bounds of
@@ -244,7 +244,7 @@ def level_errors(gpu_levels: Sequence[np.ndarray], ref_levels: Sequence[np.ndarr
 
 
 def step_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
-                reduction: Reduction = "mean",
+                reduction: str = "mean",
                 first: np.ndarray | None = None) -> list[LevelError]:
     """Each level against the exact reduction of the level below as the GPU stored it (level 0
     is its own reference: 0). ``first``: that reduction of level 0, when the caller has it."""
@@ -254,7 +254,7 @@ def step_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
     def below(i: int) -> np.ndarray:
         if i == 1 and first is not None:
             return first
-        return step_level(gpu_levels[i - 1], fmt, reduction)
+        return step_of(gpu_levels, i, fmt, reduction)
 
     # one reference level alive at a time: at 4096^2 the float64 copies are what costs
     return [_exact(gpu_levels[0], fmt, 0)] + [
@@ -262,11 +262,11 @@ def step_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
 
 
 def chain_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
-                 reduction: Reduction = "mean") -> list[LevelError]:
+                 reduction: str = "mean") -> list[LevelError]:
     """Each level against the float64 chain from the GPU's level 0 (level 0 itself: 0)."""
     if not gpu_levels:
         return []
-    ref = reference_pyramid(gpu_levels[0], fmt, reduction)
+    ref = named_reference(reduction, gpu_levels[0], fmt)
     _check_lengths(gpu_levels, ref)
     return [_exact(gpu_levels[0], fmt, 0)] + [
         level_error(gpu_levels[i], ref[i], fmt, i) for i in range(1, len(gpu_levels))]
@@ -339,7 +339,7 @@ class ErrorReport:
 
 def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
                  chain_reference: Sequence[np.ndarray] | None = None,
-                 reduction: Reduction = "mean", maps: bool = False) -> ErrorReport:
+                 reduction: str = "mean", maps: bool = False) -> ErrorReport:
     """Step and chain errors of ``gpu_levels``; with ``maps``, also the heatmap of each chain
     level (``ErrorReport.maps``), from the same texel errors.
 
@@ -353,7 +353,7 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
         chain = chain_errors(levels, fmt, reduction)
     else:
         ref = chain_reference if chain_reference is not None else \
-            reference_pyramid(levels[0], fmt, reduction) if levels else []
+            named_reference(reduction, levels[0], fmt) if levels else []
         _check_lengths(levels, ref)
         pairs = [level_error_map(a, r, fmt, i) if maps else (level_error(a, r, fmt, i), None)
                  for i, (a, r) in enumerate(zip(levels, ref, strict=True))]

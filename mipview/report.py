@@ -13,6 +13,7 @@ import numpy as np
 
 from mipview import __version__
 from mipview.drift import detect_drift
+from mipview.filters.reference import BOX_NAMES, result_figures
 from mipview.formats import Format
 from mipview.results import MipResult, StrategyResult, TimingStats
 from mipview.verdict import ReferenceCache, Verdict, judge_result
@@ -60,6 +61,8 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
                  for p in res.plan],
         "notes": list(res.notes), "reduction": res.reduction, "promise": res.promise,
     }
+    if res.reduction not in BOX_NAMES and res.levels:
+        d["filter"] = result_figures(res.levels, mip.fmt, res.reduction)
     if res.timing is not None:
         d["timing"] = _with_samples(res.timing.total)
         if res.timing.starts_us:

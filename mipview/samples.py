@@ -123,10 +123,82 @@ def make_alpha(width: int = 300, height: int = 200) -> Image.Image:
     return Image.fromarray(_to_u8(rgba))
 
 
+def _periodic_noise(size: int, rng: np.random.Generator, octaves: int = 5) -> np.ndarray:
+    """Value noise that tiles: integer frequencies only, so the left edge continues the right."""
+    t = (np.arange(size, dtype=np.float64) + 0.5) / size * 2 * np.pi
+    out = np.zeros((size, size))
+    for o in range(octaves):
+        for _ in range(4):
+            fx, fy = rng.integers(-(2 << o), (2 << o) + 1, size=2)
+            phase = rng.random() * 2 * np.pi
+            out += np.cos(fx * t[None, :] + fy * t[:, None] + phase) / (1.6 ** o)
+    return (out - out.min()) / (out.max() - out.min())
+
+
+def make_tiling(size: int = 256, seed: int = 11) -> Image.Image:
+    """RGBA, opaque, tiling (wrap edges): stone bricks with 1-texel mortar and mottled noise.
+    A wrap-edge filter keeps its seams invisible; clamp shows them at every level."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(size)[None, :]
+    y = np.arange(size)[:, None]
+    row = y // 32
+    mortar = (y % 32 == 0) | ((x + 32 * (row % 2)) % 64 == 0)
+    noise = _periodic_noise(size, rng)
+    base = np.array([0.55, 0.45, 0.38]) * (0.75 + 0.5 * noise)[..., None]
+    tone = 0.85 + 0.3 * ((row * 7 + (x + 32 * (row % 2)) // 64 * 3) % 5) / 4
+    img = base * tone[..., None]
+    _mix(img, (0.82, 0.80, 0.74), mortar.astype(np.float64))
+    rgba = np.concatenate([np.clip(img, 0, 1), np.ones((size, size, 1))], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
+def make_foliage(size: int = 256, seed: int = 12) -> Image.Image:
+    """RGBA cutout, foliage-style: leaves (ellipses) with hard-ish alpha edges over full
+    transparency; its alpha-test coverage thins out level by level unless coverage is kept."""
+    rng = np.random.default_rng(seed)
+    x = (np.arange(size, dtype=np.float64) + 0.5)[None, :]
+    y = (np.arange(size, dtype=np.float64) + 0.5)[:, None]
+    alpha = np.zeros((size, size))
+    rgb = np.zeros((size, size, 3))
+    rgb[:] = (0.15, 0.30, 0.10)  # colour under transparent texels, as exporters leave it
+    for _ in range(70):
+        cx, cy = rng.random(2) * size
+        length, width = 10 + rng.random() * 16, 3 + rng.random() * 4
+        ang = rng.random() * np.pi
+        du = (x - cx) * np.cos(ang) + (y - cy) * np.sin(ang)
+        dv = -(x - cx) * np.sin(ang) + (y - cy) * np.cos(ang)
+        r = np.hypot(du / length, dv / width)
+        leaf = _smoothstep(1.0, 0.8, r)
+        shade = 0.6 + 0.4 * rng.random()
+        _mix(rgb, (0.20 * shade, 0.55 * shade, 0.15 * shade), leaf)
+        alpha = np.maximum(alpha, leaf)
+    rgba = np.concatenate([rgb, alpha[..., None]], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
+def make_normal_map(size: int = 256, seed: int = 13) -> Image.Image:
+    """RGBA normal map (tangent space, n / 2 + 1/2, alpha 1) of a tiling height field of rivets
+    and ripples: the filtered vectors shorten where the bumps are finer than a level's texels."""
+    rng = np.random.default_rng(seed)
+    height = _periodic_noise(size, rng, octaves=6) * 3.0
+    t = (np.arange(size, dtype=np.float64) + 0.5) / size * 2 * np.pi
+    height += 0.8 * np.cos(16 * t)[None, :] * np.cos(16 * t)[:, None]
+    dx = (np.roll(height, -1, 1) - np.roll(height, 1, 1)) * 0.5
+    dy = (np.roll(height, -1, 0) - np.roll(height, 1, 0)) * 0.5
+    n = np.stack([-dx, -dy, np.ones_like(height) * 0.25], -1)
+    n /= np.linalg.norm(n, axis=-1, keepdims=True)
+    rgba = np.concatenate([n * 0.5 + 0.5, np.ones((size, size, 1))], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
 SAMPLES: dict[str, Callable[[], Image.Image]] = {
     "zoneplate_512.png": make_zoneplate,
     DEFAULT_SAMPLE: make_photo,
     "alpha_300x200.png": make_alpha,
+    # issue 17: one texture per kind (docs/filters.md)
+    "tiling_256.png": make_tiling,
+    "foliage_256.png": make_foliage,
+    "normal_256.png": make_normal_map,
 }
 
 

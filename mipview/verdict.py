@@ -39,8 +39,9 @@ import numpy as np
 
 from mipview import bounds, compare
 from mipview.compare import Breach, ErrorReport
+from mipview.filters.reference import BOX_NAMES, named_reference, step_stats
+from mipview.filters.spec import parse_filter
 from mipview.formats import Format
-from mipview.reference import named_reference
 from mipview.results import LevelSource, Promise, StrategyResult
 
 
@@ -82,7 +83,8 @@ class ReferenceCache:
             return slot.value
 
     def get(self, level0: np.ndarray, fmt: Format, name: str) -> list[np.ndarray]:
-        """The pyramid ``name`` (reference.named_reference: mean, min, max, blit) of ``level0``."""
+        """The pyramid ``name`` (filters.reference.named_reference: mean, min, max, blit, a
+        filter) of ``level0``."""
         def make() -> list[np.ndarray]:
             refs = named_reference(name, level0, fmt)
             for a in refs:
@@ -156,9 +158,31 @@ def _worst(values: Sequence[float], fmt: Format) -> str:
     return compare.format_error(max(values[1:], default=0.0), fmt.error_unit)
 
 
+def _peak(level0: np.ndarray, fmt: Format) -> float:
+    """Level 0's largest finite magnitude (a filter's float arithmetic error scales with it)."""
+    if not fmt.is_float:
+        return 1.0
+    a = np.abs(np.asarray(level0, dtype=np.float64))
+    return float(a[np.isfinite(a)].max(initial=1.0))
+
+
+def _gains(case: _Case) -> list[float]:
+    """Per level, how much a premultiplied or normal-map filter's last step amplifies its
+    arithmetic error (bounds.kind_gain, from the exact step's figures); empty for others."""
+    if case.reduction in BOX_NAMES:
+        return []
+    spec = parse_filter(case.reduction)
+    if spec.alpha != "premultiplied" and spec.kind != "normal":
+        return []
+    return [1.0] + [bounds.kind_gain(step_stats(case.levels, i, case.fmt, spec))
+                    for i in range(1, len(case.levels))]
+
+
 def _stored_rule(case: _Case) -> tuple[list[float], list[float], str]:
     n = len(case.levels)
-    steps = bounds.step_bounds(case.sources, case.fmt, n, case.reduction)
+    size = (case.level0.shape[-2], case.level0.shape[-3])
+    steps = bounds.step_bounds(case.sources, case.fmt, n, case.reduction, size,
+                               _peak(case.level0, case.fmt), _gains(case))
     chains = list(case.refs.stored_bounds(case.level0, case.fmt, case.reduction, steps))
     text = (f"stored ({case.reduction}): each level the correctly rounded reduction of the "
             f"stored level below (step <= {_worst(steps, case.fmt)}); chain <= what a chain "

@@ -24,6 +24,19 @@ PER_LEVEL = ShaderInterface(
     spec=(*_LOCAL_XY, ("EVEN", 2, "bool"), ("BILINEAR", 3, "bool"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
 
+FILTER_LEVEL = ShaderInterface(
+    "filter_level",
+    spec=(*_LOCAL_XY, ("FL_PASS", 2, "int"), ("FL_PREMULTIPLIED", 3, "bool"),
+          ("FL_NORMAL", 4, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("tapsX", "int"), ("offsetX", "int"),
+          ("tapsY", "int"), ("offsetY", "int")))
+
+FILTER_PAIRS = ShaderInterface(
+    "filter_pairs",
+    spec=(("FP_EDGE", 0, "int"), ("FP_SPAN", 1, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("midSize", "ivec2"), ("dstSize", "ivec2"), ("tapsMid", "ivec2"),
+          ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int")))
+
 # shaders/include/spd_reduce.glsl, the body of both single-pass shaders
 _SPD_SPEC = (("SP_REDUCTION", 0, "int"), ("SP_BILINEAR", 1, "bool"), ("SP_PREFETCH", 2, "bool"),
              ("SP_SRC_BUFFER", 3, "bool"), ("SP_SRC_EVEN", 4, "bool"), ("SP_TAIL", 5, "int"),
@@ -86,5 +99,5 @@ MIP_CHAIN = ShaderInterface(
           ("groups", "int")))
 
 ALL: tuple[ShaderInterface, ...] = (
-    PER_LEVEL, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
+    PER_LEVEL, FILTER_LEVEL, FILTER_PAIRS, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
     BATCH_BUCKETS, BUFFER_COPY, CACHE_EVICT, IMAGE_READ)

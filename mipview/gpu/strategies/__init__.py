@@ -18,6 +18,7 @@ _MODULES = [
     "npot_exact",
     "subgroup",
     "single_pass",
+    "filter_pairs",
 ]
 
 REGISTRY: dict[str, type[Strategy]] = {}
@@ -55,9 +56,13 @@ def resolve(spec: StrategySpec) -> tuple[type[Strategy], dict[str, str]]:
     """The class and its full option dict; raises UnknownStrategy with a one-line message."""
     cls = strategy_class(spec.name)
     try:
-        return cls, cls.check_options(spec.option_dict)
+        options = cls.check_options(spec.option_dict)
     except ValueError as exc:
         raise UnknownStrategy(str(exc)) from None
+    reason = cls.option_reason(options)
+    if reason:
+        raise UnknownStrategy(f"{spec.name}: {reason}")
+    return cls, options
 
 
 def default_specs() -> list[StrategySpec]:

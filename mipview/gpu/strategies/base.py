@@ -12,7 +12,7 @@ anything about earlier commands: the runner puts a full memory barrier before ea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -31,9 +31,19 @@ class OptionSpec:
     """One user-visible option: the CLI spec key, the GUI combo box, the bench sweep."""
 
     name: str
+    #: the values offered (GUI combo box, ``all``); with ``check``, any value it accepts
     choices: tuple[str, ...]
     default: str
     help: str = ""
+    #: a value's problem (e.g. "must be in [1, 8]"), or None: for numeric options
+    check: Callable[[str], str | None] | None = None
+
+    def problem(self, value: str) -> str | None:
+        if self.check is not None:
+            return self.check(value)
+        if value not in self.choices:
+            return f"must be one of {', '.join(self.choices)} (got {value!r})"
+        return None
 
 
 class Strategy:
@@ -70,10 +80,16 @@ class Strategy:
             if key not in known:
                 names = ", ".join(known) or "none"
                 raise ValueError(f"strategy {cls.name!r} has no option {key!r} (options: {names})")
-            if value not in known[key].choices:
-                raise ValueError(f"{cls.name}: {key} must be one of "
-                                 f"{', '.join(known[key].choices)} (got {value!r})")
+            problem = known[key].problem(value)
+            if problem:
+                raise ValueError(f"{cls.name}: {key} {problem}")
         return {o.name: options.get(o.name, o.default) for o in cls.options}
+
+    @classmethod
+    def option_reason(cls, options: dict[str, str]) -> str | None:
+        """Why this strategy cannot do these (valid) options on any device, or None: the CLI
+        refuses the spec with it (one line, exit 2), the GUI greys the choice out."""
+        return None
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,

@@ -8,12 +8,20 @@ is exact at every size. Each invocation writes one texel from up to 9 fetches of
 level 0, because filtering precision is the device's choice (lavapipe's 8-bit filter re-rounds,
 and re-rounding at every level took the chain past 2 LSB).
 Shader: shaders/per_level.comp.
+
+The filter options (``filter``, ``edge``, ``source``, ``alpha``, ``kind``, Kaiser's
+``kaiser-width`` and ``kaiser-alpha``; docs/filters.md) take any other filter through
+mipview/gpu/filter_level.py (two dispatches per level, shaders/filter_level.comp); the default
+box stays on this shader.
 """
 
 from __future__ import annotations
 
+from mipview.filters.reference import format_reason
 from mipview.formats import Format, level_size, mip_count
+from mipview.gpu import filter_level
 from mipview.gpu.context import DeviceCaps
+from mipview.gpu.filter_level import FilterChoice
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
 from mipview.gpu.shaders import PER_LEVEL, mip_constants
@@ -42,19 +50,33 @@ def plan_levels(width: int, height: int, layers: int = 1) -> list[DispatchStep]:
     return steps
 
 
-class PerLevel(Strategy):
+class PerLevel(FilterChoice, Strategy):
     name = "per-level"
     title = "Per-level compute"
     description = "One dispatch per level (exact NPOT weights), a memory barrier between levels."
     options = (
         OptionSpec("load", ("texel", "bilinear"), "texel",
                    "level 1: 4 texel loads per 2x2, or one bilinear sample (even sides)"),
+        *filter_level.FILTER_OPTIONS,
     )
+    owned = ("taps", "rows")
+
+    @classmethod
+    def option_reason(cls, options: dict[str, str]) -> str | None:
+        spec = cls.filter_spec(options)
+        if spec.is_mean:
+            return None
+        if cls.check_options(options)["load"] == "bilinear":
+            return "load=bilinear is the box's one 2x2 sample: it serves the default box only"
+        return filter_level.gpu_reason(spec)
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         opts = cls.check_options(options or {})
+        reason = cls.option_reason(opts) or format_reason(cls.filter_spec(opts), fmt)
+        if reason:
+            return reason
         if opts["load"] == "bilinear":
             reason = bilinear_reason(caps, fmt)
             if reason:
@@ -62,6 +84,12 @@ class PerLevel(Strategy):
         return compute_reason(caps, fmt)
 
     def prepare(self, image: MipImage) -> None:
+        spec = self.filter_spec(self.opts)
+        if not spec.is_mean:
+            res = filter_level.prepare(self.ctx, image, spec)
+            self.pipelines, self.sets, self.steps = res.pipelines, res.sets, res.steps
+            self.taps, self.rows = res.taps, res.rows
+            return
         bilinear = self.opts["load"] == "bilinear"
         self.steps = tuple(plan_levels(image.width, image.height, image.layers))
         self.pipelines = []

@@ -14,7 +14,9 @@ class BadSpec(MipviewError):
 
 def expand_specs(text: str) -> list[StrategySpec]:
     """``all`` is every registered strategy with default options; an option value ``all``
-    expands to every choice of that option. Raises BadSpec or UnknownStrategy."""
+    expands to every choice of that option that the strategy can do with the others given
+    (Strategy.option_reason: ``per-level:alpha=all`` leaves out coverage, which it cannot do on
+    the GPU). Raises BadSpec or UnknownStrategy."""
     if text.strip() == "all":
         return strategies.default_specs()
     try:
@@ -25,6 +27,7 @@ def expand_specs(text: str) -> list[StrategySpec]:
     for spec in specs:
         cls = strategies.strategy_class(spec.name)
         variants: list[dict[str, str]] = [{}]
+        expanded = False
         for key, value in spec.options:
             choices = [value]
             if value == "all":
@@ -32,9 +35,19 @@ def expand_specs(text: str) -> list[StrategySpec]:
                 if opt is None:
                     raise BadSpec(f"strategy {spec.name!r} has no option {key!r}")
                 choices = list(opt.choices)
+                expanded = True
             variants = [{**v, key: c} for v in variants for c in choices]
+        if expanded:
+            variants = [v for v in variants if _can(cls, v)] or variants  # none: say why
         for v in variants:
             s = StrategySpec(spec.name, tuple(sorted(v.items())))
             strategies.resolve(s)  # validates names and values with a one-line message
             out.append(s)
     return out
+
+
+def _can(cls: type[strategies.Strategy], options: dict[str, str]) -> bool:
+    try:
+        return cls.option_reason(cls.check_options(options)) is None
+    except ValueError:
+        return True  # a bad value: resolve says which, in one line

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 17: each filter at 4096^2 against the box on the H200: per-level compute (every
+# filter), filter-pairs (the short ones, two levels per dispatch), RGBA8 unorm and sRGB, warm and
+# cold; JSON per run.
+#   bash docs/bench/h200-filters/run.sh $OUT
+# One device call: every filter is timed interleaved with the box in the same bench run, so
+# clock drift hits both alike. The timing runs skip the check (the float64 references and the
+# stored-chain bounds of ten filters at 4096^2 take numpy minutes each, device time the lease
+# cannot spare); the last part checks every filter and edge with the verdict at 1021x579.
+set -uo pipefail
+out=${1:-docs/bench/h200-filters}; mkdir -p "$out"
+m() { python3 -m mipview "$@"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt"
+
+box="per-level"
+filters="per-level:filter=tent,per-level:filter=kaiser,per-level:filter=kaiser,kaiser-width=2"
+filters="$filters,per-level:filter=lanczos2,per-level:filter=lanczos3,per-level:filter=lanczos4"
+filters="$filters,per-level:filter=mitchell,per-level:filter=catmull-rom"
+# the box through the generic tap shader too: what the two-pass tap path costs by itself
+filters="$filters,per-level:filter=box,source=level0"
+
+for fmt in unorm srgb; do
+  for cache in warm cold; do
+    flag=(); [[ $cache == cold ]] && flag=(--cold)
+    echo "== $fmt $cache"
+    m bench --size 4096 --format "$fmt" --strategies "$box,$filters" "${flag[@]}" \
+      --warmup-ms 1500 --repeat 50 --no-check --json "$out/filters_4096_${fmt}_${cache}.json"
+    echo "exit $?"
+  done
+done > "$out/filters.log" 2>&1
+
+# the short filters two levels per dispatch (filter-pairs) beside per-level's two dispatches
+# per level and the box, unorm and sRGB, warm
+for fmt in unorm srgb; do
+  m bench --size 4096 --format "$fmt" --strategies "$box,per-level:filter=tent,filter-pairs,\
+per-level:filter=kaiser,kaiser-width=2,filter-pairs:filter=kaiser,kaiser-width=2,\
+per-level:filter=lanczos2,filter-pairs:filter=lanczos2,\
+per-level:filter=catmull-rom,filter-pairs:filter=catmull-rom,filter-pairs:filter=box" \
+    --warmup-ms 1500 --repeat 50 --no-check --json "$out/pairs_4096_${fmt}.json"
+  echo "exit $?"
+done > "$out/pairs.log" 2>&1
+
+# edge modes, source level 0 and the kinds, Lanczos-3 (the widest common choice), unorm warm
+m bench --size 4096 --strategies "$box,per-level:filter=lanczos3,per-level:filter=lanczos3,edge=wrap,\
+per-level:filter=lanczos3,edge=mirror,per-level:filter=lanczos3,source=level0,\
+per-level:filter=lanczos3,alpha=premultiplied,per-level:filter=lanczos3,kind=normal" \
+  --warmup-ms 1500 --repeat 50 --no-check --json "$out/lanczos3_modes_4096.json" \
+  > "$out/modes.log" 2>&1
+echo "exit $?" >> "$out/modes.log"
+
+# validation of the filter shader on the GPU (every filter and edge, 8-bit, sRGB and f16, NPOT)
+for fmt in unorm srgb f16; do
+  m run --size 1021x579 --format "$fmt" --validate --out "/tmp/v_filters_$fmt" \
+    --strategies "per-level:filter=all,edge=all,filter-pairs:filter=all,edge=all"
+  echo "exit $?"
+done > "$out/validate.log" 2>&1

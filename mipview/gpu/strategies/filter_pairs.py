@@ -1,0 +1,179 @@
+"""``filter-pairs``: short filters (docs/filters.md), two levels per dispatch.
+
+Each workgroup makes a 16x16 tile of level k from level k-1 together with the level-k halo its
+8x8 tile of level k+1 taps, in shared memory, stores its own 16x16, and after one barrier makes
+the 8x8 of level k+1 from shared memory: half the dispatches and barriers of per-level's two per
+level, and level k is never read back. The halo is computed by both neighbours, so only kernels
+whose window fits FP_SPAN texels per side are offered: box, tent, Kaiser up to width 2, Lanczos-2
+and the cubics. A chain with an odd number of levels ends with a lone level (``pair`` 0). Level
+k+1 filters level k as stored (its codes decoded again), so the promise is per-level's ``stored``.
+float16 runs one level per dispatch (the same shader, ``pair`` 0): a device may round its float16
+stores either way (lavapipe truncates), which the shared copy cannot know, and the plan says so.
+Shader: shaders/filter_pairs.comp.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mipview.filters.kernels import KAISER_ALPHA_RANGE
+from mipview.filters.resample import EDGES, Taps, axis_taps
+from mipview.filters.spec import FilterSpec
+from mipview.formats import Format, level_size, mip_count
+from mipview.gpu.context import DeviceCaps
+from mipview.gpu.filter_level import FILTER_OPTIONS, TAP, FilterChoice, device_buffer
+from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.resources import MipImage
+from mipview.gpu.shaders import FILTER_PAIRS, mip_constants
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason
+from mipview.results import DispatchStep
+
+SHORT_FILTERS = ("tent", "box", "kaiser", "lanczos2", "mitchell", "catmull-rom")
+MAX_SPAN = 32  # 32 x 32 vec4 = 16 KiB of shared memory
+TILE = 16      # level-k texels per workgroup side (level k+1: 8)
+BINDINGS = ("sampled", "storage_image", "storage_image", "storage_buffer")
+_EDGE_IDS = {e: i for i, e in enumerate(EDGES)}
+
+
+def _option(name: str) -> OptionSpec:
+    return next(o for o in FILTER_OPTIONS if o.name == name)
+
+
+def _kaiser_width_problem(value: str) -> str | None:
+    problem = _option("kaiser-width").problem(value)
+    if problem is None and float(value) > 2.0:
+        return f"must be in [1, 2] for filter-pairs: wider ones leave shared memory (got {value})"
+    return problem
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """One dispatch: level ``level`` (and ``level + 1`` when ``pair``), its tables' offsets."""
+
+    level: int
+    pair: bool
+    src: tuple[int, int]
+    mid: tuple[int, int]
+    dst: tuple[int, int]
+    mid_taps: tuple[Taps, Taps]
+    dst_taps: tuple[Taps, Taps] | None
+    span: int
+
+
+def _span(n_mid: int, dst: Taps | None) -> int:
+    """Shared texels one axis of a workgroup needs: its own 16 and its level-(k+1) taps."""
+    tiles = -(-n_mid // TILE)
+    worst = 0
+    for a in range(tiles):
+        own, end = TILE * a, min(TILE * a + TILE, n_mid)
+        base = own
+        if dst is not None:
+            m = dst.index.shape[0]
+            first, last = min(8 * a, m - 1), min(8 * a + 7, m - 1)
+            base = min(own, int(dst.index[first, 0]))
+            end = max(end, int(dst.index[last, -1]) + 1)
+        worst = max(worst, end - base)
+    return worst
+
+
+def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True) -> list[PairPlan]:
+    """The dispatches: levels (1, 2), (3, 4), ... and a lone last one; ``paired`` False: one
+    level per dispatch."""
+    out = []
+    levels = mip_count(width, height)
+    for k in range(1, levels, 2 if paired else 1):
+        pair = paired and k + 1 < levels
+        src, mid = level_size(width, height, k - 1), level_size(width, height, k)
+        dst = level_size(width, height, k + 1) if pair else mid
+        kern = spec.kernel
+        mid_taps = (axis_taps(src[0], mid[0], kern, "none"), axis_taps(src[1], mid[1], kern, "none"))
+        dst_taps = (axis_taps(mid[0], dst[0], kern, "none"),
+                    axis_taps(mid[1], dst[1], kern, "none")) if pair else None
+        span = max(_span(mid[0], dst_taps[0] if dst_taps else None),
+                   _span(mid[1], dst_taps[1] if dst_taps else None))
+        out.append(PairPlan(k, pair, src, mid, dst, mid_taps, dst_taps, span))
+    return out
+
+
+def pack(plans: list[PairPlan]) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """The tap buffer and, per dispatch, the offsets of its mid x, mid y, dst x, dst y tables."""
+    parts, offsets, at = [], [], 0
+    for p in plans:
+        tables = [*p.mid_taps, *(p.dst_taps or p.mid_taps)]
+        these = []
+        for t in tables:
+            part = np.empty(t.index.size, TAP)
+            part["index"], part["weight"] = t.index.reshape(-1), t.weight.reshape(-1)
+            parts.append(part)
+            these.append(at)
+            at += t.index.size
+        offsets.append(tuple(these))
+    return (np.concatenate(parts) if parts else np.empty(0, TAP)), offsets  # type: ignore[return-value]
+
+
+class FilterPairs(FilterChoice, Strategy):
+    name = "filter-pairs"
+    title = "Filter pairs (2 levels per dispatch)"
+    description = ("Short filters (box, tent, Kaiser <= 2, Lanczos-2, cubics), two levels per "
+                   "dispatch through shared memory.")
+    options = (
+        OptionSpec("filter", SHORT_FILTERS, "tent", "the filter kernel (short ones only)"),
+        _option("edge"),
+        OptionSpec("kaiser-width", ("1.5", "2"), "2", "Kaiser half-width [1, 2]",
+                   _kaiser_width_problem),
+        OptionSpec("kaiser-alpha", ("2", "4", "8"), "4",
+                   f"Kaiser window alpha [{KAISER_ALPHA_RANGE[0]:g}, {KAISER_ALPHA_RANGE[1]:g}]",
+                   _option("kaiser-alpha").check),
+    )
+    owned = ("taps",)
+    single = False
+
+    def notes(self) -> list[str]:
+        if self.single:
+            return ["f16: one level per dispatch (level k+1 must be made from level k as the "
+                    "device rounds it, which shared memory cannot know)"]
+        return []
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
+                           layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        spec = cls.filter_spec(options or {})
+        span = max((p.span for p in plan_pairs(spec, width, height)), default=0)
+        if span > MAX_SPAN:
+            return f"{spec.filter}: {span} texels of halo per side do not fit shared memory"
+        return compute_reason(caps, fmt)
+
+    def prepare(self, image: MipImage) -> None:
+        spec = self.filter_spec(self.opts)
+        self.single = image.fmt is Format.F16
+        plans = plan_pairs(spec, image.width, image.height, paired=not self.single)
+        if not plans:
+            return
+        data, offsets = pack(plans)
+        self.taps = device_buffer(self.ctx, data)
+        span = max(16, -(-max(p.span for p in plans) // 4) * 4)
+        self.pipelines = [get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
+            "FP_EDGE": _EDGE_IDS[spec.edge], "FP_SPAN": span, **mip_constants(image.fmt)})]
+        self.sets = DescriptorSets(self.pipelines[0], len(plans))
+        sampler = get_sampler(self.ctx, linear=False)
+        views = image.source_views(False)
+        steps = []
+        for i, (p, off) in enumerate(zip(plans, offsets, strict=True)):
+            top = p.level + 1 if p.pair else p.level
+            self.sets.write(i, [(views[p.level - 1], sampler), image.storage_views[p.level],
+                                image.storage_views[top], (self.taps.handle, 0, self.taps.size)])
+            mt, dt = p.mid_taps, p.dst_taps or p.mid_taps
+            push = FILTER_PAIRS.pack(
+                srcSize=p.src, midSize=p.mid, dstSize=p.dst, tapsMid=(mt[0].count, mt[1].count),
+                offsetMid=(off[0], off[1]), tapsDst=(dt[0].count, dt[1].count),
+                offsetDst=(off[2], off[3]), pair=int(p.pair))
+            label = f"levels {p.level}-{p.level + 1}" if p.pair else f"level {p.level}"
+            detail = (f"level {p.level}: {mt[0].count}x{mt[1].count} taps of level {p.level - 1}"
+                      + (f", level {p.level + 1}: {dt[0].count}x{dt[1].count} taps from shared "
+                         f"memory ({p.span} texels per side)" if p.pair else ""))
+            groups = (-(-p.mid[0] // TILE), -(-p.mid[1] // TILE), image.layers)
+            steps.append(DispatchStep(label, (p.level, top) if p.pair else (p.level,), detail,
+                                      pipeline=0, descriptor_set=i, push=push, groups=groups))
+        self.steps = tuple(steps)

@@ -1,0 +1,183 @@
+"""per-level's filter options on the GPU (mipview/gpu/filter_level.py, shaders/filter_level.comp):
+every filter, edge, source and kind checked against its own exact reference by the verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mipview import verdict
+from mipview.filters.reference import step_of
+from mipview.formats import Format
+from mipview.gpu import strategies
+from mipview.gpu.strategies.specs import BadSpec, expand_specs
+from mipview.results import StrategySpec
+
+CASES = [
+    {"filter": "lanczos3", "edge": "wrap"},
+    {"filter": "kaiser", "source": "level0"},
+    {"filter": "tent", "edge": "mirror"},
+    {"filter": "mitchell"},
+    {"filter": "catmull-rom", "edge": "wrap", "source": "level0"},
+    {"filter": "lanczos2", "alpha": "premultiplied"},
+    {"filter": "lanczos4", "kind": "normal"},
+    {"filter": "box", "source": "level0"},
+    {"filter": "kaiser", "kaiser-width": "2", "kaiser-alpha": "8", "edge": "mirror"},
+]
+
+
+def _level0(fmt: Format, kind: str, rng: np.random.Generator, w: int = 21,
+            h: int = 34) -> np.ndarray:
+    raw = rng.random((h, w, 4))
+    if kind == "normal":
+        v = rng.normal(size=(h, w, 3)) * 0.4
+        v[..., 2] = 1.0
+        raw[..., :3] = v / np.linalg.norm(v, axis=-1, keepdims=True) * 0.5 + 0.5
+    return (raw * 255).astype(np.uint8) if not fmt.is_float else raw.astype(fmt.dtype)
+
+
+def _run(gpu, level0: np.ndarray, fmt: Format, options: dict[str, str]):
+    from mipview.gpu.runner import Session
+
+    spec = StrategySpec("per-level", tuple(sorted(options.items())))
+    with Session(gpu, level0, fmt, [spec]) as s:
+        s.generate()
+        return s.result().results[0]
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+@pytest.mark.parametrize("options", CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_each_filter_keeps_its_promise(gpu, fmt: Format, options: dict[str, str]) -> None:
+    if options.get("kind") == "normal" and fmt.is_srgb:
+        pytest.skip("normal maps are linear")
+    level0 = _level0(fmt, options.get("kind", "colour"), np.random.default_rng(len(options)))
+    res = _run(gpu, level0, fmt, options)
+    assert res.reduction != "mean"
+    v = verdict.judge_result(res, level0, fmt)
+    assert v.within_tolerance, v.summary()
+    if not fmt.is_float:  # correctly rounded: 0.5 LSB and the float32 sums' bound
+        assert v.exact.max_step <= max(v.step_bounds)
+
+
+def test_the_verdict_tells_filters_apart(gpu) -> None:
+    fmt = Format.UNORM
+    level0 = _level0(fmt, "colour", np.random.default_rng(1))
+    res = _run(gpu, level0, fmt, {"filter": "lanczos3"})
+    as_box = verdict.judge(res.levels, level0, fmt, "mean", promise="stored")
+    assert not as_box.within_tolerance
+    worse = [lv.copy() for lv in res.levels]
+    worse[1][0, 0, 0] ^= 3
+    assert not verdict.judge(worse, level0, fmt, res.reduction).within_tolerance
+
+
+def test_default_box_keeps_its_shader_and_plan(gpu) -> None:
+    level0 = _level0(Format.UNORM, "colour", np.random.default_rng(2), 16, 8)
+    res = _run(gpu, level0, Format.UNORM, {})
+    assert res.reduction == "mean"
+    assert [s.label for s in res.plan] == [f"level {i}" for i in range(1, 5)]
+    res = _run(gpu, level0, Format.UNORM, {"filter": "tent"})
+    assert [s.label for s in res.plan][:2] == ["level 1 x", "level 1 y"]
+    np.testing.assert_allclose(res.levels[1], np.rint(step_of(res.levels, 1, Format.UNORM,
+                                                              "tent")), atol=1)
+
+
+def test_bad_filter_options_are_one_line_with_the_valid_range() -> None:
+    with pytest.raises(strategies.UnknownStrategy, match=r"kaiser-width must be in \[1, 8\]"):
+        strategies.resolve(StrategySpec("per-level", (("filter", "kaiser"),
+                                                      ("kaiser-width", "20"))))
+    with pytest.raises(strategies.UnknownStrategy, match="edge must be one of clamp, wrap"):
+        expand_specs("per-level:edge=border")
+    with pytest.raises(strategies.UnknownStrategy, match="alpha=coverage is not implemented"):
+        expand_specs("per-level:filter=tent,alpha=coverage")
+    with pytest.raises(strategies.UnknownStrategy, match="load=bilinear"):
+        expand_specs("per-level:filter=tent,load=bilinear")
+    with pytest.raises((strategies.UnknownStrategy, BadSpec), match="no option 'filter'"):
+        expand_specs("single-pass:filter=tent")
+
+
+def test_all_expands_filters_and_edges() -> None:
+    specs = expand_specs("per-level:filter=all,edge=all")
+    assert len(specs) == 8 * 3
+    names = {strategies.REGISTRY["per-level"].reduction(s.option_dict) for s in specs}
+    assert len(names) == 8 * 3 - 2 and "mean" in names  # the box's edge does not matter
+    alphas = [s.option_dict["alpha"] for s in expand_specs("per-level:filter=tent,alpha=all")]
+    assert alphas == ["straight", "premultiplied"]  # not coverage: the GPU cannot do it yet
+    with pytest.raises(strategies.UnknownStrategy, match="coverage"):
+        expand_specs("per-level:filter=tent,alpha=coverage,edge=all")
+
+
+def test_the_reason_a_choice_is_greyed_out(gpu) -> None:
+    cls = strategies.REGISTRY["per-level"]
+    caps = gpu.caps
+    assert cls.unsupported_reason(caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos3"}) is None
+    assert "coverage" in cls.unsupported_reason(caps, Format.UNORM, 64, 64, 1,
+                                                {"filter": "tent", "alpha": "coverage"})
+    assert "sRGB" in cls.unsupported_reason(caps, Format.SRGB, 64, 64, 1,
+                                            {"filter": "tent", "kind": "normal"})
+
+
+PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"filter": "box"},
+              {"filter": "kaiser", "kaiser-width": "1.5"}, {"filter": "catmull-rom"}]
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+@pytest.mark.parametrize("size", [(34, 21), (67, 45)])
+@pytest.mark.parametrize("options", PAIR_CASES, ids=lambda o: ",".join(
+    f"{k}={v}" for k, v in o.items()) or "default")
+def test_filter_pairs_keeps_the_stored_promise(gpu, fmt: Format, size: tuple[int, int],
+                                               options: dict[str, str]) -> None:
+    from mipview.gpu.runner import Session
+
+    level0 = _level0(fmt, "colour", np.random.default_rng(size[0]), *size)
+    spec = StrategySpec("filter-pairs", tuple(sorted(options.items())))
+    with Session(gpu, level0, fmt, [spec]) as s:
+        s.generate()
+        res = s.result().results[0]
+    v = verdict.judge_result(res, level0, fmt)
+    assert v.within_tolerance, v.summary()
+    per_level = _run(gpu, level0, fmt, {"filter": "tent", **options})
+    assert per_level.reduction == res.reduction  # the same reference as per-level's
+
+
+def test_filter_pairs_plan_says_which_levels_how(gpu) -> None:
+    from mipview.gpu.runner import Session
+
+    level0 = _level0(Format.UNORM, "colour", np.random.default_rng(3), 40, 24)  # 6 levels
+    with Session(gpu, level0, Format.UNORM, [StrategySpec("filter-pairs")]) as s:
+        s.generate()
+        plan = s.result().results[0].plan
+    assert [(p.label, p.levels) for p in plan] == [
+        ("levels 1-2", (1, 2)), ("levels 3-4", (3, 4)), ("level 5", (5,))]
+    assert "4x4 taps of level 0" in plan[0].detail and "from shared memory" in plan[0].detail
+
+
+def test_filter_pairs_refuses_what_it_cannot_do(gpu) -> None:
+    cls = strategies.REGISTRY["filter-pairs"]
+    with pytest.raises(strategies.UnknownStrategy, match=r"must be in \[1, 2\] for filter-pairs"):
+        strategies.resolve(StrategySpec("filter-pairs", (("filter", "kaiser"),
+                                                         ("kaiser-width", "3"))))
+    with pytest.raises(strategies.UnknownStrategy, match="filter must be one of"):
+        expand_specs("filter-pairs:filter=lanczos3")
+    assert cls.unsupported_reason(gpu.caps, Format.UNORM, 64, 64) is None
+
+
+def test_filter_pairs_refuses_a_halo_past_shared_memory(gpu, monkeypatch) -> None:
+    from mipview.gpu.strategies import filter_pairs
+
+    cls = strategies.REGISTRY["filter-pairs"]
+    assert cls.unsupported_reason(gpu.caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos2"}) \
+        is None
+    monkeypatch.setattr(filter_pairs, "MAX_SPAN", 16)  # lanczos-2's halo: 16 + 2 x 4 texels
+    assert "do not fit shared memory" in cls.unsupported_reason(
+        gpu.caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos2"})
+
+
+def test_filter_pairs_f16_runs_one_level_per_dispatch(gpu) -> None:
+    from mipview.gpu.runner import Session
+
+    level0 = _level0(Format.F16, "colour", np.random.default_rng(4), 16, 16)
+    with Session(gpu, level0, Format.F16, [StrategySpec("filter-pairs")]) as s:
+        s.generate()
+        res = s.result().results[0]
+    assert [p.label for p in res.plan] == [f"level {k}" for k in range(1, 5)]
+    assert any("one level per dispatch" in n for n in res.notes)
