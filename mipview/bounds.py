@@ -47,7 +47,7 @@ import numpy as np
 
 from mipview.compare import RELATIVE_FLOOR, texel_errors
 from mipview.filters.reference import BOX_NAMES, LevelStats, stored_chain
-from mipview.filters.resample import axis_taps
+from mipview.filters.resample import Taps, axis_taps
 from mipview.filters.spec import parse_filter
 from mipview.formats import Format, level_size
 from mipview.results import LevelSource
@@ -126,18 +126,54 @@ def filter_arith(name: str, fmt: Format, size: tuple[int, int], level: int,
     slope of the encoding. ``gain``: how much the kind's last step amplifies that error
     (:func:`kind_gain`)."""
     spec = parse_filter(name)
-    w, h = size
-    src = (w, h) if spec.source == "level0" else level_size(w, h, level - 1)
-    dst = level_size(w, h, level)
-    tx = axis_taps(src[0], dst[0], spec.kernel, spec.edge)
-    ty = axis_taps(src[1], dst[1], spec.kernel, spec.edge)
-    l1 = float(np.abs(tx.weight).sum(axis=1).max() * np.abs(ty.weight).sum(axis=1).max())
+    tx, ty = _level_taps(name, size, level)
+    l1 = _l1(tx, ty)
     if fmt.is_float:
         magnitude = peak * l1 ** (1 if spec.source == "level0" else level - 1)
     else:
         magnitude = 255.0 * (12.92 if fmt.is_srgb else 1.0)
     depth = tx.count + ty.count + 2 + REDUCE_DEPTH
     return Budget(0.0, depth * F32_UNIT * l1 * magnitude * gain)
+
+
+def _level_taps(name: str, size: tuple[int, int], level: int) -> tuple[Taps, Taps]:
+    """The x and y tap tables that make ``level`` of filter ``name`` from its source level."""
+    spec = parse_filter(name)
+    w, h = size
+    src = (w, h) if spec.source == "level0" else level_size(w, h, level - 1)
+    dst = level_size(w, h, level)
+    return (axis_taps(src[0], dst[0], spec.kernel, spec.edge),
+            axis_taps(src[1], dst[1], spec.kernel, spec.edge))
+
+
+def _l1(tx: Taps, ty: Taps) -> float:
+    """The filter's largest sum of |w| over an output texel (its gain on an error of the input)."""
+    return float(np.abs(tx.weight).sum(axis=1).max() * np.abs(ty.weight).sum(axis=1).max())
+
+
+def propagated_chain_bounds(name: str, size: tuple[int, int], steps: Sequence[float],
+                            levels: int) -> list[float]:
+    """Per level: how far a chain whose every level k is within ``steps[k]`` of the filter of its
+    stored source can be from the float64 chain, for a filter with negative lobes. Such a filter
+    is not monotone, so the envelope of :func:`stored_chain_bounds` does not hold; the filter moves
+    an input error e by at most L1 * e (its largest sum of |w|), and a clamp to [0, 1] by no more:
+    e_k <= L1_k e_(k-1) + steps[k] (e_(k-1) = 0 for a level made from level 0). In LSB: 8-bit
+    formats only (a float's relative error has no such bound near the zeros a lobe makes)."""
+    out = [0.0]
+    level0 = parse_filter(name).source == "level0"
+    for k in range(1, levels):
+        tx, ty = _level_taps(name, size, k)
+        out.append((0.0 if level0 else _l1(tx, ty) * out[-1]) + steps[k])
+    return out
+
+
+def monotone(name: str, size: tuple[int, int], levels: int) -> bool:
+    """No negative weight in any level's taps of filter ``name`` (box, tent: the mean's envelope
+    argument holds)."""
+    if name in BOX_NAMES or name in ("min", "max"):
+        return True
+    return all(bool((t.weight >= 0).all())
+               for k in range(1, levels) for t in _level_taps(name, size, k))
 
 
 #: roundings of a kind's last step (a length: squares, sums, sqrt; a division), on top
@@ -223,9 +259,17 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
     The mean is monotone and so are the extreme stores, so every such chain lies between two
     chains computed like the correctly rounded one (reference.stored_chain): the one that stores
     the highest value each step allows, and the one that stores the lowest (for 8-bit formats:
-    every tie rounded up, resp. down). The bound is the larger of their errors."""
+    every tie rounded up, resp. down). The bound is the larger of their errors. A filter with
+    negative lobes is not monotone: its chain is bounded by :func:`propagated_chain_bounds`
+    (8-bit), or only reported (floats)."""
     if reduction in ("min", "max"):
         return [0.0] * len(chain_reference)
+    size = (level0.shape[1], level0.shape[0])
+    if not monotone(reduction, size, len(chain_reference)):
+        if fmt.is_float:
+            # the step bound is the promise; the chain is reported against no bound
+            return [0.0] + [float("inf")] * (len(chain_reference) - 1)
+        return propagated_chain_bounds(reduction, size, steps, len(chain_reference))
     sides = [stored_chain(level0, fmt, reduction,
                           lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x))
              for side in (1, -1)]
