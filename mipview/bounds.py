@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview.compare import RELATIVE_FLOOR, texel_errors
+from mipview.compare import RELATIVE_FLOOR, max_error
 from mipview.formats import Format
 from mipview.reference import Reduction, stored_chain
 from mipview.results import LevelSource
@@ -169,6 +169,5 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
              for side in (1, -1)]
     out = []
     for k, (u, d, ref) in enumerate(zip(*sides, chain_reference, strict=True)):
-        out.append(0.0 if k == 0 else max(float(texel_errors(u, ref, fmt).max(initial=0.0)),
-                                          float(texel_errors(d, ref, fmt).max(initial=0.0))))
+        out.append(0.0 if k == 0 else max(max_error(u, ref, fmt), max_error(d, ref, fmt)))
     return out

@@ -345,3 +345,56 @@ def test_fast_decode_and_blit_taps_give_the_same_bits(fmt: Format, shape) -> Non
     assert _decode(level0, fmt).tobytes() == decode(level0, fmt).tobytes()
     got, want = blit_reference(level0, fmt), _taps_reference(level0, fmt)
     assert [a.tobytes() for a in got] == [b.tobytes() for b in want]
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+@pytest.mark.parametrize("shape", [(23, 37, 4), (2, 21, 9, 4), (1, 17, 4), (17, 1, 4),
+                                   (64, 48, 4)])
+def test_levels_in_bands_are_the_same_bits(fmt: Format, shape, monkeypatch) -> None:
+    """Decode, reduce and encode in bands of rows on every core (mipview.bands) give the bytes
+    of the whole level in one piece: odd sides take their weights from the whole side."""
+    from mipview import bands
+    from mipview.formats import to_storage
+
+    level0 = to_storage(np.random.default_rng(5).random(shape) * 1.5, fmt)
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 1 << 40)  # one piece
+    whole = [reference_pyramid(level0, fmt, r) for r in ("mean", "min", "max")]
+    whole.append(blit_reference(level0, fmt))
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 8)  # as many bands as cores, rows allow
+    monkeypatch.setattr(bands, "cores", lambda: 5)
+    banded = [reference_pyramid(level0, fmt, r) for r in ("mean", "min", "max")]
+    banded.append(blit_reference(level0, fmt))
+    for a, b in zip(whole, banded, strict=True):
+        assert [x.tobytes() for x in a] == [y.tobytes() for y in b]
+    # and the plain definition: reduce_level of the decoded level, one axis at a time
+    plain = decode(level0, fmt)
+    assert reduce_level(plain).tobytes() == _plain_reduce(plain).tobytes()
+
+
+def _plain_reduce(a: np.ndarray) -> np.ndarray:
+    """The reduction rule written out: per axis, 2:1 box on even sides, the area weights on odd."""
+    for axis in (-2, -3):
+        n = a.shape[axis]
+        if n == 1:
+            continue
+        m = n // 2
+        out = []
+        for i in range(m):
+            taps = [np.take(a, 2 * i + k, axis=axis) for k in range(2 + n % 2)]
+            if n % 2 == 0:
+                out.append((taps[0] + taps[1]) * 0.5)
+            else:
+                out.append(taps[0] * ((m - i) / n) + taps[1] * (m / n) + taps[2] * ((i + 1) / n))
+        a = np.stack(out, axis=axis)
+    return a
+
+
+def test_a_failing_band_raises() -> None:
+    from mipview import bands
+
+    def band(start: int, stop: int) -> None:
+        if stop == 64:  # the last band (the only one on one core)
+            raise ValueError("band broke")
+
+    with pytest.raises(ValueError, match="band broke"):
+        bands.for_rows(band, 64, 1 << 30)

@@ -138,7 +138,7 @@ class Session:
 
         try:
             return time_interleaved([p.work for p in self.prepared], settings, should_stop,
-                                    after_round)
+                                    after_round, log.warm)
         finally:
             self.clock = log.state
 
