@@ -7,8 +7,8 @@ gives the same bytes however the rows are split, so it can be split freely: :fun
 runs ``fn(start, stop)`` over bands of rows in a pool of threads (numpy lets go of the GIL in
 its loops) and returns when all are done.
 
-The bands are leaves: a band never waits for another band, so any thread may call
-:func:`for_rows`, pool threads of callers included, without a deadlock.
+Any thread may call :func:`for_rows`, pool threads of callers included: a band that calls it
+again runs its rows itself, so no band ever waits for another and nothing can deadlock.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 #: and a band should be large enough to keep a core busy for longer than that
 MIN_ELEMENTS = 1 << 19
 
+_NAME = "mipview-bands"
 _pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
 
@@ -38,7 +39,7 @@ def _shared_pool() -> ThreadPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(cores(), "mipview-bands")
+            _pool = ThreadPoolExecutor(cores(), _NAME)
         return _pool
 
 
@@ -47,7 +48,9 @@ def for_rows(fn: Callable[[int, int], None], rows: int, elements: int) -> None:
     in parallel when the work (``elements``, all rows together) is worth it; errors of a band
     are raised here."""
     n = min(rows, cores(), max(1, elements // MIN_ELEMENTS))
-    if n <= 1:
+    if n <= 1 or threading.current_thread().name.startswith(_NAME):
+        # a band that splits its own work again does it itself: waiting on the pool from
+        # inside it could leave every pool thread waiting for a band none is free to run
         fn(0, rows)
         return
     edges = [rows * i // n for i in range(n + 1)]

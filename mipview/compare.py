@@ -73,15 +73,29 @@ def _abs_diff(a: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r64 = np.asarray(ref, dtype=np.float64)
     if a.shape != r64.shape:
         raise ValueError(f"shape mismatch: {a.shape} vs reference {r64.shape}")
-    diff = a.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        np.subtract(diff, r64, out=diff)
-    np.abs(diff, out=diff)
-    if not np.isfinite(diff).all():  # rare: only then pay for the masks
-        a64 = a.astype(np.float64)
-        diff[(a64 == r64) | (np.isnan(a64) & np.isnan(r64))] = 0.0
-        diff[np.isnan(diff)] = np.inf
+    diff = np.empty(a.shape, np.float64)
+
+    def rows(a: np.ndarray, r64: np.ndarray, diff: np.ndarray) -> None:
+        with np.errstate(invalid="ignore"):
+            np.subtract(a, r64, out=diff)  # a cast to float64 first: exact
+        np.abs(diff, out=diff)
+        if not np.isfinite(diff).all():  # rare: only then pay for the masks
+            a64 = a.astype(np.float64)
+            diff[(a64 == r64) | (np.isnan(a64) & np.isnan(r64))] = 0.0
+            diff[np.isnan(diff)] = np.inf
+    _by_rows(rows, a, r64, diff)
     return diff, r64
+
+
+def _by_rows(fn: Callable[..., None], *arrays: np.ndarray) -> None:
+    """``fn(*arrays)`` for an elementwise ``fn`` over arrays of one shape (the last writing the
+    result), in bands of rows (axis -3) on every core (:mod:`mipview.bands`): the same bytes.
+    Arrays of fewer than 3 axes are done in one piece."""
+    if arrays[0].ndim < 3:
+        fn(*arrays)
+        return
+    bands.for_rows(lambda start, stop: fn(*(x[..., start:stop, :, :] for x in arrays)),
+                   arrays[0].shape[-3], arrays[0].size)
 
 
 def _to_error(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> np.ndarray:
@@ -112,10 +126,14 @@ def _channel_max(err: np.ndarray) -> np.ndarray:
     """``err.max(axis=-1).astype(float32)``, the same values four times faster: rounding to
     float32 is monotonic, so it commutes with the maximum and can come first (a quarter of the
     bytes), and three elementwise maxima beat numpy's reduction over a 4-long axis."""
-    e = err.astype(np.float32)
-    out = np.maximum(e[..., 0], e[..., 1])
-    np.maximum(out, e[..., 2], out=out)
-    np.maximum(out, e[..., 3], out=out)
+    out = np.empty(err.shape[:-1], np.float32)
+
+    def rows(err: np.ndarray, out1: np.ndarray) -> None:
+        e, o = err.astype(np.float32), out1[..., 0]
+        np.maximum(e[..., 0], e[..., 1], out=o)
+        np.maximum(o, e[..., 2], out=o)
+        np.maximum(o, e[..., 3], out=o)
+    _by_rows(rows, err, out[..., None])  # a channel axis of 1: the bands line up
     return out
 
 
@@ -168,8 +186,11 @@ def _psnr(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> float:
     if mse == 0.0:
         return math.inf
     if fmt.is_float:
-        finite = np.abs(r64[np.isfinite(r64)])
-        peak = max(1.0, float(finite.max()) if finite.size else 1.0)
+        top = float(np.abs(r64).max(initial=0.0))
+        if not math.isfinite(top):  # rare: only then pay for the mask
+            finite = np.abs(r64[np.isfinite(r64)])
+            top = float(finite.max()) if finite.size else 1.0
+        peak = max(1.0, top)
     else:
         peak = 255.0
     return 10.0 * math.log10(peak * peak / mse)

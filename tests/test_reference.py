@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -398,3 +399,26 @@ def test_a_failing_band_raises() -> None:
 
     with pytest.raises(ValueError, match="band broke"):
         bands.for_rows(band, 64, 1 << 30)
+
+
+def test_bands_within_bands_run_in_place(monkeypatch) -> None:
+    """A band that splits its work again (compare.max_error's bands call texel_errors, itself
+    in bands) must not wait on the pool it runs in: with every pool thread inside a band,
+    that wait would never end."""
+    from mipview import bands
+
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 1)
+    seen = []
+
+    def inner(start: int, stop: int) -> None:
+        seen.append(stop - start)
+
+    def outer(start: int, stop: int) -> None:
+        bands.for_rows(inner, 8, 1 << 20)
+
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (bands.for_rows(outer, 64, 1 << 20), done.set()),
+                         daemon=True)
+    t.start()
+    assert done.wait(10), "bands within bands deadlocked"
+    assert sum(seen) == 8 * min(64, bands.cores())

@@ -36,12 +36,12 @@ def main() -> None:
     fmt = Format.parse(args.format) if args.format else src.suggested_format()
     level0 = src.storage(fmt)
     level0.setflags(write=False)
-    rows: list[tuple[str, float]] = []
+    rows: list[tuple[str, float, float]] = []
 
     def timed(name, fn):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
-        rows.append((name, time.perf_counter() - t))
+        rows.append((name, time.perf_counter() - t, time.process_time() - c))
         return out
 
     with GpuContext() as ctx:
@@ -57,9 +57,12 @@ def main() -> None:
         refs = ReferenceCache()
         for name in analysis.references_needed(mip.results):
             timed(f"reference {name}", lambda n=name: refs.get(level0, fmt, n))
+        verdicts = []
         for res in mip.results:
-            timed(f"analyse {res.spec} (1 thread)",
-                  lambda r=res: analysis.analyse_strategy(r, level0, fmt, refs))
+            e = timed(f"analyse {res.spec} (1 thread)",
+                      lambda r=res: analysis.analyse_strategy(r, level0, fmt, refs))
+            verdicts.append(f"{res.spec}: {e.verdict.summary()}, max step "
+                            f"{e.verdict.exact.max_step!r}, max chain {e.verdict.exact.max_chain!r}")
         # the whole analysis as the Run does it, fresh cache, in the pool
         with ThreadPoolExecutor(args.threads) as pool:
             timed(f"analysis, all, {args.threads} threads, fresh cache",
@@ -69,8 +72,10 @@ def main() -> None:
                   lambda: run_pipeline.analyse(mip, level0, refs, run_pipeline.RunListener(),
                                                pool))
     print(f"{ctx.caps.name} | {src.width}x{src.height} {fmt.label} | {os.cpu_count()} cores")
-    for name, s in rows:
-        print(f"  {name:<52} {s:7.3f} s")
+    print(f"  {'phase':<56} {'wall s':>7} {'cpu s':>7}")
+    for name, wall, cpu in rows:
+        print(f"  {name:<56} {wall:7.3f} {cpu:7.3f}")
+    print("\n".join(verdicts))
 
 
 if __name__ == "__main__":
