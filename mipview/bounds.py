@@ -164,8 +164,10 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
     every tie rounded up, resp. down). The bound is the larger of their errors."""
     if reduction != "mean":
         return [0.0] * len(chain_reference)
+    # both chains start from the exact reduction of level 0: the chain reference's level 1
+    first = chain_reference[1] if len(chain_reference) > 1 else None
     sides = [stored_chain(level0, fmt, reduction,
-                          lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x))
+                          lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x), first)
              for side in (1, -1)]
     out = []
     for k, (u, d, ref) in enumerate(zip(*sides, chain_reference, strict=True)):

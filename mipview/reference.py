@@ -272,8 +272,8 @@ def step_reference(gpu_levels: Sequence[np.ndarray], fmt: Format,
 
 
 def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
-                 store: Callable[[np.ndarray, int], np.ndarray] | None = None
-                 ) -> Iterator[np.ndarray]:
+                 store: Callable[[np.ndarray, int], np.ndarray] | None = None,
+                 first: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """The chain of a strategy that stores every level and reduces the stored level: reduce
     level 0, store, reduce the stored level 1, store, ... Yields level 0 .. n-1, levels 1..
     as float64 storage values, one at a time (the caller keeps what it needs).
@@ -281,13 +281,16 @@ def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
     ``store(exact, k)`` makes level k's stored values from the exact reduction of the stored
     level below (float64 storage units); by default the correctly rounded store: round to
     nearest (ties to even), clamped to 0..255 for 8-bit formats.
+
+    ``first``: the exact reduction of level 0 (:func:`step_level`, e.g. the chain reference's
+    level 1), when the caller has it: level 0 is the dearest level to reduce.
     """
     a = _check(level0)
     w, h = _dims(a)
     stored = a
     yield a  # as given: nothing is rounded at level 0
     for k in range(1, mip_count(w, h)):
-        exact = step_level(stored, fmt, reduction)
+        exact = first if k == 1 and first is not None else step_level(stored, fmt, reduction)
         level = _quantise(exact, fmt) if store is None else store(exact, k)
         stored = level.astype(fmt.dtype)  # exact: the values are on the format's grid
         yield level

@@ -422,3 +422,19 @@ def test_bands_within_bands_run_in_place(monkeypatch) -> None:
     t.start()
     assert done.wait(10), "bands within bands deadlocked"
     assert sum(seen) == 8 * min(64, bands.cores())
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+def test_stored_chain_from_the_chain_references_level_one(fmt: Format) -> None:
+    """The exact reduction of level 0 is the chain reference's level 1, bit for bit: a stored
+    chain started from it is the chain started from level 0 (and a wrong ``first`` shows)."""
+    from mipview.formats import to_storage
+    from mipview.reference import stored_chain
+
+    level0 = to_storage(np.random.default_rng(8).random((21, 34, 4)), fmt)
+    ref = reference_pyramid(level0, fmt)
+    plain = list(stored_chain(level0, fmt))
+    given = list(stored_chain(level0, fmt, first=ref[1]))
+    assert [a.tobytes() for a in plain] == [b.tobytes() for b in given]
+    wrong = list(stored_chain(level0, fmt, first=ref[1] * 0.5))
+    assert wrong[1].tobytes() != plain[1].tobytes()
