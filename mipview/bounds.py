@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview.compare import RELATIVE_FLOOR, texel_errors
+from mipview.compare import RELATIVE_FLOOR, max_error
 from mipview.filters.reference import BOX_NAMES, LevelStats, stored_chain
 from mipview.filters.resample import Taps, axis_taps
 from mipview.filters.spec import parse_filter
@@ -270,11 +270,12 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
             # the step bound is the promise; the chain is reported against no bound
             return [0.0] + [float("inf")] * (len(chain_reference) - 1)
         return propagated_chain_bounds(reduction, size, steps, len(chain_reference))
+    # both chains start from the exact reduction of level 0: the chain reference's level 1
+    first = chain_reference[1] if len(chain_reference) > 1 else None
     sides = [stored_chain(level0, fmt, reduction,
-                          lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x))
+                          lambda x, k, s=side: _extreme_store(fmt, s, steps[k])(x), first)
              for side in (1, -1)]
     out = []
     for k, (u, d, ref) in enumerate(zip(*sides, chain_reference, strict=True)):
-        out.append(0.0 if k == 0 else max(float(texel_errors(u, ref, fmt).max(initial=0.0)),
-                                          float(texel_errors(d, ref, fmt).max(initial=0.0))))
+        out.append(0.0 if k == 0 else max(max_error(u, ref, fmt), max_error(d, ref, fmt)))
     return out

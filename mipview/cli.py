@@ -294,7 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "in one run after one warm-up: one table, and a JSON keeping every size")
     p.add_argument("--warmup-ms", type=duration_ms, default=None,
                    help="keep the GPU busy this long before timing (default: 1000 on a GPU, "
-                        "0 on a CPU device such as lavapipe, whose clock needs no warming)")
+                        "0 on a CPU device such as lavapipe, whose clock needs no warming); "
+                        "ends sooner once the GPU clock has read its maximum for 0.25 s "
+                        "(NVIDIA, with nvidia-ml-py)")
     p.add_argument("--repeat", type=positive_int, default=50,
                    help="timed runs per strategy (default 50)")
     p.add_argument("--cold", action="store_true",

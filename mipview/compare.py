@@ -7,12 +7,15 @@ stored it, and *chain* error, against the float64 chain from level 0.
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
+from mipview import bands
 from mipview.filters.reference import named_reference, step_of
 from mipview.formats import Format
 
@@ -70,15 +73,29 @@ def _abs_diff(a: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r64 = np.asarray(ref, dtype=np.float64)
     if a.shape != r64.shape:
         raise ValueError(f"shape mismatch: {a.shape} vs reference {r64.shape}")
-    diff = a.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        np.subtract(diff, r64, out=diff)
-    np.abs(diff, out=diff)
-    if not np.isfinite(diff).all():  # rare: only then pay for the masks
-        a64 = a.astype(np.float64)
-        diff[(a64 == r64) | (np.isnan(a64) & np.isnan(r64))] = 0.0
-        diff[np.isnan(diff)] = np.inf
+    diff = np.empty(a.shape, np.float64)
+
+    def rows(a: np.ndarray, r64: np.ndarray, diff: np.ndarray) -> None:
+        with np.errstate(invalid="ignore"):
+            np.subtract(a, r64, out=diff)  # a cast to float64 first: exact
+        np.abs(diff, out=diff)
+        if not np.isfinite(diff).all():  # rare: only then pay for the masks
+            a64 = a.astype(np.float64)
+            diff[(a64 == r64) | (np.isnan(a64) & np.isnan(r64))] = 0.0
+            diff[np.isnan(diff)] = np.inf
+    _by_rows(rows, a, r64, diff)
     return diff, r64
+
+
+def _by_rows(fn: Callable[..., None], *arrays: np.ndarray) -> None:
+    """``fn(*arrays)`` for an elementwise ``fn`` over arrays of one shape (the last writing the
+    result), in bands of rows (axis -3) on every core (:mod:`mipview.bands`): the same bytes.
+    Arrays of fewer than 3 axes are done in one piece."""
+    if arrays[0].ndim < 3:
+        fn(*arrays)
+        return
+    bands.for_rows(lambda start, stop: fn(*(x[..., start:stop, :, :] for x in arrays)),
+                   arrays[0].shape[-3], arrays[0].size)
 
 
 def _to_error(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> np.ndarray:
@@ -127,10 +144,14 @@ def _channel_max(err: np.ndarray) -> np.ndarray:
     """``err.max(axis=-1).astype(float32)``, the same values four times faster: rounding to
     float32 is monotonic, so it commutes with the maximum and can come first (a quarter of the
     bytes), and three elementwise maxima beat numpy's reduction over a 4-long axis."""
-    e = err.astype(np.float32)
-    out = np.maximum(e[..., 0], e[..., 1])
-    np.maximum(out, e[..., 2], out=out)
-    np.maximum(out, e[..., 3], out=out)
+    out = np.empty(err.shape[:-1], np.float32)
+
+    def rows(err: np.ndarray, out1: np.ndarray) -> None:
+        e, o = err.astype(np.float32), out1[..., 0]
+        np.maximum(e[..., 0], e[..., 1], out=o)
+        np.maximum(o, e[..., 2], out=o)
+        np.maximum(o, e[..., 3], out=o)
+    _by_rows(rows, err, out[..., None])  # a channel axis of 1: the bands line up
     return out
 
 
@@ -183,8 +204,11 @@ def _psnr(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> float:
     if mse == 0.0:
         return math.inf
     if fmt.is_float:
-        finite = np.abs(r64[np.isfinite(r64)])
-        peak = max(1.0, float(finite.max()) if finite.size else 1.0)
+        top = float(np.abs(r64).max(initial=0.0))
+        if not math.isfinite(top):  # rare: only then pay for the mask
+            finite = np.abs(r64[np.isfinite(r64)])
+            top = float(finite.max()) if finite.size else 1.0
+        peak = max(1.0, top)
     else:
         peak = 255.0
     return 10.0 * math.log10(peak * peak / mse)
@@ -214,7 +238,7 @@ def level_error_map(a: np.ndarray, ref: np.ndarray, fmt: Format,
 def _level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
                  with_map: bool) -> tuple[LevelError, np.ndarray | None]:
     a4, r4 = _as_4d(a), _as_4d(ref)
-    if a4.shape == r4.shape and np.array_equal(a4, r4):
+    if a4.shape == r4.shape and _equal(a4, r4):
         # every texel error is 0 (the figures below come out as these): one comparison
         # instead of six passes; level 0 as uploaded is such a level, and the largest
         return _exact(a, fmt, level), (np.zeros(a4.shape[:-1], np.float32) if with_map else None)
@@ -230,17 +254,62 @@ def _level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
     return figures, (_channel_max(err) if with_map else None)
 
 
+def _equal(a4: np.ndarray, r4: np.ndarray) -> bool:
+    """``np.array_equal`` of two (L, H, W, 4) arrays of one shape, in bands of rows on every
+    core: level 0 (uint8) against its float64 chain entry is 512 MiB of casts in one piece."""
+    same = [True]
+
+    def band(start: int, stop: int) -> None:
+        if same[0] and not np.array_equal(a4[:, start:stop], r4[:, start:stop]):
+            same[0] = False
+
+    bands.for_rows(band, a4.shape[1], a4.size)
+    return same[0]
+
+
+def max_error(a: np.ndarray, ref: np.ndarray, fmt: Format) -> float:
+    """``texel_errors(a, ref, fmt).max(initial=0.0)``, in bands of rows on every core (a maximum
+    does not depend on how the texels are split)."""
+    a4, r4 = _as_4d(a), _as_4d(ref)
+    if a4.shape != r4.shape:
+        raise ValueError(f"shape mismatch: {a4.shape} vs reference {r4.shape}")
+    worst: list[float] = []
+
+    def band(start: int, stop: int) -> None:
+        worst.append(float(texel_errors(a4[:, start:stop], r4[:, start:stop], fmt)
+                           .max(initial=0.0)))
+
+    bands.for_rows(band, a4.shape[1], a4.size)
+    return max(worst, default=0.0)
+
+
+#: ``memo(key, make)``: ``make()``'s value, or the one kept for ``key`` (verdict.ReferenceCache)
+Memo = Callable[[Hashable, Callable[[], Any]], Any]
+
+
+def digest(a: np.ndarray) -> tuple[object, ...]:
+    """What identifies a level's values: shape, dtype and a hash of its bytes."""
+    data = np.ascontiguousarray(a)
+    return a.shape, a.dtype.str, hashlib.blake2b(data.data, digest_size=16).digest()
+
+
 def _check_lengths(levels: Sequence[np.ndarray], ref_levels: Sequence[np.ndarray]) -> None:
     if len(levels) != len(ref_levels):
         raise ValueError(f"{len(levels)} levels but the reference has {len(ref_levels)}")
 
 
 def level_errors(gpu_levels: Sequence[np.ndarray], ref_levels: Sequence[np.ndarray],
-                 fmt: Format) -> list[LevelError]:
-    """:class:`LevelError` per level; both sequences hold level 0 .. n-1."""
+                 fmt: Format, memo: Memo | None = None,
+                 reference: str = "") -> list[LevelError]:
+    """:class:`LevelError` per level; both sequences hold level 0 .. n-1. ``memo``: as
+    :func:`error_report`'s, ``ref_levels`` being the pyramid named ``reference``."""
     _check_lengths(gpu_levels, ref_levels)
-    return [level_error(a, r, fmt, i)
-            for i, (a, r) in enumerate(zip(gpu_levels, ref_levels, strict=True))]
+
+    def one(i: int) -> LevelError:
+        return level_error(gpu_levels[i], ref_levels[i], fmt, i)
+    return [one(i) if memo is None or i == 0 else
+            memo(("levels", reference, i, digest(gpu_levels[i])), lambda i=i: one(i))
+            for i in range(len(gpu_levels))]
 
 
 def step_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
@@ -339,14 +408,24 @@ class ErrorReport:
 
 def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
                  chain_reference: Sequence[np.ndarray] | None = None,
-                 reduction: str = "mean", maps: bool = False) -> ErrorReport:
+                 reduction: str = "mean", maps: bool = False,
+                 memo: Memo | None = None) -> ErrorReport:
     """Step and chain errors of ``gpu_levels``; with ``maps``, also the heatmap of each chain
     level (``ErrorReport.maps``), from the same texel errors.
 
     ``chain_reference`` (the ``reduction`` chain of the uploaded level 0, e.g.
     ``reference_pyramid(source, fmt)``, computed once and shared by every strategy) defaults to
     the chain from the GPU's own level 0.
+
+    ``memo`` (with a ``chain_reference``; keys name it by ``reduction`` only, so one memo serves
+    one level 0 and format): the figures of a level depend on nothing but its values, the
+    values of the level below and the reference, so a level another strategy (or an earlier
+    run) stored byte for byte alike reuses that one's figures and heatmap (:func:`digest`)
+    instead of computing them again. Strategies that store every level correctly rounded
+    agree on most of them, level 1 (the largest compared) included.
     """
+    if memo is not None and chain_reference is not None:
+        return _memo_report(list(gpu_levels), fmt, chain_reference, reduction, maps, memo)
     levels = list(gpu_levels)
     emaps: list[np.ndarray] = []
     if chain_reference is None and not maps:
@@ -366,6 +445,43 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
         first = chain_reference[1]
     return ErrorReport(step=tuple(step_errors(levels, fmt, reduction, first)), chain=tuple(chain),
                        maps=tuple(emaps))
+
+
+def _memo_report(levels: list[np.ndarray], fmt: Format, ref: Sequence[np.ndarray],
+                 reduction: str, maps: bool, memo: Memo) -> ErrorReport:
+    """:func:`error_report` with a chain reference, each level's figures through ``memo``."""
+    _check_lengths(levels, ref)
+    if not levels:
+        return ErrorReport((), ())
+    # level 0 is compared with a shortcut cheaper than its hash (it usually is the upload)
+    keys: list[Hashable] = [None] + [digest(a) for a in levels[1:]]
+
+    def chain(i: int) -> tuple[LevelError, np.ndarray | None]:
+        if maps:
+            return level_error_map(levels[i], ref[i], fmt, i)
+        return level_error(levels[i], ref[i], fmt, i), None
+
+    pairs = [chain(0)] + [memo(("chain", reduction, maps, i, keys[i]), lambda i=i: chain(i))
+                          for i in range(1, len(levels))]
+    first = ref[1] if len(levels) > 1 and pairs[0][0].max_error == 0.0 else None
+
+    def step(i: int) -> LevelError:
+        # the exact reduction of level 0 as stored is the chain's level 1 when level 0 came
+        # back as uploaded (the dearest step reference, 4096^2 decoded, is already there)
+        below = first if i == 1 and first is not None else \
+            step_of(levels, i, fmt, reduction)
+        return level_error(levels[i], below, fmt, i)
+
+    steps = [_exact(levels[0], fmt, 0)]
+    for i in range(1, len(levels)):
+        below = keys[i - 1] if i > 1 else ("level 0", first is not None)
+        key = ("step", reduction, i, below, keys[i])
+        steps.append(step(i) if i == 1 and first is None else memo(key, lambda i=i: step(i)))
+    for _, m in pairs:
+        if m is not None:
+            m.setflags(write=False)  # shared by every strategy that stored this level
+    return ErrorReport(step=tuple(steps), chain=tuple(e for e, _ in pairs),
+                       maps=tuple(m for _, m in pairs if m is not None))
 
 
 def format_error(value: float, unit: str) -> str:

@@ -21,6 +21,7 @@ from typing import Literal
 
 import numpy as np
 
+from mipview import bands
 from mipview.formats import Format, decode, encode, level_size, mip_count
 
 Reduction = Literal["mean", "min", "max"]
@@ -41,28 +42,39 @@ def _take(a: np.ndarray, axis: int, start: int, stop: int | None, step: int) -> 
     return a[tuple(index)]
 
 
-def _odd_weights(m: int, ndim: int, axis: int) -> tuple[np.ndarray, float, np.ndarray]:
+def _odd_weights(m: int, ndim: int, axis: int, first: int = 0,
+                 count: int | None = None) -> tuple[np.ndarray, float, np.ndarray]:
+    """The weights of outputs ``first .. first + count`` (default: all ``m``) of a side of
+    ``2m + 1`` texels."""
     n = 2 * m + 1
-    i = np.arange(m, dtype=np.float64)
+    count = m if count is None else count
+    i = np.arange(first, first + count, dtype=np.float64)
     shape = [1] * ndim
-    shape[axis] = m
+    shape[axis] = count
     return ((m - i) / n).reshape(shape), m / n, ((i + 1) / n).reshape(shape)
 
 
-def _reduce_axis_mean(a: np.ndarray, axis: int) -> np.ndarray:
-    n = a.shape[axis]
+def _reduce_axis_mean(a: np.ndarray, axis: int, first: int = 0, side: int | None = None,
+                      out: np.ndarray | None = None) -> np.ndarray:
+    """Reduce one axis of ``a`` (into ``out`` when given). ``a`` may be a band of a larger
+    side: source rows ``2 * first ..`` of a side of ``side`` texels (the odd weights are the
+    whole side's)."""
+    n = a.shape[axis] if side is None else side
     if n == 1:
-        return a
+        if out is None:
+            return a
+        out[...] = a
+        return out
     if n % 2 == 0:
-        out = _take(a, axis, 0, None, 2) + _take(a, axis, 1, None, 2)
+        out = np.add(_take(a, axis, 0, None, 2), _take(a, axis, 1, None, 2), out=out)
         out *= 0.5
         return out
-    m = n // 2
-    w0, w1, w2 = _odd_weights(m, a.ndim, axis)
-    # taps 2i, 2i+1, 2i+2 for i in [0, m): three strided views, no gather copies
-    out = _take(a, axis, 0, 2 * m - 1, 2) * w0
-    out += _take(a, axis, 1, 2 * m, 2) * w1
-    out += _take(a, axis, 2, 2 * m + 1, 2) * w2
+    count = (a.shape[axis] - 1) // 2
+    w0, w1, w2 = _odd_weights(n // 2, a.ndim, axis, first, count)
+    # taps 2i, 2i+1, 2i+2 for each output i: three strided views, no gather copies
+    out = np.multiply(_take(a, axis, 0, 2 * count - 1, 2), w0, out=out)
+    out += _take(a, axis, 1, 2 * count, 2) * w1
+    out += _take(a, axis, 2, 2 * count + 1, 2) * w2
     return out
 
 
@@ -96,10 +108,26 @@ def reduce_level(values: np.ndarray) -> np.ndarray:
     -------
     float64 array of size ``max(1, W >> 1) x max(1, H >> 1)``.
     """
-    a = _check(values).astype(np.float64, copy=False)
-    # x first: it shrinks the array before the (strided, slower) y pass
-    out = _reduce_axis_mean(_reduce_axis_mean(a, _X), _Y)
-    return out.copy() if out is a or out is values else out
+    a = _check(values)
+    h = a.shape[_Y]
+    if h == 1:
+        out = _reduce_axis_mean(a.astype(np.float64, copy=False), _X)
+        return out.copy() if out is a or out is values else out
+    rows, odd = h // 2, h % 2
+    w = a.shape[_X]
+    out = np.empty(a.shape[:-3] + (rows, max(1, w // 2), 4), np.float64)
+
+    def band(start: int, stop: int) -> None:
+        # output rows start..stop read source rows 2 start .. 2 stop (+ 1 on an odd side);
+        # every output is computed as from the whole level (x first: it shrinks the array
+        # before the strided y pass), so the bands give the same bytes
+        with np.errstate(**_IEEE_QUIET):
+            src = a[..., 2 * start:2 * stop + odd, :, :].astype(np.float64, copy=False)
+            _reduce_axis_mean(_reduce_axis_mean(src, _X), _Y, start, h,
+                              out[..., start:stop, :, :])
+
+    bands.for_rows(band, rows, a.size)
+    return out
 
 
 def reduce_level_minmax(values: np.ndarray, op: Literal["min", "max"]) -> np.ndarray:
@@ -116,16 +144,54 @@ def reduce_level_minmax(values: np.ndarray, op: Literal["min", "max"]) -> np.nda
     return out.copy() if out is a or out is values else out
 
 
+def _by_rows(fn: Callable[[np.ndarray, np.ndarray], None], values: np.ndarray) -> np.ndarray:
+    """A float64 array of ``values``' shape that the elementwise ``fn(src, out)`` fills, run in
+    bands of rows on every core (:mod:`mipview.bands`): the same bytes, sooner. Layers are rows
+    too (one contiguous band each)."""
+    a = np.ascontiguousarray(_check(values))
+    rows = a.reshape(-1, a.shape[_X], 4)
+    out = np.empty(a.shape, np.float64)
+    out_rows = out.reshape(rows.shape)
+
+    def band(start: int, stop: int) -> None:
+        with np.errstate(**_IEEE_QUIET):
+            fn(rows[start:stop], out_rows[start:stop])
+
+    bands.for_rows(band, rows.shape[0], a.size)
+    return out
+
+
+def _encode(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """:func:`encode` on every core (the sRGB curve of a 2048^2 level costs a second on one)."""
+    if fmt.is_float:
+        return encode(values, fmt)
+
+    def rows(src: np.ndarray, out: np.ndarray) -> None:
+        if fmt.is_srgb:
+            out[...] = encode(src, fmt)
+        else:  # encode's v * 255.0, in place
+            np.multiply(src, 255.0, out=out)
+    return _by_rows(rows, values)
+
+
 def _decode(values: np.ndarray, fmt: Format) -> np.ndarray:
-    """:func:`decode`, through a 256-entry table for 8-bit data: the sRGB power curve on every
-    texel of a 4096^2 level costs seconds, a table lookup a fraction of that. Every channel is
-    looked up in channel 0's table at once (one contiguous pass, in blocks so the index copies
-    numpy makes stay small), then a channel with another table (sRGB alpha) is redone."""
+    """:func:`decode` on every core, through a 256-entry table for 8-bit data: the sRGB power
+    curve on every texel of a 4096^2 level costs seconds, a table lookup a fraction of that."""
     if values.dtype != np.uint8 or fmt.is_float:
         return decode(values, fmt)
+    return _by_rows(lambda src, out: _decode_rows(src, fmt, out), values)
+
+
+def _decode_rows(src: np.ndarray, fmt: Format, out: np.ndarray) -> None:
+    """Table decode of contiguous 8-bit ``src`` into ``out``: every channel is looked up in
+    channel 0's table at once (one contiguous pass, in blocks so the index copies numpy makes
+    stay small), then a channel with another table (sRGB alpha) is redone. UNORM is decode's
+    own ``v / 255.0``, texel by texel (the table's very values), four times faster than a
+    gather."""
+    if not fmt.is_srgb:
+        np.divide(src, 255.0, out=out)
+        return
     lut = _decode_table(fmt)
-    src = np.ascontiguousarray(values)
-    out = np.empty(src.shape, dtype=np.float64)
     flat, flat_out = src.reshape(-1), out.reshape(-1)
     for start in range(0, flat.size, _DECODE_BLOCK):
         stop = start + _DECODE_BLOCK
@@ -133,7 +199,6 @@ def _decode(values: np.ndarray, fmt: Format) -> np.ndarray:
     for c in range(1, 4):
         if not np.array_equal(lut[c], lut[0]):
             out[..., c] = np.take(lut[c], src[..., c])
-    return out
 
 
 _DECODE_BLOCK = 1 << 20
@@ -170,7 +235,7 @@ def reference_pyramid(level0: np.ndarray, fmt: Format,
         cur = _decode(a, fmt)
         for _ in range(1, mip_count(w, h)):
             cur = reduce_level(cur)
-            out.append(encode(cur, fmt))
+            out.append(_encode(cur, fmt))
     elif reduction in ("min", "max"):
         cur = out[0]
         for _ in range(1, mip_count(w, h)):
@@ -186,7 +251,7 @@ def step_level(below: np.ndarray, fmt: Format, reduction: Reduction = "mean") ->
     """The exact reduction of one level as stored: float64 storage units, unquantised."""
     b = _check(below)
     if reduction == "mean":
-        return encode(reduce_level(_decode(b, fmt)), fmt)
+        return _encode(reduce_level(_decode(b, fmt)), fmt)
     if reduction in ("min", "max"):
         return reduce_level_minmax(b.astype(np.float64), reduction)
     raise ValueError(f"unknown reduction {reduction!r}; choose 'mean', 'min' or 'max'")
@@ -207,8 +272,8 @@ def step_reference(gpu_levels: Sequence[np.ndarray], fmt: Format,
 
 
 def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
-                 store: Callable[[np.ndarray, int], np.ndarray] | None = None
-                 ) -> Iterator[np.ndarray]:
+                 store: Callable[[np.ndarray, int], np.ndarray] | None = None,
+                 first: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """The chain of a strategy that stores every level and reduces the stored level: reduce
     level 0, store, reduce the stored level 1, store, ... Yields level 0 .. n-1, levels 1..
     as float64 storage values, one at a time (the caller keeps what it needs).
@@ -216,13 +281,16 @@ def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
     ``store(exact, k)`` makes level k's stored values from the exact reduction of the stored
     level below (float64 storage units); by default the correctly rounded store: round to
     nearest (ties to even), clamped to 0..255 for 8-bit formats.
+
+    ``first``: the exact reduction of level 0 (:func:`step_level`, e.g. the chain reference's
+    level 1), when the caller has it: level 0 is the dearest level to reduce.
     """
     a = _check(level0)
     w, h = _dims(a)
     stored = a
     yield a  # as given: nothing is rounded at level 0
     for k in range(1, mip_count(w, h)):
-        exact = step_level(stored, fmt, reduction)
+        exact = first if k == 1 and first is not None else step_level(stored, fmt, reduction)
         level = _quantise(exact, fmt) if store is None else store(exact, k)
         stored = level.astype(fmt.dtype)  # exact: the values are on the format's grid
         yield level
@@ -281,7 +349,7 @@ def blit_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
     for level in range(1, mip_count(w, h)):
         dw, dh = level_size(w, h, level)
         lin = _bilinear_axis(_bilinear_axis(_decode(stored, fmt), _X, dw), _Y, dh)
-        out.append(_quantise(encode(lin, fmt), fmt))
+        out.append(_quantise(_encode(lin, fmt), fmt))
         stored = out[-1].astype(fmt.dtype)
     return out
 

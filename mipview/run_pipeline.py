@@ -9,9 +9,10 @@ strategy's verdict and heatmaps (``analysed``, in the order they finish), comput
 pool. The reference pyramids come from a :class:`ReferenceCache` the caller keeps, so a later
 run of the same image and format computes none.
 
-On a GPU the references are computed while the GPU warms up and is timed: the CPU only waits on
-fences then, and GPU timings are timestamps of GPU work. On a CPU device (lavapipe) nothing runs
-beside the timing: it would take the cores being timed.
+On a GPU the analysis (references, verdicts, heatmaps) is computed while the GPU warms up and
+is timed: the CPU only waits on fences then, and GPU timings are timestamps of GPU work; it is
+reported after the timings, from the figures the reference cache kept. On a CPU device
+(lavapipe) nothing runs beside the timing: it would take the cores being timed.
 
 ``python -m mipview.run_pipeline --size 4096 --strategies all --repeat 20`` runs it headless (no
 PySide6 needed) and prints the time to the timings and to everything, and the medians.
@@ -161,6 +162,17 @@ def prefetch_references(pool: Executor, refs: ReferenceCache, level0: np.ndarray
             for name in analysis.references_needed(mip.results)]
 
 
+def prefetch_analysis(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
+                      mip: MipResult) -> list[Future]:
+    """Start the whole analysis of ``mip``'s levels (they do not change with the timing): the
+    references, then each strategy's verdict and heatmaps. What it computes lands in ``refs``
+    (each level's figures by the hash of its values), so the analysis after the timings finds
+    it there; the results of these jobs are not read."""
+    return prefetch_references(pool, refs, level0, mip) + [
+        pool.submit(analysis.analyse_strategy, res, level0, mip.fmt, refs)
+        for res in mip.results]
+
+
 def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: RunListener,
             pool: Executor, should_stop: Stop | None = None) \
         -> tuple[tuple[np.ndarray, ...], tuple[StrategyErrors, ...]] | None:
@@ -238,7 +250,7 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
                 return None
             if settings is not None and session.prepared:
                 if ctx.caps.device_type != "cpu":
-                    prefetched = prefetch_references(pool, refs, level0, mip)
+                    prefetched = prefetch_analysis(pool, refs, level0, mip)
                 timed = time_strategies(session, settings, listener, stop)
                 if timed is None:
                     return None
@@ -260,10 +272,17 @@ class _Printer(RunListener):
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
         self.t0 = time.perf_counter()
+        self.updated = False
 
     def progress(self, text: str) -> None:
         if self.verbose:
             print(f"  {time.perf_counter() - self.t0:6.2f} s  {text}", flush=True)
+
+    def timing_update(self, mip: MipResult) -> None:
+        # the end of the warm-up: the first figures a window would show
+        if self.verbose and not self.updated:
+            self.updated = True
+            self.progress("first timings shown")
 
 
 def main(argv: list[str] | None = None) -> int:

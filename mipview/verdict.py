@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,6 +92,23 @@ class ReferenceCache:
             return refs
         return self._cached(level0, (fmt, name), make)  # type: ignore[return-value]
 
+    def figures(self, level0: np.ndarray, fmt: Format, key: Hashable,
+                make: Callable[[], object]) -> object:
+        """``make()``'s value for ``key``, computed once per image and format like the
+        pyramids (compare.error_report's ``memo``: one level's figures and heatmap, by the hash
+        of its values). At most :data:`FIGURES_KEPT` are kept, the oldest dropped first (a
+        dropped one is computed again when asked for)."""
+        value = self._cached(level0, (fmt, "figures", key), make)
+        with self._lock:
+            figures = [k for k in self._refs if k[1:2] == ("figures",)]
+            for k in figures[:max(0, len(figures) - FIGURES_KEPT)]:
+                del self._refs[k]
+        return value
+
+    def memo(self, level0: np.ndarray, fmt: Format) -> compare.Memo:
+        """:meth:`figures` of this level 0 and format, as compare.error_report's ``memo``."""
+        return lambda key, make: self.figures(level0, fmt, key, make)
+
     def stored_bounds(self, level0: np.ndarray, fmt: Format, reduction: str,
                       steps: Sequence[float]) -> tuple[float, ...]:
         """:func:`bounds.stored_chain_bounds` of ``level0`` for these step bounds."""
@@ -100,6 +117,11 @@ class ReferenceCache:
                 level0, fmt, steps, self.get(level0, fmt, reduction), reduction))  # type: ignore[arg-type]
         return self._cached(level0, (fmt, "stored", reduction, tuple(steps)),  # type: ignore[return-value]
                             make)
+
+
+#: level figures a ReferenceCache keeps: a 4096^2 pyramid's heatmaps are ~85 MiB (level 0's all
+#: zero pages, not resident): 13 levels with their step figures make 25 entries, so 200 keep 8
+FIGURES_KEPT = 200
 
 
 class _Slot:
@@ -247,12 +269,14 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
         raise ValueError("an emulated result needs the name of its own reference")
     refs = refs if refs is not None else ReferenceCache()
     levels = list(levels)
+    # the memo: a level stored alike by another strategy, or in an earlier run, has its figures
     exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction,
-                                 maps=maps)
+                                 maps=maps, memo=refs.memo(level0, fmt))
     own = None
     if own_reference is not None:
-        own = ErrorReport(step=(), chain=tuple(
-            compare.level_errors(levels, refs.get(level0, fmt, own_reference), fmt)))
+        own = ErrorReport(step=(), chain=tuple(compare.level_errors(
+            levels, refs.get(level0, fmt, own_reference), fmt, refs.memo(level0, fmt),
+            own_reference)))
     steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
                                      refs))
     breaches = exact.breaches(steps, chains)

@@ -132,3 +132,48 @@ def test_session_records_the_clock_after_every_timed_round(gpu, monkeypatch):
         clock = session.result().clock
     assert clock is not None and len(clock.samples) == 3  # 6 runs, 2 per round
     assert clock.sm_range == (1500, 1980) and clock.changed
+
+
+def test_warm_up_ends_once_the_clock_has_held_its_maximum(monkeypatch):
+    """ClockLog.warm: the SM clock at the device's maximum for WARM_S, not before; a reading
+    below the maximum starts the wait over; nothing readable never ends a warm-up early."""
+    from mipview.gpu import clocks
+    from mipview.gpu.clocks import ClockLog, ClockReader
+
+    now = [0.0]
+    monkeypatch.setattr(clocks.time, "perf_counter", lambda: now[0])
+    reader = ClockReader(FakeNvml(["x"], [345, 1980, 1980, 1500, 1980, 1980, 1980]), 0)
+    monkeypatch.setattr(clocks, "clock_reader", lambda ctx: reader)
+    log = ClockLog(None)
+    seen = []
+    for _ in range(7):
+        seen.append(log.warm())
+        now[0] += clocks.WARM_S / 2
+    # 345: cold; 1980 twice: half of WARM_S; 1500 starts over; then 0, 1/2, 1 x WARM_S at max
+    assert seen == [False, False, False, False, False, False, True]
+    assert not log._samples  # warm-up readings are not samples of the timing
+    monkeypatch.setattr(clocks, "clock_reader", lambda ctx: None)
+    assert not any(ClockLog(None).warm() for _ in range(3))
+
+
+def test_session_warm_up_stops_when_the_clock_is_up(gpu, monkeypatch):
+    """The one timing loop asks the clock after each warm-up round: a GPU at its maximum clock
+    is timed after WARM_S instead of the full warm-up; one that never gets there warms up the
+    whole time."""
+    import time
+
+    from mipview.formats import Format
+    from mipview.gpu import clocks, runner
+    from mipview.gpu.clocks import ClockReader
+    from mipview.results import StrategySpec, TimingSettings
+
+    level0 = np.zeros((8, 8, 4), np.uint8)
+    took = {}
+    for sm in (1980, 1500):
+        reader = ClockReader(FakeNvml(["x"], [sm]), 0)
+        monkeypatch.setattr(clocks, "clock_reader", lambda ctx, r=reader: r)
+        with runner.Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
+            t = time.perf_counter()
+            session.time_with(TimingSettings(repeat=2, warmup_ms=1500, runs_per_batch=2))
+            took[sm] = time.perf_counter() - t
+    assert took[1980] < 1.0 <= 1.5 <= took[1500]

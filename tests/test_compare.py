@@ -297,3 +297,56 @@ def test_signed_error_keeps_the_sign_per_channel() -> None:
     assert got[3] == pytest.approx(0.2, rel=1e-5)
     nan_vs_number = signed_error(f, np.zeros_like(r), Format.F32, 2)
     assert np.isnan(nan_vs_number[0, 0])
+
+
+def test_memo_reuses_a_level_stored_alike_and_nothing_else(src) -> None:
+    """error_report's memo: figures and heatmaps of a level whose bytes (and the bytes below)
+    another pyramid had are that one's, computed once; a changed level, or a changed level
+    below (its step), is computed again; every figure equals the report without a memo."""
+    from mipview.compare import digest
+
+    fmt = Format.UNORM
+    chain = reference_pyramid(src, fmt)
+    a = rounded_chain(src, fmt)
+    b = list(a)
+    b[2] = a[2].copy()
+    b[2][0, 0, 0] ^= 1  # one LSB off at level 2: levels 2 (chain, step) and 3 (step) differ
+    kept: dict = {}
+    made: list = []
+
+    def memo(key, make):
+        if key not in kept:
+            made.append(key)
+            kept[key] = make()
+        return kept[key]
+
+    for levels in (a, b):
+        got = error_report(levels, fmt, chain, maps=True, memo=memo)
+        want = error_report(levels, fmt, chain, maps=True)
+        assert got == want
+        assert [m.tobytes() for m in got.maps] == [m.tobytes() for m in want.maps]
+        assert not any(m.flags.writeable for m in got.maps)  # shared: read-only
+    n = len(a)
+    assert len(made) > 2 * (n - 1)  # a: every level above 0, chain and step; then b
+    again = made[2 * (n - 1):]
+    assert sorted((k[0], k[2] if k[0] == "step" else k[3]) for k in again) == \
+        [("chain", 2), ("step", 2), ("step", 3)]
+    assert digest(b[2]) != digest(a[2]) and digest(a[1]) == digest(a[1].copy())
+    # the own-reference figures (a blit's) through the same memo
+    blit = blit_reference(src, fmt)
+    assert level_errors(a, blit, fmt, memo, "blit") == level_errors(a, blit, fmt)
+    assert ("levels", "blit", 1, digest(a[1])) in kept
+
+
+def test_max_error_in_bands_is_the_maximum(src, monkeypatch) -> None:
+    from mipview import bands
+    from mipview.compare import max_error
+
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 16)  # bands even on a small level
+    fmt = Format.F16
+    ref = reference_pyramid(src.astype(np.float16), fmt)[1]
+    level = ref.astype(np.float16)
+    level[-1, -1, 2] = np.nan  # in the last band
+    assert max_error(level, ref, fmt) == texel_errors(level, ref, fmt).max() == np.inf
+    level[-1, -1, 2] = 0.0
+    assert max_error(level, ref, fmt) == texel_errors(level, ref, fmt).max(initial=0.0)

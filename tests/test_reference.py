@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -345,3 +346,95 @@ def test_fast_decode_and_blit_taps_give_the_same_bits(fmt: Format, shape) -> Non
     assert _decode(level0, fmt).tobytes() == decode(level0, fmt).tobytes()
     got, want = blit_reference(level0, fmt), _taps_reference(level0, fmt)
     assert [a.tobytes() for a in got] == [b.tobytes() for b in want]
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+@pytest.mark.parametrize("shape", [(23, 37, 4), (2, 21, 9, 4), (1, 17, 4), (17, 1, 4),
+                                   (64, 48, 4)])
+def test_levels_in_bands_are_the_same_bits(fmt: Format, shape, monkeypatch) -> None:
+    """Decode, reduce and encode in bands of rows on every core (mipview.bands) give the bytes
+    of the whole level in one piece: odd sides take their weights from the whole side."""
+    from mipview import bands
+    from mipview.formats import to_storage
+
+    level0 = to_storage(np.random.default_rng(5).random(shape) * 1.5, fmt)
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 1 << 40)  # one piece
+    whole = [reference_pyramid(level0, fmt, r) for r in ("mean", "min", "max")]
+    whole.append(blit_reference(level0, fmt))
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 8)  # as many bands as cores, rows allow
+    monkeypatch.setattr(bands, "cores", lambda: 5)
+    banded = [reference_pyramid(level0, fmt, r) for r in ("mean", "min", "max")]
+    banded.append(blit_reference(level0, fmt))
+    for a, b in zip(whole, banded, strict=True):
+        assert [x.tobytes() for x in a] == [y.tobytes() for y in b]
+    # and the plain definition: reduce_level of the decoded level, one axis at a time
+    plain = decode(level0, fmt)
+    assert reduce_level(plain).tobytes() == _plain_reduce(plain).tobytes()
+
+
+def _plain_reduce(a: np.ndarray) -> np.ndarray:
+    """The reduction rule written out: per axis, 2:1 box on even sides, the area weights on odd."""
+    for axis in (-2, -3):
+        n = a.shape[axis]
+        if n == 1:
+            continue
+        m = n // 2
+        out = []
+        for i in range(m):
+            taps = [np.take(a, 2 * i + k, axis=axis) for k in range(2 + n % 2)]
+            if n % 2 == 0:
+                out.append((taps[0] + taps[1]) * 0.5)
+            else:
+                out.append(taps[0] * ((m - i) / n) + taps[1] * (m / n) + taps[2] * ((i + 1) / n))
+        a = np.stack(out, axis=axis)
+    return a
+
+
+def test_a_failing_band_raises() -> None:
+    from mipview import bands
+
+    def band(start: int, stop: int) -> None:
+        if stop == 64:  # the last band (the only one on one core)
+            raise ValueError("band broke")
+
+    with pytest.raises(ValueError, match="band broke"):
+        bands.for_rows(band, 64, 1 << 30)
+
+
+def test_bands_within_bands_run_in_place(monkeypatch) -> None:
+    """A band that splits its work again (compare.max_error's bands call texel_errors, itself
+    in bands) must not wait on the pool it runs in: with every pool thread inside a band,
+    that wait would never end."""
+    from mipview import bands
+
+    monkeypatch.setattr(bands, "MIN_ELEMENTS", 1)
+    seen = []
+
+    def inner(start: int, stop: int) -> None:
+        seen.append(stop - start)
+
+    def outer(start: int, stop: int) -> None:
+        bands.for_rows(inner, 8, 1 << 20)
+
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (bands.for_rows(outer, 64, 1 << 20), done.set()),
+                         daemon=True)
+    t.start()
+    assert done.wait(10), "bands within bands deadlocked"
+    assert sum(seen) == 8 * min(64, bands.cores())
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+def test_stored_chain_from_the_chain_references_level_one(fmt: Format) -> None:
+    """The exact reduction of level 0 is the chain reference's level 1, bit for bit: a stored
+    chain started from it is the chain started from level 0 (and a wrong ``first`` shows)."""
+    from mipview.formats import to_storage
+    from mipview.reference import stored_chain
+
+    level0 = to_storage(np.random.default_rng(8).random((21, 34, 4)), fmt)
+    ref = reference_pyramid(level0, fmt)
+    plain = list(stored_chain(level0, fmt))
+    given = list(stored_chain(level0, fmt, first=ref[1]))
+    assert [a.tobytes() for a in plain] == [b.tobytes() for b in given]
+    wrong = list(stored_chain(level0, fmt, first=ref[1] * 0.5))
+    assert wrong[1].tobytes() != plain[1].tobytes()

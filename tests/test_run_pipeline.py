@@ -91,6 +91,47 @@ def test_steps_come_in_order_and_figures_match_the_serial_verdict(gpu, pool):
                for a, b in zip(out.reference[1:], mean[1:], strict=True))
 
 
+def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool, monkeypatch):
+    """On a GPU (not a CPU device, whose cores the timing uses) every strategy's analysis starts
+    while the GPU warms up and is timed; the figures still come after the timings, the same as
+    judging the strategies one after the other, each level computed once (the cache keeps the
+    figures: the analysis after the timings finds them)."""
+    import dataclasses
+
+    monkeypatch.setattr(gpu, "caps", dataclasses.replace(gpu.caps, device_type="discrete"))
+    rec = Recorder()
+    seen_at = []
+    real = run_pipeline.analysis.analyse_strategy
+
+    def spying(*args):
+        seen_at.append([k for k, _ in rec.events])
+        return real(*args)
+
+    levels = []
+    real_level = compare._level_error
+
+    def counting(a, ref, fmt, level, with_map):
+        levels.append(level)
+        return real_level(a, ref, fmt, level, with_map)
+
+    monkeypatch.setattr(run_pipeline.analysis, "analyse_strategy", spying)
+    monkeypatch.setattr(compare, "_level_error", counting)
+    level0 = _level0()
+    settings = TimingSettings(repeat=4, warmup_ms=300, runs_per_batch=2)
+    out = run_pipeline.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
+                           rec, pool=pool)
+    assert out is not None and not out.mip.validation_messages
+    assert len(seen_at) == 2 * len(SPECS)  # during the timing, then after it
+    assert all("timings" not in kinds for kinds in seen_at[:len(SPECS)])
+    assert rec.kinds()[-5:] == ["timings", "reference", "analysed", "analysed", "analysed"]
+    # levels above 0 only once (step and chain figures, blit's own): the second pass reads them
+    above0 = len(levels) - levels.count(0)
+    assert above0 <= sum(3 * (len(r.levels) - 1) for r in out.mip.results)
+    refs = verdict.ReferenceCache()
+    for res, got in zip(out.mip.results, out.errors, strict=True):
+        assert got.verdict == verdict.judge_result(res, level0, Format.UNORM, refs)
+
+
 def test_levels_only_without_settings(gpu, pool):
     rec = Recorder()
     out = run_pipeline.run(gpu, _level0(), Format.UNORM, SPECS[1:2], None,

@@ -159,3 +159,13 @@ def test_run_start_stamps_keep_nanoseconds_on_a_clock_counted_from_1970():
     ticks = [base, base + 1, base + 1_000_003]
     assert [pool.stamp_us(ticks, i) for i in range(3)] == [0.0, 0.001, 1000.003]
     assert pool.stamp_us([base - 2000], 0) == -2.0  # one origin for every later read
+
+
+def test_warm_up_ends_when_warm_says_so():
+    log = []
+    asked = []
+    works = [_Work("a", log)]
+    assert timing.time_interleaved(works, TimingSettings(2, 60_000.0, 2),
+                                   warm=lambda: asked.append(1) or len(asked) >= 3)
+    assert [e for e in log if not e[2]] == [("a", 2, False)] * 3  # three rounds, not a minute
+    assert log[3:] == [("a", 2, True)] and len(asked) == 3

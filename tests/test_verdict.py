@@ -213,3 +213,26 @@ def test_judge_with_maps_gives_the_same_verdict(gpu, fmt):
         assert len(mapped.exact.maps) == len(res.levels)
         assert [float(m.max()) for m in mapped.exact.maps] == \
             [float(np.float32(e.max_error)) for e in mapped.exact.chain]
+
+
+def test_cache_keeps_level_figures_per_image_and_drops_the_oldest(monkeypatch) -> None:
+    """ReferenceCache.figures: once per key and image; another image forgets them; beyond
+    FIGURES_KEPT the oldest go (and are computed again when asked for), pyramids stay."""
+    monkeypatch.setattr(verdict_mod, "FIGURES_KEPT", 3)
+    cache = ReferenceCache()
+    a = to_storage(np.random.default_rng(2).random((6, 6, 4)), Format.UNORM)
+    made = []
+
+    def make(k):
+        return lambda: made.append(k) or k
+
+    cache.get(a, Format.UNORM, "mean")
+    for k in (1, 2, 1, 3, 4):
+        assert cache.figures(a, Format.UNORM, k, make(k)) == k
+    assert made == [1, 2, 3, 4]  # 1 asked twice, computed once; 4 pushed 1 out
+    assert cache.figures(a, Format.UNORM, 1, make(1)) == 1 and made[-1] == 1
+    assert cache.figures(a, Format.UNORM, 4, make(4)) == 4 and made.count(4) == 1
+    assert any(k[1] == "mean" for k in cache._refs)  # pyramids are not figures
+    b = a.copy()
+    cache.figures(b, Format.UNORM, 4, make(4))
+    assert made.count(4) == 2  # another image: nothing kept

@@ -204,12 +204,13 @@ def _step(levels: Sequence[np.ndarray], i: int, fmt: Format,
 
 
 def stored_chain(level0: np.ndarray, fmt: Format, name: str,
-                 store: Callable[[np.ndarray, int], np.ndarray] | None = None
-                 ) -> Iterator[np.ndarray]:
+                 store: Callable[[np.ndarray, int], np.ndarray] | None = None,
+                 first: np.ndarray | None = None) -> Iterator[np.ndarray]:
     """reference.stored_chain for any name: each level stored (correctly rounded by default)
-    and the next made from the stored ones."""
+    and the next made from the stored ones. ``first``: the exact level 1 when the caller has it
+    (the box only; a filter makes its own)."""
     if name in BOX_NAMES:
-        yield from box.stored_chain(level0, fmt, name, store)  # type: ignore[arg-type]
+        yield from box.stored_chain(level0, fmt, name, store, first)  # type: ignore[arg-type]
         return
     keep = store if store is not None else (lambda exact, k: box._quantise(exact, fmt))
     for level, _ in filtered_levels(level0, fmt, parse_filter(name), keep):

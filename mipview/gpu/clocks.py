@@ -82,6 +82,10 @@ def clock_reader(ctx: Any) -> ClockReader | None:
     return ctx.caches["clock_reader"]
 
 
+#: how long the SM clock must have read its maximum before a warm-up may end early, seconds
+WARM_S = 0.25
+
+
 class ClockLog:
     """The clock of one timing, sampled after each timed round (the state its samples were
     taken in); ``state`` is None where the device's clock cannot be read."""
@@ -89,6 +93,21 @@ class ClockLog:
     def __init__(self, ctx: Any) -> None:
         self._reader = clock_reader(ctx)
         self._samples: list[ClockSample] = []
+        #: since when the warm-up has seen the SM clock at its maximum (None: not there)
+        self._at_max_since: float | None = None
+
+    def warm(self) -> bool:
+        """Whether a warm-up may end: the SM clock has read the device's maximum for
+        :data:`WARM_S` (the idle clock ramps up within a fraction of the default second of
+        warm-up, and stays there under load). Always False where the clock or its maximum
+        cannot be read: the warm-up then runs its full time. Not a sample of the timing."""
+        got = self._reader.sample() if self._reader is not None else None
+        if got is None or not 0 < self._reader.max_sm_mhz <= got.sm_mhz:  # type: ignore[union-attr]
+            self._at_max_since = None
+            return False
+        if self._at_max_since is None:
+            self._at_max_since = got.t
+        return got.t - self._at_max_since >= WARM_S
 
     def sample(self) -> None:
         got = self._reader.sample() if self._reader is not None else None

@@ -259,11 +259,13 @@ class MipImage:
         finally:
             buf.destroy()
         out = []
+        # views of ``raw``, our own copy of the mapped memory: a second copy per level would
+        # cost another pass over the pyramid before the timing can start
         for level in range(self.levels):
             w, h = self.level_size(level)
             arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.dtype)
             arr = arr.reshape(self.layers, h, w, 4)
-            out.append(arr[0].copy() if self.layers == 1 else arr.copy())
+            out.append(arr[0] if self.layers == 1 else arr)
         return out
 
     def destroy(self) -> None:

@@ -197,7 +197,7 @@ def time_sessions(sessions: list[Session], settings: TimingSettings,
 
     try:
         return time_interleaved([p.work for s in sessions for p in s.prepared], settings,
-                                should_stop, after_round)
+                                should_stop, after_round, log.warm)
     finally:
         for session in sessions:
             session.clock = log.state

@@ -228,11 +228,14 @@ class TimedWork:
 
 def time_interleaved(works: Sequence[TimedWork], settings: TimingSettings,
                      should_stop: Callable[[], bool] | None = None,
-                     on_batch: Callable[[], None] | None = None) -> bool:
+                     on_batch: Callable[[], None] | None = None,
+                     warm: Callable[[], bool] | None = None) -> bool:
     """Warm up for ``settings.warmup_ms`` of wall time, drop every sample so far, then
     ``settings.repeat`` timed runs per work, interleaved batch by batch (A B C A B C ...) so
     clock drift hits all alike, ``settings.runs_per_batch`` runs per command buffer.
-    ``on_batch`` is called after each round; returns False if ``should_stop`` said so."""
+    ``on_batch`` is called after each round; returns False if ``should_stop`` said so.
+    ``warm()``, asked after each warm-up round, ends the warm-up sooner when it says the device
+    is warm (clocks.ClockLog.warm: the clock has stayed at its maximum)."""
     stop = should_stop or (lambda: False)
     repeat = settings.repeat
     batch = max(1, min(settings.runs_per_batch, repeat))
@@ -242,6 +245,8 @@ def time_interleaved(works: Sequence[TimedWork], settings: TimingSettings,
             work.submit(batch, keep=False)
         if stop():
             return False
+        if warm is not None and warm():
+            break
     for work in works:  # earlier runs (a generate) are not warm samples
         work.clear()
     done = 0

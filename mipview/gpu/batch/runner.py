@@ -370,7 +370,7 @@ class BatchSession:
         log = ClockLog(self.ctx)
         try:
             return time_interleaved([w.work for w in self.ways], settings, should_stop,
-                                    log.sample)
+                                    log.sample, log.warm)
         finally:
             self.clock = log.state
 
