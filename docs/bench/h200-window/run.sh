@@ -9,6 +9,8 @@
 set -uo pipefail
 out=$1; mkdir -p "$out"
 root=$PWD
+# the five of the issue by name: `all` grew (filter-pairs) after the base tree
+five=blit,per-level,npot-exact,subgroup,single-pass
 site=${PYTHONPATH%%:*}  # env.sh puts the wheels first
 if [[ ! -d _ab_base/mipview ]]; then
   mkdir -p _ab_base && git archive a547134 mipview | tar -x -C _ab_base || exit 2
@@ -30,7 +32,7 @@ side() {  # side NAME CMD...: run CMD from inside the tree of side NAME (base | 
 for round in 1 2; do
   for s in base after; do
     echo "== $s round $round"
-    side $s python3 -m mipview.run_pipeline --image /tmp/photo4096.png --strategies all \
+    side $s python3 -m mipview.run_pipeline --image /tmp/photo4096.png --strategies "$five" \
       --repeat 20 --runs 2 -v
   done
 done > "$out/window_path.log" 2>&1
@@ -39,7 +41,7 @@ done > "$out/window_path.log" 2>&1
 #    analysis on one thread, the whole analysis in the pool)
 for s in base after; do
   echo "== $s"
-  side $s python3 "$root/docs/bench/h200-window/phases.py" --image /tmp/photo4096.png
+  side $s python3 "$root/docs/bench/h200-window/phases.py" --image /tmp/photo4096.png --strategies "$five"
 done > "$out/phases.log" 2>&1
 
 # 3. the real window offscreen, where PySide6 is there (it could not be carried before)
@@ -52,3 +54,7 @@ else
   echo "PySide6 not importable here: the window itself was not measured" > "$out/window_offscreen.log"
 fi
 grep -h "^== \|run [12]:\|first timings" "$out/window_path.log" > "$out/summary.txt"
+# 4. bench on the same photo, the same five, in the same call: the window's figures beside
+#    bench's (issue 20's side-by-side table); warm caches, as the window runs by default
+side after python3 -m mipview bench /tmp/photo4096.png --strategies "$five" --repeat 20 \
+  --no-check --json "$out/bench_photo4096.json" > "$out/bench_photo4096.log" 2>&1
