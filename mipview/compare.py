@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from mipview.cancel import checkpoint
 from mipview.formats import Format
 from mipview.reference import Reduction, reference_pyramid, step_level
 
@@ -195,6 +196,7 @@ def level_error_map(a: np.ndarray, ref: np.ndarray, fmt: Format,
 
 def _level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
                  with_map: bool) -> tuple[LevelError, np.ndarray | None]:
+    checkpoint()  # one per level compared: a stopped job ends here (mipview.cancel)
     a4, r4 = _as_4d(a), _as_4d(ref)
     if a4.shape == r4.shape and np.array_equal(a4, r4):
         # every texel error is 0 (the figures below come out as these): one comparison

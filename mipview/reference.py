@@ -21,6 +21,7 @@ from typing import Literal
 
 import numpy as np
 
+from mipview.cancel import checkpoint
 from mipview.formats import Format, decode, encode, level_size, mip_count
 
 Reduction = Literal["mean", "min", "max"]
@@ -96,6 +97,7 @@ def reduce_level(values: np.ndarray) -> np.ndarray:
     -------
     float64 array of size ``max(1, W >> 1) x max(1, H >> 1)``.
     """
+    checkpoint()  # one per level of every pyramid: a stopped job ends here
     a = _check(values).astype(np.float64, copy=False)
     # x first: it shrinks the array before the (strided, slower) y pass
     out = _reduce_axis_mean(_reduce_axis_mean(a, _X), _Y)
@@ -111,6 +113,7 @@ def reduce_level_minmax(values: np.ndarray, op: Literal["min", "max"]) -> np.nda
     fn = {"min": np.minimum, "max": np.maximum}.get(op)
     if fn is None:
         raise ValueError(f"unknown reduction op {op!r}; choose 'min' or 'max'")
+    checkpoint()
     a = _check(values)
     out = _reduce_axis_extreme(_reduce_axis_extreme(a, _X, fn), _Y, fn)
     return out.copy() if out is a or out is values else out
@@ -128,6 +131,7 @@ def _decode(values: np.ndarray, fmt: Format) -> np.ndarray:
     out = np.empty(src.shape, dtype=np.float64)
     flat, flat_out = src.reshape(-1), out.reshape(-1)
     for start in range(0, flat.size, _DECODE_BLOCK):
+        checkpoint()  # level 0 of 4096^2 is 64 blocks: a stop need not wait for all
         stop = start + _DECODE_BLOCK
         np.take(lut[0], flat[start:stop], out=flat_out[start:stop])
     for c in range(1, 4):
@@ -279,6 +283,7 @@ def blit_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
     out = [a.astype(np.float64)]
     stored = a
     for level in range(1, mip_count(w, h)):
+        checkpoint()
         dw, dh = level_size(w, h, level)
         lin = _bilinear_axis(_bilinear_axis(_decode(stored, fmt), _X, dw), _Y, dh)
         out.append(_quantise(encode(lin, fmt), fmt))

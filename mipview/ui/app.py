@@ -36,9 +36,13 @@ def default_image() -> str | None:
 
 
 class Automation:
-    """Open, optionally run, then screenshot and/or quit: driven by the window's signals."""
+    """Open, optionally run, then screenshot and/or quit: driven by the window's signals.
+
+    Nobody is there to close a dialog: an error (an image that cannot be opened, a run that
+    fails) is one line on stderr and ends the app with status 2, as the CLI does."""
 
     def __init__(self, window, specs, screenshot: str | None, quit_after: bool) -> None:
+        window.error_dialogs = False
         self.window = window
         self.specs = specs
         self.screenshot = screenshot
@@ -69,10 +73,13 @@ class Automation:
         if self.run_job is not None and job == self.run_job:
             self._done()
 
-    def _error(self, _err) -> None:
-        self.status = 1
-        if self.run_job is None:  # the image did not open
-            self._done()
+    def _error(self, err) -> None:
+        message = " ".join(str(err.message).split())  # one line, whatever the exception said
+        print(f"error: {err.title}: {message}", file=sys.stderr)
+        self.status = 2
+        self.window.shutdown()
+        self.window.hide()
+        QApplication.instance().exit(self.status)
 
     def _done(self) -> None:
         # let the views lay out and paint once before grabbing

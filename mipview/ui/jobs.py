@@ -6,7 +6,8 @@ slot every request arrives at, calls it with a ``stop`` callable, turns any exce
 ``sigError`` titled for that kind of request, and emits ``sigJobFinished`` last, whatever
 happened. Stopping is cooperative and thread-safe: :meth:`JobWorker.cancel` records the newest
 job to abandon, and handlers poll ``stop()`` at their checkpoints (a plain int store, so the UI
-thread never waits).
+thread never waits). The handler also runs under ``stop`` as its thread's token
+(:mod:`mipview.cancel`), so long numpy work it calls ends within one step of a Stop.
 
 Signals
 -------
@@ -26,6 +27,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from mipview import imageio
+from mipview.cancel import Cancelled, stop_token
 from mipview.ui.messages import WorkerError
 
 #: polled by a running job: True once it should end early
@@ -58,8 +60,15 @@ class JobWorker(QObject):
     def work(self, req: Any) -> None:
         job = req.job
         title, handler = self._handlers[type(req)]
+
+        def stop() -> bool:
+            return self._cancel_upto >= job
+
         try:
-            handler(req, lambda: self._cancel_upto >= job)
+            with stop_token(stop):  # long numpy work checks it between steps
+                handler(req, stop)
+        except Cancelled:  # stopped at a checkpoint: nothing to say
+            pass
         except imageio.ImageLoadError as exc:  # the file's fault, not ours: no traceback
             self.sigError.emit(WorkerError(job, "Cannot open image", str(exc)))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a dialog
