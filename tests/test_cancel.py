@@ -116,3 +116,22 @@ def test_comparisons_stop_between_levels(monkeypatch):
         compare.level_errors(levels, other, FMT)
     assert compared[0] == 2
     assert len(compare.level_errors(levels, other, FMT)) == 7
+
+
+def test_a_run_stops_between_strategies(gpu, monkeypatch):
+    from mipview.gpu.runner import Session
+    from mipview.results import StrategySpec
+
+    submitted: list[str] = []
+    specs = [StrategySpec("blit"), StrategySpec("per-level")]
+    with Session(gpu, _image(32), FMT, specs) as session:
+        for p in session.prepared:
+            real = p.work.submit
+            monkeypatch.setattr(p.work, "submit", lambda *a, _r=real, _n=str(p.spec), **k:
+                                (submitted.append(_n), _r(*a, **k))[1])
+        with stop_token(lambda: len(submitted) >= 1), pytest.raises(Cancelled):
+            session.generate()
+        assert submitted == ["blit"]  # the strategy under way finished, the next never began
+        session.generate()  # no token: every strategy, levels read back
+        assert submitted == ["blit", "blit", "per-level"]
+        assert all(len(p.levels) == mip_count(32, 32) for p in session.prepared)
