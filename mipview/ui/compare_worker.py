@@ -20,7 +20,6 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 
 from mipview import compare, containers
-from mipview.cancel import stop_token
 from mipview.ui.jobs import JobWorker, Stop
 from mipview.ui.messages import CompareRequest, Comparison, ExportOutput, ExportRequest
 
@@ -45,7 +44,7 @@ class CompareWorker(JobWorker):
     def __init__(self) -> None:
         super().__init__()
         self.handle(CompareRequest, "Comparison failed", self._compare)
-        self.handle(ExportRequest, "Export failed", self._export)
+        self.handle(ExportRequest, "Export failed", self._export, checkpoints=False)
 
     @Slot()
     def start(self) -> None:
@@ -61,6 +60,5 @@ class CompareWorker(JobWorker):
         # never abandoned: the window drops comparisons (cancels older jobs) whenever a run
         # comes in, and a half-done export would leave some of the files the user asked for
         self.sigProgress.emit(f"writing {req.stem} as {', '.join(req.kinds)} to {req.folder}")
-        with stop_token(None):  # no checkpoint ends it either (mipview.cancel)
-            files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds)
+        files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds)
         self.sigExported.emit(ExportOutput(req.job, tuple(str(f) for f in files)))

@@ -135,3 +135,25 @@ def test_automation_still_exits_0_on_a_good_image(tmp_path):
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stdout + res.stderr
     assert "error:" not in res.stderr
+
+
+def test_a_job_registered_without_checkpoints_is_not_abandoned_by_them(qapp):
+    from mipview.cancel import checkpoint
+    from mipview.ui.jobs import JobWorker
+
+    done: list[tuple[str, int]] = []
+
+    def handler(req, stop):
+        checkpoint()  # the numpy work such a job calls
+        done.append(("through", req.job))
+
+    for checkpoints, expected in ((True, []), (False, [("through", 1)])):
+        w = JobWorker()
+        w.handle(_Busy, "Busy", handler, checkpoints=checkpoints)
+        errors, finished = [], []
+        w.sigError.connect(errors.append)
+        w.sigJobFinished.connect(finished.append)
+        done.clear()
+        w.cancel(1)
+        w.work(_Busy(1))
+        assert done == expected and errors == [] and finished == [1]
