@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from mipview import bands
+from mipview.cancel import checkpoint
 from mipview.filters.reference import named_reference, step_of
 from mipview.formats import Format
 
@@ -237,6 +238,7 @@ def level_error_map(a: np.ndarray, ref: np.ndarray, fmt: Format,
 
 def _level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
                  with_map: bool) -> tuple[LevelError, np.ndarray | None]:
+    checkpoint()  # one per level compared: a stopped job ends here (mipview.cancel)
     a4, r4 = _as_4d(a), _as_4d(ref)
     if a4.shape == r4.shape and _equal(a4, r4):
         # every texel error is 0 (the figures below come out as these): one comparison

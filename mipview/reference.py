@@ -22,6 +22,7 @@ from typing import Literal
 import numpy as np
 
 from mipview import bands
+from mipview.cancel import checkpoint
 from mipview.formats import Format, decode, encode, level_size, mip_count
 
 Reduction = Literal["mean", "min", "max"]
@@ -108,6 +109,7 @@ def reduce_level(values: np.ndarray) -> np.ndarray:
     -------
     float64 array of size ``max(1, W >> 1) x max(1, H >> 1)``.
     """
+    checkpoint()  # one per level of every pyramid: a stopped job ends here
     a = _check(values)
     h = a.shape[_Y]
     if h == 1:
@@ -139,6 +141,7 @@ def reduce_level_minmax(values: np.ndarray, op: Literal["min", "max"]) -> np.nda
     fn = {"min": np.minimum, "max": np.maximum}.get(op)
     if fn is None:
         raise ValueError(f"unknown reduction op {op!r}; choose 'min' or 'max'")
+    checkpoint()
     a = _check(values)
     out = _reduce_axis_extreme(_reduce_axis_extreme(a, _X, fn), _Y, fn)
     return out.copy() if out is a or out is values else out
@@ -194,6 +197,7 @@ def _decode_rows(src: np.ndarray, fmt: Format, out: np.ndarray) -> None:
     lut = _decode_table(fmt)
     flat, flat_out = src.reshape(-1), out.reshape(-1)
     for start in range(0, flat.size, _DECODE_BLOCK):
+        checkpoint()  # level 0 of 4096^2 is 64 blocks: a stop need not wait for all
         stop = start + _DECODE_BLOCK
         np.take(lut[0], flat[start:stop], out=flat_out[start:stop])
     for c in range(1, 4):
@@ -347,6 +351,7 @@ def blit_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
     out = [a.astype(np.float64)]
     stored = a
     for level in range(1, mip_count(w, h)):
+        checkpoint()
         dw, dh = level_size(w, h, level)
         lin = _bilinear_axis(_bilinear_axis(_decode(stored, fmt), _X, dw), _Y, dh)
         out.append(_quantise(_encode(lin, fmt), fmt))

@@ -32,6 +32,7 @@ import numpy as np
 
 from mipview import analysis
 from mipview.analysis import StrategyErrors
+from mipview.cancel import run_with
 from mipview.containers import with_file_chain
 from mipview.formats import Format
 from mipview.results import CUSTOM_PREFIX, MipResult, StrategySpec, TimingSettings
@@ -156,35 +157,48 @@ def shader_digests(specs: Sequence[StrategySpec]) -> tuple[tuple[str, str], ...]
 
 
 def prefetch_references(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
-                        mip: MipResult) -> list[Future]:
-    """Start computing the reference pyramids the analysis of ``mip`` will read."""
-    return [pool.submit(refs.get, level0, mip.fmt, name)
+                        mip: MipResult, should_stop: Stop | None = None) -> list[Future]:
+    """Start computing the reference pyramids the analysis of ``mip`` will read (abandoned
+    at the next level once ``should_stop`` says so)."""
+    return [pool.submit(run_with, should_stop, refs.get, level0, mip.fmt, name)
             for name in analysis.references_needed(mip.results)]
 
 
 def prefetch_analysis(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
-                      mip: MipResult) -> list[Future]:
+                      mip: MipResult, should_stop: Stop | None = None) -> list[Future]:
     """Start the whole analysis of ``mip``'s levels (they do not change with the timing): the
     references, then each strategy's verdict and heatmaps. What it computes lands in ``refs``
     (each level's figures by the hash of its values), so the analysis after the timings finds
-    it there; the results of these jobs are not read."""
-    return prefetch_references(pool, refs, level0, mip) + [
-        pool.submit(analysis.analyse_strategy, res, level0, mip.fmt, refs)
+    it there; the results of these jobs are not read. Abandoned at the next level once
+    ``should_stop`` says so."""
+    return prefetch_references(pool, refs, level0, mip, should_stop) + [
+        pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt, refs)
         for res in mip.results]
+
+
+def _drop(futures: Sequence[Future], stopped: bool) -> None:
+    """Cancel what has not started; wait for the rest unless stopped: a stopped task ends at
+    its next checkpoint by itself (it runs under the same token), and a Stop must not wait
+    for the level it is in."""
+    for f in futures:
+        f.cancel()
+    if not stopped:
+        wait(futures)
 
 
 def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: RunListener,
             pool: Executor, should_stop: Stop | None = None) \
         -> tuple[tuple[np.ndarray, ...], tuple[StrategyErrors, ...]] | None:
     """The exact reference and every strategy's verdict and heatmaps, computed in ``pool``,
-    reported as each is ready; None when stopped (what had not started is dropped, what had is
-    waited for, so it does not compete with the next job)."""
+    reported as each is ready; None when stopped (at once: what had not started is dropped, what
+    had ends at its next checkpoint, within a level, so it hardly competes with the next job)."""
     stop = should_stop or (lambda: False)
     results = mip.results
     total = len(results)
     listener.progress(f"analysing 0/{total}: exact reference")
-    started = prefetch_references(pool, refs, level0, mip)
-    jobs = {pool.submit(analysis.analyse_strategy, res, level0, mip.fmt, refs): i
+    started = prefetch_references(pool, refs, level0, mip, should_stop)
+    jobs = {pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt,
+                        refs): i
             for i, res in enumerate(results)}
     started += list(jobs)
     try:
@@ -206,9 +220,7 @@ def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: 
                 listener.analysed(done, total, e)
         return reference, tuple(e for e in errors if e is not None)
     finally:
-        for job in started:
-            job.cancel()
-        wait(started)
+        _drop(started, stop())
 
 
 def _wait_for(futures: Sequence[Future], stop: Stop) -> bool:
@@ -250,7 +262,7 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
                 return None
             if settings is not None and session.prepared:
                 if ctx.caps.device_type != "cpu":
-                    prefetched = prefetch_analysis(pool, refs, level0, mip)
+                    prefetched = prefetch_analysis(pool, refs, level0, mip, should_stop)
                 timed = time_strategies(session, settings, listener, stop)
                 if timed is None:
                     return None
@@ -260,9 +272,7 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
             return None
         return RunOutcome(mip, got[0], got[1], levels_s, timings_s, time.perf_counter() - t0)
     finally:
-        for job in prefetched:
-            job.cancel()
-        wait(prefetched)
+        _drop(prefetched, stop())
         if own_pool:
             pool.shutdown()
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mipview.cancel import checkpoint
 from mipview.formats import Format
 from mipview.gpu import strategies
 from mipview.gpu.clocks import ClockLog
@@ -65,6 +66,7 @@ class Session:
         self.clock: ClockState | None = None
         try:
             for spec in specs:
+                checkpoint()  # each upload of a large level 0 takes a while
                 self._prepare(spec)
             self._evict(("clean" if cold is True else str(cold)) if cold else None)
         except Exception:
@@ -117,6 +119,7 @@ class Session:
     def generate(self) -> None:
         """One run of every strategy, then read back every level."""
         for p in self.prepared:
+            checkpoint()  # a stopped job ends between strategies (mipview.cancel)
             p.work.submit(1, keep=True)
             p.levels = p.image.read_levels()
 

@@ -6,7 +6,9 @@ slot every request arrives at, calls it with a ``stop`` callable, turns any exce
 ``sigError`` titled for that kind of request, and emits ``sigJobFinished`` last, whatever
 happened. Stopping is cooperative and thread-safe: :meth:`JobWorker.cancel` records the newest
 job to abandon, and handlers poll ``stop()`` at their checkpoints (a plain int store, so the UI
-thread never waits).
+thread never waits). A handler also runs under ``stop`` as its thread's token
+(:mod:`mipview.cancel`), unless registered without checkpoints, so long numpy work it calls ends
+within one step of a Stop.
 
 Signals
 -------
@@ -27,6 +29,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from mipview import imageio
+from mipview.cancel import Cancelled, stop_token
 from mipview.ui.messages import WorkerError
 
 #: polled by a running job: True once it should end early
@@ -42,12 +45,16 @@ class JobWorker(QObject):
     def __init__(self) -> None:
         super().__init__()
         self._cancel_upto = -1
-        self._handlers: dict[type, tuple[str, Handler]] = {}
+        self._handlers: dict[type, tuple[str, Handler, bool]] = {}
 
-    def handle(self, request: type, failure_title: str, handler: Handler) -> None:
+    def handle(self, request: type, failure_title: str, handler: Handler,
+               checkpoints: bool = True) -> None:
         """Run ``handler(req, stop)`` for requests of type ``request``; an exception it raises
-        becomes a dialog titled ``failure_title``."""
-        self._handlers[request] = (failure_title, handler)
+        becomes a dialog titled ``failure_title``. With ``checkpoints``, it also runs under
+        ``stop`` as its thread's token, so Stop ends it at the next ``cancel.checkpoint()`` of
+        the work it calls; without, it ends only where it polls ``stop()`` itself (a job that
+        shows what it has done when stopped, or must never be left half done)."""
+        self._handlers[request] = (failure_title, handler, checkpoints)
 
     # --- called from the UI thread ------------------------------------------------------
     def cancel(self, upto_job: int) -> None:
@@ -58,9 +65,16 @@ class JobWorker(QObject):
     @Slot(object)
     def work(self, req: Any) -> None:
         job = req.job
-        title, handler = self._handlers[type(req)]
+        title, handler, checkpoints = self._handlers[type(req)]
+
+        def stop() -> bool:
+            return self._cancel_upto >= job
+
         try:
-            handler(req, lambda: self._cancel_upto >= job)
+            with stop_token(stop if checkpoints else None):
+                handler(req, stop)
+        except Cancelled:  # stopped at a checkpoint: nothing to say
+            pass
         except imageio.ImageLoadError as exc:  # the file's fault, not ours: no traceback
             self.sigError.emit(WorkerError(job, "Cannot open image", str(exc)))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a dialog

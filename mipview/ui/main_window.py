@@ -144,6 +144,10 @@ class MainWindow(QMainWindow):
         #: kind ("open", "run", "batch", "sweep") -> the latest request (job) of that kind
         self._latest: dict[str, Any] = {}
         self._busy_jobs: set[int] = set()
+        #: the workers were told to end their threads (shutdown)
+        self._closing = False
+        #: errors as modal dialogs; automation (mipview.ui.app.Automation) turns them off
+        self.error_dialogs = True
 
         self.panel = StrategyPanel(self.settings)
         if fmt:
@@ -646,24 +650,29 @@ class MainWindow(QMainWindow):
     def is_busy(self) -> bool:
         return bool(self._busy_jobs)
 
-    def shutdown(self) -> None:
-        """Stop work, close the context in the worker thread and end the thread."""
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop work, close the context in the worker thread and end the threads; with
+        ``wait``, return once they have ended (a stopped job ends at its next checkpoint)."""
         threads = [t for t in (self.thread_, self.compare_thread) if t.isRunning()]
-        if threads:
+        if threads and not self._closing:
+            self._closing = True
             self.stop()
             self._drop_comparisons()
             self._sigShutdown.emit()
-        self.shaders.shutdown()
+        self.shaders.shutdown(wait)
         for view in (self.pyramid, self.heatmap, self.batch.pyramid):
             view.shutdown()
-        for thread in threads:
+        for thread in threads if wait else ():
             if not thread.wait(30_000):
                 thread.quit()
                 thread.wait()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        """Closing never joins a busy thread on the UI thread: the workers are told to stop and
+        end their threads by themselves; whoever ran the event loop joins them after it
+        (``mipview gui``, the tests' fixtures) by calling :meth:`shutdown`."""
         self.save_settings()
-        self.shutdown()
+        self.shutdown(wait=False)
         super().closeEvent(event)
 
     # --- drag and drop ----------------------------------------------------------------------
@@ -862,7 +871,8 @@ class MainWindow(QMainWindow):
     def _on_error(self, err: WorkerError) -> None:
         self.errors.append(err)
         box_text = err.message if not err.detail else f"{err.message}\n\n{err.detail[-1500:]}"
-        QMessageBox.critical(self, err.title, box_text)
+        if self.error_dialogs:
+            QMessageBox.critical(self, err.title, box_text)
         self.sigErrorShown.emit(err)
 
     # --- dialogs ----------------------------------------------------------------------------

@@ -15,7 +15,9 @@
    the time until the chart shows the final timings and until everything (reference, every
    strategy's verdict and heatmaps) is shown, for the first Run (shader pipelines compiled) and
    the Runs after it.
-Stalls: a 5 ms QTimer records the gaps between its ticks; the longest is the worst stall.
+Stalls: a 5 ms QTimer records the gaps between its ticks; the longest is the worst stall, split
+into the UI thread's own work, its wait for a core and the time it was blocked (Linux), with the
+machine's load: on a shared machine, a stall spent waiting for a core is other processes'.
 Also writes screenshots (pyramid and heatmap tabs) to ``--shots`` for a look.
 """
 
@@ -42,26 +44,49 @@ def _spin(app, until, timeout_s: float) -> bool:
     return True
 
 
+def _sched_s() -> tuple[float, float] | None:
+    """(seconds this thread ran, seconds it waited for a core) from Linux's schedstat; None
+    elsewhere."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            ran, waited = f.read().split()[:2]
+    except OSError:
+        return None
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
 class _Ticks:
-    """Gaps between the ticks of a 5 ms QTimer while running: the UI event loop's stalls."""
+    """Gaps between the ticks of a 5 ms QTimer while running: the UI event loop's stalls.
+
+    The longest one is split (on Linux) into the UI thread's own work, its wait for a core
+    (other processes, or this one's other threads, had them) and the rest, when it was
+    blocked (the GIL, a lock, a thread it waits for): which one to look at when it is long."""
 
     def __init__(self) -> None:
         from PySide6.QtCore import QTimer
 
         self.gaps: list[float] = []
         self._last = 0.0
+        self._sched: tuple[float, float] | None = None
+        #: (gap, ran, waited for a core) of the longest gap
+        self._worst: tuple[float, float, float] | None = None
         self._timer = QTimer()
         self._timer.setInterval(5)
         self._timer.timeout.connect(self._tick)
 
     def _tick(self) -> None:
-        now = time.perf_counter()
-        self.gaps.append(now - self._last)
-        self._last = now
+        now, sched = time.perf_counter(), _sched_s()
+        gap = now - self._last
+        self.gaps.append(gap)
+        if sched is not None and self._sched is not None and \
+                (self._worst is None or gap > self._worst[0]):
+            self._worst = (gap, sched[0] - self._sched[0], sched[1] - self._sched[1])
+        self._last, self._sched = now, sched
 
     def start(self) -> None:
         self.gaps.clear()
-        self._last = time.perf_counter()
+        self._worst = None
+        self._last, self._sched = time.perf_counter(), _sched_s()
         self._timer.start()
 
     def stop(self) -> None:
@@ -70,8 +95,14 @@ class _Ticks:
 
     def report(self) -> str:
         stall = max(self.gaps) * 1000 if self.gaps else float("nan")
-        return (f"longest event-loop stall {stall:.1f} ms "
-                f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms)")
+        split = ""
+        if self._worst is not None:
+            gap, ran, waited = (v * 1000 for v in self._worst)
+            split = (f": UI thread working {ran:.1f} ms, waiting for a core {waited:.1f} ms, "
+                     f"blocked {max(0.0, gap - ran - waited):.1f} ms")
+        return (f"longest event-loop stall {stall:.1f} ms{split} "
+                f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms; "
+                f"load {os.getloadavg()[0]:.1f})")
 
 
 def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
@@ -131,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     from mipview import imageio
     from mipview.results import parse_spec_list
     from mipview.samples import sample_path
-    from mipview.ui.app import ensure_app
+    from mipview.ui.app import ensure_app, freeze_startup_objects
     from mipview.ui.main_window import MainWindow
 
     tmp = tempfile.mkdtemp(prefix="mipview-measure-")
@@ -139,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     app = ensure_app()
     specs = parse_spec_list(args.strategies)
     window = MainWindow(restore=False)
+    freeze_startup_objects()  # as `mipview gui` does
     window.resize(1600, 1000)
     window.show()
     window.panel.set_specs(specs)

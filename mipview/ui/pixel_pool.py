@@ -11,8 +11,6 @@ its latest settings asked for.
 from __future__ import annotations
 
 import itertools
-import os
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -46,8 +44,9 @@ class PixelPool(QObject):
             self._deliver(key, gen, done, fn(*args))
             return
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="mipview-pixels",
-                                                initializer=_lower_priority)
+            # not niced: a niced thread waiting for a core while it holds the GIL blocks the
+            # UI thread (what stalled live profiling through the compare thread)
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="mipview-pixels")
         self._executor.submit(self._run, key, gen, fn, args, done)
 
     def _run(self, key: Any, gen: int, fn: Callable[..., Any], args: tuple,
@@ -87,11 +86,3 @@ class PixelPool(QObject):
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
 
-
-def _lower_priority() -> None:
-    """The pool's thread yields the CPU to the UI thread (Linux: niceness is per thread), so
-    a large level's transform costs the event loop time only when a core is free."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-    except (AttributeError, OSError):  # not Linux, or not allowed
-        pass

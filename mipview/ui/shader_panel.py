@@ -105,8 +105,8 @@ class ShaderPanel(QWidget):
         """The lines the messages list shows."""
         return [p for e in self.watch.entries.values() for p in e.problems]
 
-    def shutdown(self) -> None:
-        self.watch.shutdown()
+    def shutdown(self, wait: bool = True) -> None:
+        self.watch.shutdown(wait)
 
     # --- persistence -------------------------------------------------------------------------
     def _saved(self) -> list[str]:

@@ -148,6 +148,8 @@ class ShaderWatch(QObject):
         super().__init__(parent)
         self.entries: dict[str, _Entry] = {}
         self._job = 0
+        #: the compiler was told to end its thread (shutdown)
+        self._closing = False
         self._dirty: set[str] = set()
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._file_changed)
@@ -181,12 +183,15 @@ class ShaderWatch(QObject):
             self._sync_watch()
             self.sigState.emit(name)
 
-    def shutdown(self) -> None:
-        """End the compiler's thread (a compile under way finishes first)."""
+    def shutdown(self, wait: bool = True) -> None:
+        """End the compiler's thread (a compile under way finishes first); with ``wait``,
+        return once it has ended."""
         self._settle.stop()
         if self.thread_.isRunning():
-            self._sigShutdown.emit()
-            if not self.thread_.wait(120_000):
+            if not self._closing:
+                self._closing = True
+                self._sigShutdown.emit()
+            if wait and not self.thread_.wait(120_000):
                 self.thread_.quit()
                 self.thread_.wait()
 

@@ -137,8 +137,9 @@ class GpuWorker(JobWorker):
         self._pool: ThreadPoolExecutor | None = None
         self.handle(OpenRequest, "Cannot open image", self._open_image)
         self.handle(RunRequest, "GPU run failed", self._run)
-        self.handle(BatchRequest, "Batch run failed", self._run_batch)
-        self.handle(SweepRequest, "Sweep failed", self._run_sweep)
+        # stopped, these show what they did so far: they poll stop() between images or widths
+        self.handle(BatchRequest, "Batch run failed", self._run_batch, checkpoints=False)
+        self.handle(SweepRequest, "Sweep failed", self._run_sweep, checkpoints=False)
 
     # --- slots: run in the worker thread -------------------------------------------------
     @Slot()
