@@ -117,10 +117,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             mip = session.result()
     # the file's own chain, if it has one, is judged and written like a strategy's result
     mip, notes = containers.with_file_chain(mip, source, fmt, level0)
-    if source.is_float and source.nonfinite:  # only float files hold NaN or Inf
-        notes = (f"{source.name}: level 0 has {source.nonfinite.describe()}", *notes)
+    said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
+    notes = tuple(n for n in notes if not (said and said.startswith(n)))
     checks = None if args.no_check else report.check_results(mip, level0)
-    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}")})
+    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}"),
+                                            "source_nonfinite": source.nonfinite.as_dict()})
     with out.writing() as folder:
         for res, entry in zip(mip.results, data["strategies"], strict=True):
             entry["files"] = [f.relative_to(folder).as_posix()
@@ -194,7 +195,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(dirty.format_rows(dirty_rows))
     if checks is not None:
         for name, c in checks.items():
-            if not c.within_tolerance:
+            if not c.within_tolerance or c.nonfinite is not None:
                 print(f"{name}: {c.summary()}")
     data = report.result_dict(mip, checks, {
         "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,

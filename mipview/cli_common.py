@@ -185,6 +185,9 @@ def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, c
     check_run(ctx, dims, fmt, strategies, check)
     source = load_source(args)
     fmt = checked(image_format(args, source))
+    note = source.nonfinite_note(fmt)
+    if note:  # once, as the image is loaded
+        print(note)
     return source, level0_of(source, fmt, getattr(args, "layers", 1)), fmt
 
 

@@ -68,6 +68,10 @@ def cmd_mean(args: argparse.Namespace) -> int:
         print(f"{label:<28} {cells}   {err:.3g}")
         data["rows"].append({"label": label, "value": value.tolist(), "max_error": err})
     print(f"log-mean luminance (eps 1e-4): exact {float(exact_log):.7g}, gpu {float(glog):.7g}")
+    if not np.isfinite(exact).all() or not np.isfinite(exact_log):
+        # the note at load counted them; here, what the non-finite figures above mean
+        print("nan: a channel holds NaN, or both +Inf and -Inf (inf: +Inf or -Inf alone), so its "
+              "exact mean is not a number; a GPU value counts as exact when it is the same")
     if args.bench:
         print(f"\nGPU time, {args.repeat} runs after {args.warmup_ms:g} ms warm-up "
               f"(median / min us):")

@@ -43,7 +43,9 @@ def to_display(a: np.ndarray, fmt: Format | None, layer: int = 0) -> np.ndarray:
     if a.dtype == np.uint8:
         return a
     if fmt is None or fmt.is_float:
-        return np.clip(np.rint(a.astype(np.float32) * 255.0), 0, 255).astype(np.uint8)
+        # NaN shows as 0, as 8-bit storage makes it (a cast of NaN warns and is undefined)
+        v = np.nan_to_num(a.astype(np.float32) * 255.0, copy=False, nan=0.0)
+        return np.clip(np.rint(v), 0, 255).astype(np.uint8)
     return np.clip(np.rint(a), 0, 255).astype(np.uint8)
 
 
