@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from mipview.cli_common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    closed_messages,
     duration_ms,
     non_empty,
     open_context,
@@ -115,6 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         with Session(ctx, level0, fmt, specs) as session:
             session.generate()
             mip = session.result()
+    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
     # the file's own chain, if it has one, is judged and written like a strategy's result
     mip, notes = containers.with_file_chain(mip, source, fmt, level0)
     said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
@@ -182,6 +185,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         dirty_rows = None
         if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
+    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
     checks = None if args.no_check else report.check_results(mip, level0)
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")

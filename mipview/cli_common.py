@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
@@ -128,6 +128,19 @@ def open_context(args: argparse.Namespace) -> GpuContext:
     from mipview.gpu.context import GpuContext
 
     return GpuContext(device=args.device, validate=True if args.validate else None)
+
+
+def closed_messages(ctx: GpuContext, earlier: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every validation message of a run, read once ``ctx`` is closed (after the ``with
+    open_context(...)`` block): ``earlier`` (taken while the device lived, e.g. a result's)
+    and what the layer reported as the device and instance were destroyed (leaked objects),
+    which no result can hold. Each is printed on stderr; any of them fails the command."""
+    if ctx.device is not None:
+        raise RuntimeError("closed_messages before the context is closed")
+    out = (*earlier, *ctx.take_messages())
+    for m in out:
+        print(f"validation: {m}", file=sys.stderr)
+    return out
 
 
 def source_dims(args: argparse.Namespace) -> ImageDims:

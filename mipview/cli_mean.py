@@ -22,6 +22,7 @@ from mipview.cli_common import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
+    closed_messages,
     duration_ms,
     open_context,
     positive_int,
@@ -51,7 +52,7 @@ def cmd_mean(args: argparse.Namespace) -> int:
         if args.bench:
             mean_timing = time_mean(ctx, level0, fmt, "mean", args.block, args.method,
                                     args.repeat, args.warmup_ms)
-        messages = ctx.take_messages()
+    messages = closed_messages(ctx, mip.validation_messages)
     h, w = level0.shape[-3:-1]
     print(f"{w}x{h} {fmt.label}, {mip.device.name}")
     print(f"{'':<28} {'R':>12} {'G':>12} {'B':>12} {'A':>12}   max error ({unit})")
@@ -86,6 +87,7 @@ def cmd_mean(args: argparse.Namespace) -> int:
                 data["bench"][str(r.spec)] = r.timing.total.as_dict()
     for spec, why in mip.skipped:
         print(f"{str(spec):<28} skipped: {why}")
+    data["validation_messages"] = list(messages)
     if target.write(data):
         print(f"wrote {target.path}")
     return EXIT_OK if not messages else EXIT_FAILED
@@ -117,6 +119,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_run(ctx, ImageDims(widths[-1], args.height, 1, fmt, F32_TEXEL), fmt, len(specs),
                   False)
         res = sweep_curves(ctx, widths, args.height, fmt, specs, seed=args.seed, kind=args.kind)
+    messages = closed_messages(ctx, res.validation_messages)
     curves = res.curves()
     _print_sweep(list(res.widths), curves, res.unit, print)
     for spec, why in res.skipped:
@@ -125,9 +128,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
              "values": {n: list(v) for n, v in r.values}} for r in res.rows]
     if target.write({"height": args.height, "format": fmt.label, "kind": args.kind,
                      "unit": res.unit, "widths": list(res.widths), "max_error": curves,
-                     "rows": rows, "skipped": [list(s) for s in res.skipped]}):
+                     "rows": rows, "skipped": [list(s) for s in res.skipped],
+                     "validation_messages": list(messages)}):
         print(f"wrote {target.path}")
-    return EXIT_OK if not res.validation_messages else EXIT_FAILED
+    return EXIT_OK if not messages else EXIT_FAILED
 
 
 def _print_sweep(widths: list[int], curves: dict[str, list[float]], unit: str,
