@@ -32,6 +32,7 @@ from mipview.cli_common import (
     positive_int,
     prepare_run,
     prepare_source,
+    repeat_count,
     saved_bench,
     strategy_specs,
 )
@@ -287,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup-ms", type=duration_ms, default=None,
                    help="keep the GPU busy this long before timing (default: 1000 on a GPU, "
                         "0 on a CPU device such as lavapipe, whose clock needs no warming)")
-    p.add_argument("--repeat", type=positive_int, default=50,
+    p.add_argument("--repeat", type=repeat_count, default=50,
                    help="timed runs per strategy (default 50)")
     p.add_argument("--cold", action="store_true",
                    help="evict caches before every timed run (untimed)")

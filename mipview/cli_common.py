@@ -72,6 +72,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+#: the most timed runs ``--repeat`` takes: every sample is kept (in memory, and in bench's JSON),
+#: and 10^6 runs of a millisecond are already a quarter of an hour per strategy
+MAX_REPEAT = 1_000_000
+
+
+def repeat_count(text: str) -> int:
+    """``--repeat``: a whole number of runs, 1 .. :data:`MAX_REPEAT`."""
+    value = positive_int(text)
+    if value > MAX_REPEAT:
+        raise argparse.ArgumentTypeError(f"at most {MAX_REPEAT:,} runs (every sample is kept), "
+                                         f"got {value:,}")
+    return value
+
+
 def duration_ms(text: str) -> float:
     try:
         value = float(text)

@@ -27,6 +27,7 @@ from mipview.cli_common import (
     open_context,
     positive_int,
     prepare_run,
+    repeat_count,
     strategy_specs,
 )
 from mipview.cli_output import JsonFile
@@ -156,7 +157,7 @@ def add_parsers(add: Callable[[str, str], argparse.ArgumentParser],
                    help="weighted merges (default) or the seed's zero padding + correction")
     p.add_argument("--bench", action="store_true",
                    help="also time the GPU mean against each strategy's full pyramid")
-    p.add_argument("--repeat", type=positive_int, default=50, help="timed runs with --bench")
+    p.add_argument("--repeat", type=repeat_count, default=50, help="timed runs with --bench")
     p.add_argument("--warmup-ms", type=duration_ms, default=1000.0, help="warm-up with --bench")
     p.add_argument("--json", help="write the figures as JSON here")
     device_opts(p)
