@@ -97,6 +97,9 @@ class RunFolder:
             with _told(self.path):
                 yield tmp
                 self._replace(tmp)
+        except MipviewError as exc:  # a writer's message names the file where it will be
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError(str(exc).replace(str(tmp), str(self.path))) from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise

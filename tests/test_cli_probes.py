@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -87,19 +88,26 @@ def test_a_full_disk_under_json_is_one_line_and_keeps_the_old_file(command, tmp_
     assert json.loads(target.read_text()) == {"previous": True}
 
 
-def test_a_full_disk_under_out_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch):
-    real, calls = imageio.save_level, []
-
-    def fills_up(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:  # mid-way through the levels
-            _full()
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(imageio, "save_level", fills_up)
+@pytest.mark.parametrize("where", ["report", "level"])
+def test_a_full_disk_under_out_is_one_line_and_leaves_nothing(where, tmp_path, capsys,
+                                                              monkeypatch):
     out = tmp_path / "o"
+    if where == "report":
+        monkeypatch.setattr(Path, "write_text", _full)
+        said = f"cannot write {out}: No space left on device"
+    else:  # the level writer's own message, about the file where it was to be
+        real, calls = imageio.write_atomic, []
+
+        def fills_up(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 3:  # mid-way through the levels
+                _full()
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(imageio, "write_atomic", fills_up)
+        said = f"cannot write '{out}/per-level/level_02.png': No space left on device"
     assert main(["run", "--size", "40x24", "--strategies", "per-level", "--out", str(out)]) == 2
-    _one_line_error(capsys, f"cannot write {out}: No space left on device")
+    _one_line_error(capsys, said)
     assert list(tmp_path.iterdir()) == []  # no folder, no temporary one
 
 
