@@ -27,8 +27,7 @@ linear light is at most the same relative error once encoded (the encoding is co
   1-D stages may round to the format, lavapipe does for 8-bit (measured: up to 1.0 LSB off the
   mean of the 2x2 block), so two store roundings;
 - a half-precision operation (single-pass fp16=on): 2^-11 relative (round to nearest),
-  2^-25 absolute for subnormal halves, per rounding in depth;
-- a nudge (npot-exact, 8-bit): a value carried on may be moved this many LSB toward its byte.
+  2^-25 absolute for subnormal halves, per rounding in depth.
 
 A level read back from its stored form (``reread``) carries the stored level's error; a level
 made from values carried in registers carries theirs. So a strategy that carries intermediates
@@ -229,7 +228,7 @@ def carried_chain_bounds(sources: Sequence[LevelSource], fmt: Format, levels: in
     for src in _sources(sources, levels):
         value = _made(stored[-1] if src.reread else carried[-1], src, fmt)
         stored.append(value.then(STORE[fmt]))
-        carried.append(value.then(Budget(0.0, src.nudge)) if not fmt.is_float else value)
+        carried.append(value)
     return [b.bound(fmt) for b in stored]
 
 

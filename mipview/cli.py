@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from mipview.cli_common import (
     EXIT_OK,
     ArgumentParser,
     UsageError,
+    closed_messages,
     duration_ms,
     non_empty,
     open_context,
@@ -30,6 +32,7 @@ from mipview.cli_common import (
     positive_int,
     prepare_run,
     prepare_source,
+    repeat_count,
     saved_bench,
     strategy_specs,
 )
@@ -116,15 +119,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         with Session(ctx, level0, fmt, specs) as session:
             session.generate()
             mip = session.result()
+    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
     warning = kind_warning(level0, fmt, [r.reduction for r in mip.results])
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
     # the file's own chain, if it has one, is judged and written like a strategy's result
     mip, notes = containers.with_file_chain(mip, source, fmt, level0)
-    if source.is_float and source.nonfinite:  # only float files hold NaN or Inf
-        notes = (f"{source.name}: level 0 has {source.nonfinite.describe()}", *notes)
+    said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
+    notes = tuple(n for n in notes if not (said and said.startswith(n)))
     checks = None if args.no_check else report.check_results(mip, level0)
-    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}")})
+    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}"),
+                                            "source_nonfinite": source.nonfinite.as_dict()})
     with out.writing() as folder:
         for res, entry in zip(mip.results, data["strategies"], strict=True):
             entry["files"] = [f.relative_to(folder).as_posix()
@@ -189,6 +194,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         dirty_rows = None
         if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
+    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
     checks = None if args.no_check else report.check_results(mip, level0)
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
@@ -202,7 +208,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(dirty.format_rows(dirty_rows))
     if checks is not None:
         for name, c in checks.items():
-            if not c.within_tolerance:
+            if not c.within_tolerance or c.nonfinite is not None:
                 print(f"{name}: {c.summary()}")
     data = report.result_dict(mip, checks, {
         "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
@@ -297,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "0 on a CPU device such as lavapipe, whose clock needs no warming); "
                         "ends sooner once the GPU clock has read its maximum for 0.25 s "
                         "(NVIDIA, with nvidia-ml-py)")
-    p.add_argument("--repeat", type=positive_int, default=50,
+    p.add_argument("--repeat", type=repeat_count, default=50,
                    help="timed runs per strategy (default 50)")
     p.add_argument("--cold", action="store_true",
                    help="evict caches before every timed run (untimed)")

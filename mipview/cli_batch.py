@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mipview import MipviewError
-from mipview.cli_common import EXIT_FAILED, EXIT_OK, open_context, positive_int
+from mipview.cli_common import EXIT_FAILED, EXIT_OK, closed_messages, open_context, positive_int
 from mipview.cli_output import JsonFile
 from mipview.formats import Format
 from mipview.results import TimingSettings
@@ -169,7 +169,7 @@ def bench(args: argparse.Namespace) -> int:
         if ks:
             print("sweep (first K images):")
             sweep = _sweep(ctx, level0, fmt, ways, [k for k in ks if 0 < k <= len(level0)], args)
-        messages = list(result.validation_messages) + ctx.take_messages()
+    messages = list(closed_messages(ctx, result.validation_messages))
     check = None if args.no_check else _check(result, level0)
     if check is not None:
         verdict = "ok" if not check["out_of_tolerance"] else \

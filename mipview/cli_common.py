@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
@@ -72,6 +72,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+#: the most timed runs ``--repeat`` takes: every sample is kept (in memory, and in bench's JSON),
+#: and 10^6 runs of a millisecond are already a quarter of an hour per strategy
+MAX_REPEAT = 1_000_000
+
+
+def repeat_count(text: str) -> int:
+    """``--repeat``: a whole number of runs, 1 .. :data:`MAX_REPEAT`."""
+    value = positive_int(text)
+    if value > MAX_REPEAT:
+        raise argparse.ArgumentTypeError(f"at most {MAX_REPEAT:,} runs (every sample is kept), "
+                                         f"got {value:,}")
+    return value
+
+
 def duration_ms(text: str) -> float:
     try:
         value = float(text)
@@ -130,6 +144,19 @@ def open_context(args: argparse.Namespace) -> GpuContext:
     return GpuContext(device=args.device, validate=True if args.validate else None)
 
 
+def closed_messages(ctx: GpuContext, earlier: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every validation message of a run, read once ``ctx`` is closed (after the ``with
+    open_context(...)`` block): ``earlier`` (taken while the device lived, e.g. a result's)
+    and what the layer reported as the device and instance were destroyed (leaked objects),
+    which no result can hold. Each is printed on stderr; any of them fails the command."""
+    if ctx.device is not None:
+        raise RuntimeError("closed_messages before the context is closed")
+    out = (*earlier, *ctx.take_messages())
+    for m in out:
+        print(f"validation: {m}", file=sys.stderr)
+    return out
+
+
 def source_dims(args: argparse.Namespace) -> ImageDims:
     """What ``load_source`` will make, from ``--size`` or the file's header: nothing decoded."""
     from mipview.cli_limits import F32_TEXEL, ImageDims, peek_dims
@@ -185,6 +212,9 @@ def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, c
     check_run(ctx, dims, fmt, strategies, check)
     source = load_source(args)
     fmt = checked(image_format(args, source))
+    note = source.nonfinite_note(fmt)
+    if note:  # once, as the image is loaded
+        print(note)
     return source, level0_of(source, fmt, getattr(args, "layers", 1)), fmt
 
 

@@ -22,10 +22,12 @@ from mipview.cli_common import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
+    closed_messages,
     duration_ms,
     open_context,
     positive_int,
     prepare_run,
+    repeat_count,
     strategy_specs,
 )
 from mipview.cli_output import JsonFile
@@ -51,7 +53,7 @@ def cmd_mean(args: argparse.Namespace) -> int:
         if args.bench:
             mean_timing = time_mean(ctx, level0, fmt, "mean", args.block, args.method,
                                     args.repeat, args.warmup_ms)
-        messages = ctx.take_messages()
+    messages = closed_messages(ctx, mip.validation_messages)
     h, w = level0.shape[-3:-1]
     print(f"{w}x{h} {fmt.label}, {mip.device.name}")
     print(f"{'':<28} {'R':>12} {'G':>12} {'B':>12} {'A':>12}   max error ({unit})")
@@ -68,6 +70,10 @@ def cmd_mean(args: argparse.Namespace) -> int:
         print(f"{label:<28} {cells}   {err:.3g}")
         data["rows"].append({"label": label, "value": value.tolist(), "max_error": err})
     print(f"log-mean luminance (eps 1e-4): exact {float(exact_log):.7g}, gpu {float(glog):.7g}")
+    if not np.isfinite(exact).all() or not np.isfinite(exact_log):
+        # the note at load counted them; here, what the non-finite figures above mean
+        print("nan: a channel holds NaN, or both +Inf and -Inf (inf: +Inf or -Inf alone), so its "
+              "exact mean is not a number; a GPU value counts as exact when it is the same")
     if args.bench:
         print(f"\nGPU time, {args.repeat} runs after {args.warmup_ms:g} ms warm-up "
               f"(median / min us):")
@@ -82,6 +88,7 @@ def cmd_mean(args: argparse.Namespace) -> int:
                 data["bench"][str(r.spec)] = r.timing.total.as_dict()
     for spec, why in mip.skipped:
         print(f"{str(spec):<28} skipped: {why}")
+    data["validation_messages"] = list(messages)
     if target.write(data):
         print(f"wrote {target.path}")
     return EXIT_OK if not messages else EXIT_FAILED
@@ -113,6 +120,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         check_run(ctx, ImageDims(widths[-1], args.height, 1, fmt, F32_TEXEL), fmt, len(specs),
                   False)
         res = sweep_curves(ctx, widths, args.height, fmt, specs, seed=args.seed, kind=args.kind)
+    messages = closed_messages(ctx, res.validation_messages)
     curves = res.curves()
     _print_sweep(list(res.widths), curves, res.unit, print)
     for spec, why in res.skipped:
@@ -121,9 +129,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
              "values": {n: list(v) for n, v in r.values}} for r in res.rows]
     if target.write({"height": args.height, "format": fmt.label, "kind": args.kind,
                      "unit": res.unit, "widths": list(res.widths), "max_error": curves,
-                     "rows": rows, "skipped": [list(s) for s in res.skipped]}):
+                     "rows": rows, "skipped": [list(s) for s in res.skipped],
+                     "validation_messages": list(messages)}):
         print(f"wrote {target.path}")
-    return EXIT_OK if not res.validation_messages else EXIT_FAILED
+    return EXIT_OK if not messages else EXIT_FAILED
 
 
 def _print_sweep(widths: list[int], curves: dict[str, list[float]], unit: str,
@@ -148,7 +157,7 @@ def add_parsers(add: Callable[[str, str], argparse.ArgumentParser],
                    help="weighted merges (default) or the seed's zero padding + correction")
     p.add_argument("--bench", action="store_true",
                    help="also time the GPU mean against each strategy's full pyramid")
-    p.add_argument("--repeat", type=positive_int, default=50, help="timed runs with --bench")
+    p.add_argument("--repeat", type=repeat_count, default=50, help="timed runs with --bench")
     p.add_argument("--warmup-ms", type=duration_ms, default=1000.0, help="warm-up with --bench")
     p.add_argument("--json", help="write the figures as JSON here")
     device_opts(p)

@@ -94,8 +94,12 @@ class RunFolder:
                                     dir=self.parent))
         tmp.chmod(0o777 & ~_umask())  # mkdtemp's 0700 would outlive the move
         try:
-            yield tmp
-            self._replace(tmp)
+            with _told(self.path):
+                yield tmp
+                self._replace(tmp)
+        except MipviewError as exc:  # a writer's message names the file where it will be
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError(str(exc).replace(str(tmp), str(self.path))) from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
@@ -120,24 +124,45 @@ class RunFolder:
 
 
 class JsonFile:
-    """A ``--json FILE`` target: checked when made; :meth:`write` replaces it atomically."""
+    """A ``--json FILE`` target: checked when made; :meth:`write` replaces it atomically.
+
+    A path that is a device, a pipe or a socket (``/dev/stdout``, a FIFO) is written to as it is:
+    renaming a file over it would replace the device with a plain file (as root, even
+    ``/dev/full``), and a stream has no old content to keep. Other links are followed, so the
+    file replaced is the one they name, and they stay links."""
 
     def __init__(self, text: str | None, option: str = "--json") -> None:
         self.path = None if text is None else Path(text)
+        self.stream = False
         if self.path is None:
             return
         if not text or not text.strip():
             raise OutputError(f"{option}: empty path")
         if self.path.is_dir():
             raise OutputError(f"{option} {self.path}: is a folder, not a file")
-        self.parent = _writable_home(self.path, option)
+        if self.path.exists():
+            real = self.path.resolve()
+            self.stream = not real.is_file()
+            if not self.stream:
+                self.path = real
+        if self.stream:
+            if not os.access(self.path, os.W_OK):
+                raise OutputError(f"{option} {self.path}: not writable")
+        else:
+            self.parent = _writable_home(self.path, option)
 
     def write(self, data: object, indent: int | None = 2) -> bool:
         """Write ``data`` as JSON (nothing when no path was given); True if written.
         ``indent`` None: compact (a trace of many runs)."""
         if self.path is None:
             return False
-        write_atomic(self.path, json.dumps(data, indent=indent))
+        text = json.dumps(data, indent=indent)
+        if not self.stream:
+            write_atomic(self.path, text)
+            return True
+        with _told(self.path), open(self.path, "w") as f:
+            f.write(text + "\n")
+        written.append(str(self.path))
         return True
 
 
@@ -152,7 +177,18 @@ def write_atomic(path: Path, text: str) -> None:
     (imageio.write_atomic), with the permissions a plain write would give it."""
     from mipview.imageio import write_atomic as write_bytes
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes(path, text.encode())
-    os.chmod(path, 0o666 & ~_umask())  # mkstemp's 0600 outlives the rename
+    with _told(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(path, text.encode())
+        os.chmod(path, 0o666 & ~_umask())  # mkstemp's 0600 outlives the rename
     written.append(str(path))
+
+
+@contextlib.contextmanager
+def _told(path: Path) -> Iterator[None]:
+    """A write to ``path`` that fails once the work is done (a full disk, a device that refuses
+    it) as one line in mipview's words, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

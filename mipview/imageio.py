@@ -24,7 +24,7 @@ from PIL import Image, UnidentifiedImageError
 
 from mipview import MipviewError
 from mipview.formats import Format, to_storage
-from mipview.nonfinite import NonFinite, count_nonfinite
+from mipview.nonfinite import NonFinite, count_nonfinite, load_note
 
 if TYPE_CHECKING:
     from mipview.containers.texture import TextureFile
@@ -108,6 +108,11 @@ class SourceImage:
     @functools.cached_property
     def nonfinite(self) -> NonFinite:
         return NonFinite() if self.rgba8 is not None else count_nonfinite(self.pixels)
+
+    def nonfinite_note(self, fmt: Format) -> str:
+        """What a run in ``fmt`` says once about this image's NaN and +-Inf texels ("" when
+        it has none; only float files can hold them, so others are not counted)."""
+        return load_note(self.name, self.nonfinite, fmt.is_float) if self.is_float else ""
 
     @property
     def _array(self) -> np.ndarray:

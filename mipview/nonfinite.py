@@ -56,3 +56,57 @@ def nonfinite_per_level(levels: Sequence[np.ndarray]) -> list[NonFinite]:
     """:func:`count_nonfinite` of every level of a pyramid (e.g. a strategy's read-back levels,
     or a reference), level 0 first."""
     return [count_nonfinite(level) for level in levels]
+
+
+@dataclass(frozen=True)
+class Propagation:
+    """How a result carried the non-finite texels of its level 0 down its pyramid: its counts
+    per level beside those of the exact reference (NaN where a block holds NaN or both
+    infinities, the infinity where it holds one and finite values)."""
+
+    levels: tuple[NonFinite, ...]
+    reference: tuple[NonFinite, ...]
+
+    @property
+    def as_reference(self) -> bool:
+        """Every level holds as many non-finite texels of each kind as the exact reference."""
+        return self.levels == self.reference
+
+    def describe(self) -> str:
+        """E.g. "non-finite texels per level 4 2 1 1, as the exact reduction", or where the
+        first level that differs differs."""
+        counts = " ".join(str(n.texels) for n in self.levels)
+        if self.as_reference:
+            return f"non-finite texels per level {counts}, as the exact reduction"
+        level, got, want = next((i, a, b) for i, (a, b) in
+                                enumerate(zip(self.levels, self.reference, strict=True)) if a != b)
+        return (f"non-finite texels per level {counts}; level {level} has "
+                f"{got.describe() or 'none'} where the exact reduction has "
+                f"{want.describe() or 'none'}")
+
+    def as_dict(self) -> dict[str, object]:
+        return {"as_reference": self.as_reference,
+                "levels": [n.as_dict() for n in self.levels],
+                "reference": [n.as_dict() for n in self.reference]}
+
+
+def propagation(levels: Sequence[np.ndarray],
+                reference: Sequence[NonFinite]) -> Propagation | None:
+    """The :class:`Propagation` of ``levels`` against the reference's counts per level
+    (:func:`nonfinite_per_level` of the exact pyramid); None when the reference's level 0 has
+    none (nothing to propagate, and no pass over the levels)."""
+    if not reference or not reference[0]:
+        return None
+    return Propagation(tuple(nonfinite_per_level(levels)), tuple(reference))
+
+
+def load_note(name: str, found: NonFinite, to_float: bool) -> str:
+    """What to say once about an image's non-finite texels ("" when it has none): where a
+    float run keeps them, each result reports how it propagated them; 8-bit storage turns
+    them into codes (a float -> UNORM conversion: NaN and -Inf 0, +Inf 255)."""
+    if not found:
+        return ""
+    what = f"{name}: level 0 has {found.describe()}"
+    if to_float:
+        return f"{what}; each result reports how it propagated them"
+    return f"{what}, stored as 8-bit codes (NaN and -Inf become 0, +Inf 255)"

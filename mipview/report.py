@@ -92,6 +92,8 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
                           "worst": b.error.as_dict()["worst"], "text": str(b)}
                          for b in check.breaches]
         d["errors"] = check.exact.as_dict()
+        # NaN and +-Inf of level 0 carried down, per level, beside the exact reduction
+        d["nonfinite"] = check.nonfinite.as_dict() if check.nonfinite is not None else None
         if check.own is not None:
             d["max_error_vs_own_reference"] = _num(check.own.max_chain)
     return d

@@ -287,9 +287,6 @@ class LevelSource:
     bilinear: bool = False
     #: half-precision roundings, in depth, in making this level from its inputs (fp16 arithmetic)
     half_ops: int = 0
-    #: LSB by which an 8-bit value carried on to the next level may be moved toward its stored
-    #: byte (npot-exact keeps it off rounding ties); 0 elsewhere and for float formats
-    nudge: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 
 from mipview.compare import texel_errors
 from mipview.formats import Format, to_storage
-from mipview.results import MipResult, StrategySpec
+from mipview.results import MipResult, StrategySpec, TimingSettings
 
 if TYPE_CHECKING:
     from mipview.gpu.context import GpuContext
@@ -34,7 +34,7 @@ def one_by_one(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence
         tops = {str(r.spec): r.levels[-1].reshape(-1, 4)[0].astype(np.float64)
                 for r in mip.results}
         if bench is not None:
-            session.time(bench[0], warmup_ms=bench[1])
+            session.time_with(TimingSettings(repeat=bench[0], warmup_ms=bench[1]))
             mip = session.result()
     return mip, tops
 

@@ -42,6 +42,13 @@ from mipview.compare import Breach, ErrorReport
 from mipview.filters.reference import BOX_NAMES, named_reference, step_stats
 from mipview.filters.spec import parse_filter
 from mipview.formats import Format
+from mipview.nonfinite import (
+    NonFinite,
+    Propagation,
+    count_nonfinite,
+    nonfinite_per_level,
+    propagation,
+)
 from mipview.results import LevelSource, Promise, StrategyResult
 
 
@@ -118,6 +125,15 @@ class ReferenceCache:
         return self._cached(level0, (fmt, "stored", reduction, tuple(steps)),  # type: ignore[return-value]
                             make)
 
+    def nonfinite(self, level0: np.ndarray, fmt: Format, reduction: str) -> tuple[NonFinite, ...]:
+        """The non-finite texels per level of the exact ``reduction`` pyramid of ``level0``;
+        empty when level 0 has none (the usual case: one pass over level 0, no pyramid)."""
+        def make() -> tuple[NonFinite, ...]:
+            if not count_nonfinite(level0):
+                return ()
+            return tuple(nonfinite_per_level(self.get(level0, fmt, reduction)))
+        return self._cached(level0, (fmt, "nonfinite", reduction), make)  # type: ignore[return-value]
+
 
 #: level figures a ReferenceCache keeps: a 4096^2 pyramid's heatmaps are ~85 MiB (level 0's all
 #: zero pages, not resident): 13 levels with their step figures make 25 entries, so 200 keep 8
@@ -151,16 +167,28 @@ class Verdict:
     #: (inf where it sets none)
     step_bounds: tuple[float, ...] = ()
     chain_bounds: tuple[float, ...] = ()
+    #: where level 0 has NaN or +-Inf texels: how the result carried them, level by level,
+    #: beside the exact reduction (error figures count a texel non-finite in both as 0, one
+    #: non-finite in only one of them as inf); None when level 0 has none
+    nonfinite: Propagation | None = None
 
     @property
     def failing_levels(self) -> tuple[int, ...]:
         return tuple(sorted({b.error.level for b in self.breaches}))
 
     def summary(self) -> str:
-        """``ok``, or ``OUT OF TOLERANCE`` and the first level that broke the rule."""
+        """``ok``, or ``OUT OF TOLERANCE`` and the first level that broke the rule; with
+        non-finite texels in level 0, how the result propagated them instead of a bare ``ok``."""
         if self.within_tolerance:
-            return "ok"
-        return f"OUT OF TOLERANCE: {self.breaches[0]}" if self.breaches else "OUT OF TOLERANCE"
+            head = "ok"
+        else:
+            head = f"OUT OF TOLERANCE: {self.breaches[0]}" if self.breaches else \
+                "OUT OF TOLERANCE"
+        if self.nonfinite is None:
+            return head
+        if self.promise == "emulated" and not self.nonfinite.as_reference:
+            head = "not exact by design"  # its figures are inf there: no bound, not "ok"
+        return f"{head}; {self.nonfinite.describe()}"
 
 
 @dataclass(frozen=True)
@@ -280,8 +308,9 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
     steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
                                      refs))
     breaches = exact.breaches(steps, chains)
+    spread = propagation(levels, refs.nonfinite(level0, fmt, reduction))
     return Verdict(promise, reduction, exact, own, not breaches, text, breaches, tuple(steps),
-                   tuple(chains))
+                   tuple(chains), spread)
 
 
 def judge_result(res: StrategyResult, level0: np.ndarray, fmt: Format,

@@ -32,12 +32,11 @@ layout(constant_id = 3) const bool NPOT_DECODE_SRGB = false;
 // f16 only: round to the nearest half before the store; lavapipe's float -> half store
 // conversion truncates (1 ulp error), which a chain of several dispatches accumulates.
 layout(constant_id = 4) const bool NPOT_ROUND_HALF = false;
-// 8-bit formats: quantise in the shader, and keep the float intermediate that the next level of
-// this dispatch reads within 0.5 - NPOT_TIE_MARGIN LSB of the stored byte. Without the margin a
-// value on a tie (x.5 LSB) could be stored rounded down yet feed the next level as x.5, and that
-// level could then land 1.0 + rounding noise LSB from the exact reduction of the stored bytes
-// (the step error, whose tolerance is 1 LSB). The chain pays at most the margin.
-const float NPOT_TIE_MARGIN = 1.0 / 256.0;  // LSB
+// 8-bit formats: mipEncode stores the correctly rounded code, and the next level of this
+// dispatch reads the float itself, up to 0.5 LSB from that code (as subgroup and single-pass
+// carry theirs): the step promise of a carried level (mipview/bounds.py: one store rounding of
+// the input plus its own, 1 LSB + the arithmetic's epsilon) allows exactly that, and pulling
+// the float toward its code would only move the chain off the exact value.
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
 // One binding per output level: lavapipe cannot index storage-image arrays dynamically.
@@ -75,28 +74,12 @@ void npotStore_(int j, ivec3 p, vec4 e) {
     }
 }
 
-// Stores linear value v of level S+j at p when this group owns p; returns the value the next
-// level of this dispatch reads instead of v (v itself, or v pulled off a tie: MIP_UNORM8).
-vec4 npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
-    vec4 e;
-    if (MIP_UNORM8) {
-        vec4 u;
-        vec4 q = mipQuantise8(v, u);
-        vec4 lim = vec4(0.5 - NPOT_TIE_MARGIN);
-        if (any(greaterThan(abs(u - q), lim))) {  // rare: only near ties
-            v = mipDecode(clamp(u, q - lim, q + lim) / 255.0);
-        }
-        e = q / 255.0;
-    } else {
-        e = mipEncode(v);
-        if (NPOT_ROUND_HALF) {
-            e = mipRoundToHalf(e);
-        }
-    }
+// Stores linear value v of level S+j at p when this group owns p.
+void npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
     if (owned) {
-        npotStore_(j, p, e);
+        vec4 e = mipEncode(v);
+        npotStore_(j, p, NPOT_ROUND_HALF ? mipRoundToHalf(e) : e);
     }
-    return v;
 }
 
 void main() {
@@ -145,7 +128,7 @@ void main() {
 #undef NPOT_LOAD_SRC_
 #undef NPOT_LOAD_A_
 #undef NPOT_LOAD_B_
-            v = npotEmit_(j, ivec3(p, layer), all(lessThan(p, ownHi[j])), v);
+            npotEmit_(j, ivec3(p, layer), all(lessThan(p, ownHi[j])), v);
             if (j < k) {
                 ivec2 r = p - lo[j];
                 if ((j & 1) == 1) {

@@ -184,7 +184,9 @@ def test_nonfinite_texels_of_a_texture_file_are_told_once(tmp_path, capsys):
     main(["run", str(path), "--strategies", "per-level", "--out", str(tmp_path / "o")])
     printed = capsys.readouterr().out
     line = "h.ktx2: level 0 has 2 non-finite texels (1 NaN, 1 +Inf)"
-    assert printed.count("non-finite") == 1 and line in printed.splitlines()
+    # once at load (the file's own note is that line), then each result's propagation
+    assert printed.count("level 0 has") == 1
+    assert printed.splitlines()[0].startswith(line)
 
 
 @pytest.mark.parametrize(("name", "damage", "fragment"), [

@@ -17,6 +17,7 @@ from mipview.formats import Format, to_storage
 from mipview.gpu.context import GpuContext, GpuTimeout
 from mipview.gpu.runner import Session, run_once
 from mipview.gpu.strategies.specs import expand_specs
+from mipview.results import TimingSettings
 from mipview.verdict import judge_result
 
 pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
@@ -101,7 +102,7 @@ def test_plan_and_timing_are_the_strategys_steps(gpu, rng):
     level0 = _source(40, 24, Format.UNORM, rng)
     with Session(gpu, level0, Format.UNORM, expand_specs(f"{BOX},{CHAIN}")) as session:
         session.generate()
-        session.time(3)
+        session.time_with(TimingSettings(3, 0.0))
         box, chain = session.result().results
     assert [s.label for s in box.plan] == [f"level {i}" for i in range(1, 6)]
     assert [s.groups for s in box.plan][:2] == [(3, 2, 1), (2, 1, 1)]  # 20x12, 10x6 by 8x8

@@ -18,7 +18,7 @@ from mipview.gpu.strategies import base
 from mipview.gpu.strategies.single_pass import SinglePass
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import vk
-from mipview.results import DispatchStep, StrategySpec
+from mipview.results import DispatchStep, StrategySpec, TimingSettings
 
 COMPUTE = ["per-level", "per-level:load=bilinear", "npot-exact", "npot-exact:path=general",
            "subgroup", "subgroup:tile=32,layout=square", "subgroup:load=bilinear,tiles=4",
@@ -61,7 +61,7 @@ def test_reported_plan_is_what_was_recorded(gpu, rng, recorder, spec, size):
     with Session(gpu, _level0(rng, *size), Format.UNORM, [StrategySpec.parse(spec)]) as s:
         assert not s.skipped, s.skipped
         s.generate()
-        s.time(2, warmup_ms=0, runs_per_batch=2)  # one more command buffer, two runs in it
+        s.time_with(TimingSettings(2, 0.0, 2))  # one more command buffer, two runs in it
         res = s.result().results[0]
         strategy = s.prepared[0].strategy
     plan = res.plan

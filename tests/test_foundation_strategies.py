@@ -8,7 +8,7 @@ from mipview.formats import Format, to_storage
 from mipview.gpu import strategies
 from mipview.gpu.runner import run_once
 from mipview.gpu.strategies.base import Strategy
-from mipview.results import StrategySpec
+from mipview.results import StrategySpec, TimingSettings
 
 SMALL = [(1, 1), (2, 2), (3, 3), (5, 5), (3, 5), (1, 7), (7, 1), (31, 33), (64, 64), (255, 129)]
 
@@ -153,7 +153,7 @@ def test_timing_has_per_level_marks(gpu, rng):
     fmt = Format.UNORM
     with Session(gpu, _source(40, 20, fmt, rng), fmt, [StrategySpec("per-level")]) as s:
         s.generate()
-        s.time(4, warmup_ms=0, runs_per_batch=2)
+        s.time_with(TimingSettings(4, 0.0, 2))
         res = s.result().results[0]
     assert len(res.timing.total.samples_us) == 4
     assert [label for label, _ in res.timing.marks] == [f"level {i}" for i in range(1, 6)]

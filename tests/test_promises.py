@@ -61,9 +61,6 @@ def test_carried_chain_pays_one_rounding_per_stored_level_it_rereads():
     no_half = bounds.carried_chain_bounds([LevelSource()], Format.F16, 2)[1]
     # 2^-11 relative per half rounding, and 2^-25 absolute for subnormal halves (over the floor)
     assert half - no_half == pytest.approx(3 * (2.0**-11 + 2.0**-25 / RELATIVE_FLOOR), rel=0.01)
-    nudged = bounds.carried_chain_bounds([LevelSource(nudge=0.25), LevelSource(reread=False)],
-                                         Format.UNORM, 3)
-    assert nudged[2] - nudged[1] == pytest.approx(0.25, abs=1e-3)
 
 
 def _noise(w: int, h: int, fmt: Format, seed: int = 3) -> np.ndarray:
@@ -199,16 +196,12 @@ def _rereads(spec: StrategySpec, res) -> list[int]:
 
 def _expected_carried(spec: StrategySpec, res, fmt: Format) -> list[float]:
     """The carried chain bound of texel-load, fp32 configurations from the plan: a store per
-    stored level re-read plus its own, the arithmetic of every level, and npot-exact's nudge
-    (8-bit) for every level it carries on within a dispatch."""
+    stored level re-read plus its own, and the arithmetic of every level."""
     q = _rereads(spec, res)
-    firsts = {step.levels[0] for step in res.plan}
-    nudge = 1 / 256 if spec.name == "npot-exact" and not fmt.is_float else 0.0
     out = [0.0]
     for k in range(1, len(res.levels)):
-        carried_on = sum(1 for j in range(2, k + 1) if j not in firsts)
         b = bounds.EXACT.then(bounds.STORE[fmt], 1 + q[k]).then(bounds.ARITH, k)
-        out.append(b.bound(fmt) + nudge * carried_on)
+        out.append(b.bound(fmt))
     return out
 
 

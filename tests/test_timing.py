@@ -93,19 +93,20 @@ def test_session_time_with_settings_and_eviction(gpu, rng, monkeypatch):
         assert len(fills) == 1 + 2 * 4 and set(fills) == {s.evictor.buffer.size}
         res = s.result().results
         assert all(len(r.timing.total.samples_us) == 4 for r in res)
-        # the old signature still times, with the session's eviction
+        # a new batch size, the same eviction: the evictor is kept, the batches re-recorded
         fills.clear()
-        s.time(2, runs_per_batch=2)
-        assert s.cold == "dirty" and len(fills) == 2 * 2  # a new batch size, still cold
+        evictor = s.evictor
+        s.time_with(TimingSettings(2, 0.0, 2, cold=True, evict="dirty"))
+        assert s.evictor is evictor and len(fills) == 2 * 2
         s.time_with(TimingSettings(1, 0.0, 1))
         assert s.cold is None and s.evictor is None
 
 
-def test_session_made_cold_times_cold(gpu, rng):
-    with Session(gpu, _level0(rng), Format.UNORM, [StrategySpec("per-level")], cold=True) as s:
-        assert s.cold == "clean"
+def test_cold_settings_evict_clean_lines_by_default(gpu, rng):
+    with Session(gpu, _level0(rng), Format.UNORM, [StrategySpec("per-level")]) as s:
+        assert s.cold is None  # a session times warm until its settings say otherwise
         s.generate()
-        assert s.time(2)
+        assert s.time_with(TimingSettings(2, 0.0, cold=True))
         assert s.cold == "clean"
 
 
@@ -134,7 +135,7 @@ def test_batch_session_goes_through_the_loop(gpu, rng, monkeypatch):
     images = [_level0(rng), to_storage(rng.random((5, 9, 4)), Format.UNORM)]
     with BatchSession(gpu, images, Format.UNORM, ["loop", "po2-buckets"]) as bs:
         bs.generate()
-        assert bs.time(3, runs_per_batch=2)
+        assert bs.time_with(TimingSettings(3, 0.0, 2))
         res = bs.result()
     assert calls == [2]
     assert [len(w.timing.total.samples_us) for w in res.ways] == [3, 3]

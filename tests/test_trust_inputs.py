@@ -3,6 +3,7 @@ past mipview's size limit, and non-finite texels (counted, never a numpy warning
 
 from __future__ import annotations
 
+import json
 import struct
 import warnings
 import zlib
@@ -193,3 +194,88 @@ def test_count_nonfinite_kinds_layers_and_levels() -> None:
     assert nonfinite_per_level(pyramid) == [NonFinite(texels=1, nan=1)] * 3
     assert nonfinite_per_level(reference.reference_pyramid(np.ones((4, 4, 4), np.float32),
                                                            Format.F32)) == [NonFinite()] * 3
+
+
+# --- non-finite texels: told once, their propagation reported per strategy ----------------------
+
+def _nonfinite_tif(tmp_path: Path) -> Path:
+    g = np.abs(_nonfinite_grey())  # no negative values: the float bounds hold without cancellation
+    g[0, 1] = g[4, 6] = -np.inf
+    Image.fromarray(g).save(tmp_path / "nf.tif")
+    return tmp_path / "nf.tif"
+
+
+def test_run_tells_nonfinite_once_and_reports_propagation(tmp_path: Path, capfd) -> None:
+    from mipview.cli import main
+
+    out = tmp_path / "o"
+    assert main(["run", str(_nonfinite_tif(tmp_path)), "--format", "f32", "--out", str(out),
+                 "--strategies", "blit,per-level,single-pass"]) == 0
+    captured = capfd.readouterr()
+    assert captured.err == ""  # no numpy RuntimeWarning
+    lines = captured.out.splitlines()
+    note = "nf.tif: level 0 has 4 non-finite texels (1 NaN, 1 +Inf, 2 -Inf); each result " \
+           "reports how it propagated them"
+    assert lines[0] == note and captured.out.count("level 0 has") == 1
+    rows = {line.split()[0]: line for line in lines[1:4]}
+    for name in ("per-level", "single-pass"):  # never a bare "ok"
+        assert rows[name].endswith("ok; non-finite texels per level 4 4 1, as the exact "
+                                   "reduction"), rows[name]
+    assert "non-finite texels per level" in rows["blit"]
+    data = json.loads((out / "report.json").read_text())
+    assert data["source_nonfinite"] == {"texels": 4, "nan": 1, "pos_inf": 1, "neg_inf": 2}
+    per_level = next(s for s in data["strategies"] if s["name"] == "per-level")["nonfinite"]
+    assert per_level["as_reference"] is True
+    assert [n["texels"] for n in per_level["levels"]] == [4, 4, 1]
+    assert per_level["levels"] == per_level["reference"]
+
+
+def test_8bit_run_says_how_nonfinite_texels_were_stored(tmp_path: Path, capfd) -> None:
+    from mipview.cli import main
+
+    assert main(["run", str(_nonfinite_tif(tmp_path)), "--format", "unorm", "--out",
+                 str(tmp_path / "o"), "--strategies", "per-level"]) == 0
+    captured = capfd.readouterr()
+    assert captured.err == ""
+    assert captured.out.splitlines()[0].endswith(
+        "stored as 8-bit codes (NaN and -Inf become 0, +Inf 255)")
+    assert "per-level" in captured.out and "per level" not in captured.out  # nothing to carry
+
+
+def test_mean_of_nonfinite_image_says_what_nan_means(tmp_path: Path, capfd) -> None:
+    from mipview.cli import main
+
+    assert main(["mean", str(_nonfinite_tif(tmp_path)), "--format", "f32",
+                 "--strategies", "per-level"]) == 0
+    captured = capfd.readouterr()
+    assert captured.err == ""  # the float64 mean of NaN raised a RuntimeWarning here
+    assert "nan: a channel holds NaN, or both +Inf and -Inf" in captured.out
+    assert captured.out.count("level 0 has") == 1
+    Image.fromarray(np.ones((4, 4), np.float32)).save(tmp_path / "ok.tif")
+    assert main(["mean", str(tmp_path / "ok.tif"), "--format", "f32",
+                 "--strategies", "per-level"]) == 0
+    assert "nan:" not in capfd.readouterr().out  # said only when a mean is not finite
+
+
+def test_propagation_says_where_a_result_differs_from_the_exact_reduction() -> None:
+    from mipview.verdict import judge
+
+    level0 = np.ones((4, 4, 4), np.float32)
+    level0[0, 0, 0] = np.nan
+    level0[3, 3, 1] = np.inf
+    good = [np.asarray(a, np.float32) for a in reference.reference_pyramid(level0, Format.F32)]
+    v = judge(good, level0, Format.F32, promise="carried")
+    assert v.within_tolerance and v.nonfinite is not None and v.nonfinite.as_reference
+    assert v.summary() == "ok; non-finite texels per level 2 2 1, as the exact reduction"
+    dropped = [good[0], good[1].copy(), good[2]]
+    dropped[1][0, 0, 0] = 1.0  # the NaN lost at level 1 (a GPU that does not keep NaN)
+    v = judge(dropped, level0, Format.F32, promise="carried")
+    assert not v.within_tolerance and not v.nonfinite.as_reference
+    assert v.summary().endswith("level 1 has 1 non-finite texel (1 +Inf) where the exact "
+                                "reduction has 2 non-finite texels (1 NaN, 1 +Inf)")
+    blit = judge(dropped, level0, Format.F32, "mean", "blit", promise="emulated")
+    assert blit.within_tolerance and blit.summary().startswith("not exact by design; ")
+    finite = np.ones((4, 4, 4), np.float32)
+    plain = judge([np.asarray(a, np.float32) for a in reference.reference_pyramid(
+        finite, Format.F32)], finite, Format.F32, promise="carried")
+    assert plain.nonfinite is None and plain.summary() == "ok"

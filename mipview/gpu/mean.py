@@ -62,10 +62,13 @@ def mean_reference(level0: np.ndarray, fmt: Format, kind: str = "mean") -> np.nd
     """float64 reference: ``mean`` is :func:`mipview.reference.exact_mean` (storage units, (4,)
     or (L, 4)); ``log-mean`` is the geometric mean luminance, linear, shape () or (L,)."""
     a = _check(level0)
-    if kind == "mean":
-        return encode(decode(a, fmt).mean(axis=(-3, -2)), fmt)
-    lum = np.maximum(decode(a, fmt)[..., :3] @ REC709, 0.0)
-    return np.exp(np.log(lum + LOG_EPS).mean(axis=(-2, -1)))
+    # NaN or +Inf with -Inf in a float image make a NaN mean, as IEEE arithmetic says: no
+    # warning about it (the command says so once, in its words)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if kind == "mean":
+            return encode(decode(a, fmt).mean(axis=(-3, -2)), fmt)
+        lum = np.maximum(decode(a, fmt)[..., :3] @ REC709, 0.0)
+        return np.exp(np.log(lum + LOG_EPS).mean(axis=(-2, -1)))
 
 
 # --- the reduction --------------------------------------------------------------------------------

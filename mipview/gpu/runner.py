@@ -43,12 +43,11 @@ class _Prepared:
 
 
 class Session:
-    """Strategies prepared on one source image; ``generate`` then optionally ``time``."""
+    """Strategies prepared on one source image; ``generate`` then optionally ``time_with``
+    (whose settings pick the cache eviction: mipview/gpu/evict.py)."""
 
     def __init__(self, ctx: GpuContext, level0: np.ndarray, fmt: Format,
-                 specs: list[StrategySpec], cold: bool | str = False) -> None:
-        """``cold``: evict caches before every timed run, True or "clean" (a read leaves clean
-        lines), or "dirty" (a fill leaves dirty ones; mipview/gpu/evict.py)."""
+                 specs: list[StrategySpec]) -> None:
         self.ctx = ctx
         self.fmt = fmt
         data = np.asarray(level0)
@@ -68,7 +67,6 @@ class Session:
             for spec in specs:
                 checkpoint()  # each upload of a large level 0 takes a while
                 self._prepare(spec)
-            self._evict(("clean" if cold is True else str(cold)) if cold else None)
         except Exception:
             self.close()
             raise
@@ -129,14 +127,6 @@ class Session:
         """Time every strategy as ``settings`` say (:func:`time_interleaved`; ``cold`` and
         ``evict`` pick the cache eviction). Returns False if stopped early."""
         return time_sessions([self], settings, should_stop, on_batch)
-
-    def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 10,
-             should_stop: Callable[[], bool] | None = None,
-             on_batch: Callable[[], None] | None = None) -> bool:
-        """:meth:`time_with` these settings and the session's own cache eviction."""
-        return self.time_with(
-            TimingSettings(repeat, warmup_ms, runs_per_batch, cold=self.cold is not None,
-                           evict=self.cold or "clean"), should_stop, on_batch)
 
     def clear_timings(self) -> None:
         for p in self.prepared:

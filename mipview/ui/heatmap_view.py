@@ -47,6 +47,7 @@ from mipview import compare, containers
 from mipview.analysis import StrategyErrors
 from mipview.compare import LevelError
 from mipview.formats import Format
+from mipview.nonfinite import Propagation
 from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
 from mipview.ui.histogram import HistogramPanel, value_histogram
 from mipview.ui.layer_selector import LayerSelector
@@ -55,8 +56,11 @@ from mipview.ui.pixel_pool import PixelPool
 
 EXACT = "__exact__"
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
-           "NaN / Inf / neg")
+           "NaN / Inf / neg", "non-finite")
 MARKS_COLUMN = COLUMNS.index("NaN / Inf / neg")
+#: the column shown only when level 0 has NaN or +-Inf texels: the strategy's count per level
+#: beside the exact reduction's (the verdict's nonfinite.Propagation)
+NONFINITE_COLUMN = COLUMNS.index("non-finite")
 #: map choices: None the maximum absolute error over channels, else a channel's signed error
 MAPS = (("max |error|", None), ("signed R", 0), ("signed G", 1), ("signed B", 2),
         ("signed A", 3))
@@ -71,6 +75,15 @@ def format_value(v: float, fmt: Format) -> str:
 
 def format_psnr(v: float) -> str:
     return "inf" if v == math.inf else f"{v:.2f}"
+
+
+def _nonfinite_cell(p: Propagation, level: int) -> tuple[str, int]:
+    """The non-finite column of ``level``: the strategy's count, and the exact reduction's
+    where they differ (kinds included)."""
+    got, want = p.levels[level], p.reference[level]
+    text = str(got.texels) if got == want else \
+        f"{got.describe() or 0} (exact: {want.describe() or 0})"
+    return text, got.texels
 
 
 class HeatmapView(QWidget):
@@ -147,6 +160,8 @@ class HeatmapView(QWidget):
         self.exact: dict[str, StrategyErrors] = {}
         self.errors: list[LevelError] = []
         self.maps: list[np.ndarray] = []
+        self.propagation: Propagation | None = None
+        self.table.setColumnHidden(NONFINITE_COLUMN, True)
         self.worst_level = 0
         self.shown_level = 0
         #: the exact (mean) reference per level, for signed maps against it
@@ -296,6 +311,8 @@ class HeatmapView(QWidget):
             self._show_computing(name, against)
             return
         self.errors, self.maps = figures
+        e = self.exact.get(name) if against == EXACT else None
+        self.propagation = e.verdict.nonfinite if e is not None else None
         unit = "LSB" if not fmt.is_float else "relative error"
         self.colorbar.axis.setLabel(f"error ({unit})")
         finite = [e.max_error for e in self.errors if math.isfinite(e.max_error)]
@@ -306,8 +323,9 @@ class HeatmapView(QWidget):
         worst = self.errors[self.worst_level] if self.errors else None
         vs = "the exact reference" if against == EXACT else against
         if worst is not None:
+            spread = f";  {self.propagation.describe()}" if self.propagation else ""
             self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
-                                 f"   (max over levels {max(finite, default=0):.3g})")
+                                 f"   (max over levels {max(finite, default=0):.3g}){spread}")
         if self.layer_spin.maximum() > 0:
             # the worst texel's layer, so the map shows it at once
             self.layer_spin.set_value_silently(worst.worst[0] if worst is not None else 0)
@@ -330,6 +348,7 @@ class HeatmapView(QWidget):
 
     def _fill_table(self, fmt: Format) -> None:
         self.table.blockSignals(True)
+        self.table.setColumnHidden(NONFINITE_COLUMN, self.propagation is None)
         self.table.setRowCount(len(self.errors))
         bold = QFont()
         bold.setBold(True)
@@ -339,7 +358,11 @@ class HeatmapView(QWidget):
                      (format_value(e.max_error, fmt), e.max_error),
                      (format_value(e.mean_error, fmt), e.mean_error),
                      (format_psnr(e.psnr), e.psnr), (f"({x}, {y}, {ch})", None)]
-            for col, (text, value) in enumerate(cells):
+            columns = list(range(len(cells)))
+            if self.propagation is not None:
+                cells.append(_nonfinite_cell(self.propagation, row))
+                columns.append(NONFINITE_COLUMN)
+            for col, (text, value) in zip(columns, cells, strict=True):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, value)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

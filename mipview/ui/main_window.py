@@ -51,6 +51,7 @@ from mipview import containers, preview
 from mipview.baseline import BaselineError, SavedRun, load_run
 from mipview.formats import Format
 from mipview.gpu.context import DeviceCaps
+from mipview.imageio import SourceImage
 from mipview.results import MipResult, StrategySpec
 from mipview.ui.batch_view import BatchView
 from mipview.ui.compare_worker import CompareWorker, timed_run_dict
@@ -737,6 +738,7 @@ class MainWindow(QMainWindow):
         self.image_label.setText(f"{src.name}: {src.width}x{src.height}{layers} "
                                  f"{fmt.label if fmt else ''} ({src.description})")
         self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.preview,), None)])
+        self._tell_nonfinite(src, fmt)
         self._drop_comparisons()
         self.heatmap.clear()
         self.chart.clear()
@@ -744,6 +746,17 @@ class MainWindow(QMainWindow):
         self.sigImageOpened.emit(opened)
         if self.panel.run_on_open.isChecked() and self.caps is not None:
             self.run(False)
+
+    def _tell_nonfinite(self, src: SourceImage, fmt: Format | None) -> None:
+        """Once per opened image: its NaN and +-Inf texels, in the status bar and a dialog
+        that does not block (each run's analysis then shows how they propagated)."""
+        note = src.nonfinite_note(fmt or src.suggested_format())
+        if not note:
+            return
+        self.statusBar().showMessage(note, 20000)
+        self.nonfinite_box = QMessageBox(QMessageBox.Icon.Information, "Non-finite texels",
+                                         note, QMessageBox.StandardButton.Ok, self)
+        self.nonfinite_box.open()
 
     def _on_run_output(self, out: RunOutput) -> None:
         if not self._is_latest("run", out.job):

@@ -230,6 +230,7 @@ class GpuWorker(JobWorker):
         source = imageio.load(req.path)
         level0 = self._storage(source, req.fmt or source.suggested_format())
         preview = display_layers(level0, req.fmt or source.suggested_format())
+        _ = source.nonfinite  # counted here, not on the UI thread that tells the user
         self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
 
     def _run(self, req: RunRequest, stop: Stop) -> None:

@@ -95,15 +95,11 @@ vec3 mipSrgbCodes(vec3 c, vec3 u) {
     return k;
 }
 
-// Storage units (0..255) of linear v in an 8-bit image, unrounded (u) and rounded (the return
-// value): colour through the sRGB curve, correctly rounded, when MIP_SRGB; else round(u).
-vec4 mipQuantise8(vec4 v, out vec4 u) {
-    u = clamp(v, 0.0, 1.0) * 255.0;
-    if (!MIP_SRGB) {
-        return round(u);
-    }
-    u.rgb = mipLinearToSrgb(v.rgb) * 255.0;
-    return vec4(mipSrgbCodes(clamp(v.rgb, 0.0, 1.0), u.rgb), round(u.a));
+// The 8-bit code (0..255) of linear v in an sRGB image: colour through the sRGB curve,
+// correctly rounded; alpha linear.
+vec4 mipQuantise8_(vec4 v) {
+    vec3 u = mipLinearToSrgb(v.rgb) * 255.0;
+    return vec4(mipSrgbCodes(clamp(v.rgb, 0.0, 1.0), u), round(clamp(v.a, 0.0, 1.0) * 255.0));
 }
 
 // Value to imageStore into a storage view of this image: for 8-bit images a code / 255,
@@ -111,8 +107,7 @@ vec4 mipQuantise8(vec4 v, out vec4 u) {
 // cannot round it differently; float images store v.
 vec4 mipEncode(vec4 v) {
     if (MIP_SRGB) {
-        vec4 u;
-        return mipQuantise8(v, u) * (1.0 / 255.0);
+        return mipQuantise8_(v) * (1.0 / 255.0);
     }
     // two multiplies and a round: the store clamps (and turns NaN into 0) itself
     return MIP_UNORM8 ? round(v * 255.0) * (1.0 / 255.0) : v;

@@ -357,11 +357,6 @@ class BatchSession:
         w.work.submit(1, keep=False)
         return self._download(self.debug).view(np.uint32).reshape(-1, 2)
 
-    def time(self, repeat: int, warmup_ms: float = 0.0, runs_per_batch: int = 5,
-             should_stop: Callable[[], bool] | None = None) -> bool:
-        """:meth:`time_with` these settings."""
-        return self.time_with(TimingSettings(repeat, warmup_ms, runs_per_batch), should_stop)
-
     def time_with(self, settings: TimingSettings,
                   should_stop: Callable[[], bool] | None = None) -> bool:
         """Warm up, then ``settings.repeat`` timed runs per way, interleaved batch by batch
@@ -433,5 +428,5 @@ def run_batch(ctx: GpuContext, level0: Sequence[np.ndarray], fmt: Format,
     with BatchSession(ctx, level0, fmt, ways, names) as session:
         session.generate()
         if repeat > 0:
-            session.time(repeat, warmup_ms)
+            session.time_with(TimingSettings(repeat, warmup_ms, runs_per_batch=5))
         return session.result()

@@ -189,9 +189,7 @@ class NpotExact(Strategy):
                             + [image.storage_views[level] for level in outs])
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
-        # each dispatch samples its source level as stored, then carries floats in shared
-        # memory; 8-bit values carried on are kept NPOT_TIE_MARGIN (npot_exact.comp) off ties
-        margin = 1.0 / 256.0
-        return [LevelSource(reread=level == step.outputs[0], nudge=margin)
+        # each dispatch samples its source level as stored, then carries floats in shared memory
+        return [LevelSource(reread=level == step.outputs[0])
                 for step in plan_steps(width, height, self.opts["path"] == "general")
                 for level in step.outputs]
