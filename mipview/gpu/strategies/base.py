@@ -13,7 +13,6 @@ anything about earlier commands: the runner puts a full memory barrier before ea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mipview.formats import Format, level_size, mip_count
@@ -21,19 +20,11 @@ from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.dispatch import record_steps
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets
 from mipview.gpu.resources import MipImage
+from mipview.gpu.strategies.auto import concrete
+from mipview.gpu.strategies.options import OptionSpec
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag
 from mipview.results import DispatchStep, LevelSource, Promise
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One user-visible option: the CLI spec key, the GUI combo box, the bench sweep."""
-
-    name: str
-    choices: tuple[str, ...]
-    default: str
-    help: str = ""
 
 
 class Strategy:
@@ -54,7 +45,9 @@ class Strategy:
 
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
         self.ctx = ctx
-        self.opts = self.check_options(options or {})
+        # a table ``auto`` left unresolved (no image yet: a strategy made outside the runner)
+        # runs as today's default; the runner passes auto.resolve's options
+        self.opts = concrete(self.name, self.check_options(options or {}))
         #: the plan ``prepare`` built: what ``record`` records and ``plan`` reports
         self.steps: tuple[DispatchStep, ...] = ()
         #: indexed by :attr:`DispatchStep.pipeline` and :attr:`DispatchStep.descriptor_set`
