@@ -79,6 +79,9 @@ def test_defaults_auto_only_where_measured(gpu) -> None:
     assert _used(gpu, SP, "nvidia", Format.UNORM, 4096, 4096)[0]["load"] == "bilinear"
     used, picks = _used(gpu, SP, "nvidia", Format.UNORM, 4096, 4096, load="texel")
     assert used["load"] == "texel" and not picks
+    # min/max take no bilinear sample: the table's value cannot run, today's default does
+    used, picks = _used(gpu, SP, "nvidia", Format.UNORM, 4096, 4096, reduction="max")
+    assert used["load"] == "texel" and "not eligible (load=bilinear averages" in picks["load"].why
     # a strategy made without an image runs an unresolved auto as today's default
     assert SP(gpu, {"load": "auto", "tail": "auto"}).opts["load"] == "texel"
 
