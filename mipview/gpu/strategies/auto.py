@@ -158,9 +158,11 @@ def promise_reason(fmt: Format, option: str, value: str) -> str | None:
     return f"{option}={value} in {fmt.label}: {promised[1]}"
 
 
-def table_problems(table: Sequence[Entry] = TABLE) -> list[str]:
+def table_problems(table: Sequence[Entry] | None = None) -> list[str]:
     """Entries ``auto`` could never pick (a value the verdict does not bound in a format, an
-    unknown size class or device kind, an option without a fallback): empty for a sound table."""
+    unknown size class or device kind, an option without a fallback): empty for a sound table
+    (default: :data:`TABLE`)."""
+    table = TABLE if table is None else table
     sizes = {name for name, _ in SIZE_CLASSES}
     out = []
     for e in table:
