@@ -57,6 +57,10 @@ def _with_samples(stats: TimingStats) -> dict[str, Any]:
 def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) -> dict[str, Any]:
     d: dict[str, Any] = {
         "strategy": str(res.spec), "name": res.spec.name, "options": res.spec.option_dict,
+        # every option, defaults filled, as asked and as run (each ``auto`` resolved: the notes
+        # say why)
+        "options_asked": dict(res.options_asked) or res.spec.option_dict,
+        "options_used": dict(res.options_used) or res.spec.option_dict,
         "plan": [{"label": p.label, "levels": list(p.levels), "detail": p.detail}
                  for p in res.plan],
         "notes": list(res.notes), "reduction": res.reduction, "promise": res.promise,

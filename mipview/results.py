@@ -306,6 +306,10 @@ class StrategyResult:
     promise: Promise = "stored"
     #: how levels 1 .. n-1 were made (empty: each from the stored level below, nothing else)
     sources: tuple[LevelSource, ...] = ()
+    #: every option as asked, defaults filled (``auto`` stays ``auto``), and as run: each
+    #: ``auto`` of mipview.gpu.strategies.auto resolved (empty: the spec's own options)
+    options_asked: tuple[tuple[str, str], ...] = ()
+    options_used: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

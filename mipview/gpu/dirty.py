@@ -117,7 +117,7 @@ def bench_dirty(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: list[St
     for spec in specs:
         if not supports_rect(spec):
             continue
-        cls, options = strategies.resolve(spec)
+        cls, options, _ = strategies.configure(spec, ctx.caps, fmt, width, height, layers)
         if cls.unsupported_reason(ctx.caps, fmt, width, height, layers, options):
             continue
         image = MipImage(ctx, fmt, width, height, layers)

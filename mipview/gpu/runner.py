@@ -20,6 +20,7 @@ from mipview.gpu.clocks import ClockLog
 from mipview.gpu.context import GpuContext
 from mipview.gpu.evict import CacheEvictor
 from mipview.gpu.resources import MipImage
+from mipview.gpu.strategies.auto import Pick
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.timing import TimedWork, time_interleaved
 from mipview.results import (
@@ -39,6 +40,8 @@ class _Prepared:
     strategy: Strategy
     image: MipImage
     work: TimedWork
+    #: what each table ``auto`` of the spec became here (mipview.gpu.strategies.auto)
+    picks: tuple[Pick, ...] = ()
     levels: list[np.ndarray] | None = None
 
 
@@ -72,7 +75,8 @@ class Session:
             raise
 
     def _prepare(self, spec: StrategySpec) -> None:
-        cls, options = strategies.resolve(spec)
+        cls, options, picks = strategies.configure(spec, self.ctx.caps, self.fmt, self.width,
+                                                   self.height, self.layers)
         reason = cls.unsupported_reason(self.ctx.caps, self.fmt, self.width, self.height,
                                         self.layers, options)
         if reason:
@@ -88,7 +92,7 @@ class Session:
             raise
         work = TimedWork(self.ctx, lambda cmd, marks: strategy.record(cmd, image, marks),
                          stamps_per_run=MAX_STAMPS_PER_RUN)
-        self.prepared.append(_Prepared(spec, strategy, image, work))
+        self.prepared.append(_Prepared(spec, strategy, image, work, picks))
 
     @property
     def specs(self) -> list[StrategySpec]:
@@ -139,7 +143,10 @@ class Session:
             cls = type(p.strategy)
             results.append(StrategyResult(
                 spec=p.spec, levels=tuple(p.levels or ()), plan=p.strategy.plan(),
-                timing=p.work.timing(), notes=tuple(p.strategy.notes()),
+                timing=p.work.timing(),
+                notes=(*(pick.note() for pick in p.picks), *p.strategy.notes()),
+                options_asked=tuple(sorted(cls.check_options(p.spec.option_dict).items())),
+                options_used=tuple(sorted(p.strategy.opts.items())),
                 reduction=cls.reduction(p.strategy.opts), own_reference=cls.own_reference,
                 promise=cls.promise,
                 sources=tuple(p.strategy.level_sources(self.width, self.height, self.layers))))

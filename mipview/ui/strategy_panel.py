@@ -3,7 +3,8 @@
 Nothing here knows a strategy by name: checkboxes and option combo boxes are generated from
 the classes of ``strategies.REGISTRY`` and the custom strategies added with ``add_custom``
 (``title``, ``description``, ``options``), and a strategy the device or the image cannot run is
-disabled with ``unsupported_reason(...)`` as its tooltip.
+disabled with ``unsupported_reason(...)`` as its tooltip (else the tooltip says what each
+``auto`` option becomes for this device, format and size).
 
 Signals
 -------
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 from mipview.formats import Format
 from mipview.gpu import strategies
 from mipview.gpu.context import DeviceCaps
+from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import Strategy
 from mipview.results import StrategySpec
 
@@ -191,28 +193,33 @@ class StrategyPanel(QWidget):
         if self.custom.pop(name, None) is not None:
             self.rebuild_strategies()
 
-    def _set_reason(self, row: StrategyRow, reason: str | None) -> None:
+    def _set_reason(self, row: StrategyRow, reason: str | None,
+                    picks: tuple[auto.Pick, ...] = ()) -> None:
+        """``picks``: what each ``auto`` option becomes here, shown under the description."""
         row.reason = reason
         row.check.setEnabled(reason is None)
         for combo in row.combos.values():
             # options stay editable: another choice may be supported where this one is not
             combo.setEnabled(True)
         desc = getattr(row.cls, "description", "")
-        row.check.setToolTip(f"Unsupported here: {reason}" if reason else desc)
+        row.check.setToolTip(f"Unsupported here: {reason}" if reason
+                             else "\n".join([desc, *(p.note() for p in picks)]))
 
     def update_support(self, caps: DeviceCaps | None, fmt: Format | None, width: int,
                        height: int, layers: int) -> None:
         """Disable every strategy that cannot run on ``caps`` for this image and format."""
         for row in self.rows.values():
+            picks: tuple[auto.Pick, ...] = ()
             if caps is None or fmt is None:
                 reason = "no Vulkan device is open" if caps is None else None
             else:
                 try:
-                    reason = row.cls.unsupported_reason(caps, fmt, width, height, layers,
-                                                        row.cls.check_options(row.options()))
+                    used, picks = auto.resolve(row.cls, caps, fmt, width, height, layers,
+                                               row.options())
+                    reason = row.cls.unsupported_reason(caps, fmt, width, height, layers, used)
                 except Exception as exc:  # noqa: BLE001 - a broken strategy must not break the UI
                     reason = f"unsupported_reason failed: {exc}"
-            self._set_reason(row, reason)
+            self._set_reason(row, reason, picks)
 
     def specs(self) -> list[StrategySpec]:
         """Checked strategies that can run, with their options."""

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMessageBox
 from mipview import compare
 from mipview.formats import Format
 from mipview.gpu import strategies
+from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import OptionSpec, Strategy
 from mipview.reference import reference_pyramid
 from mipview.results import StrategySpec
@@ -194,6 +195,20 @@ def test_unsupported_strategy_is_disabled_with_reason(qtbot, make_window, small_
     fake.check.setChecked(True)
     assert StrategySpec("fake-test", (("mode", "b"),)) in w.panel.specs()
     assert all(s.name != "blit" for s in w.panel.specs())
+
+
+def test_strategy_tooltip_says_what_auto_becomes(qtbot, make_window, small_png, monkeypatch):
+    # a table for this lavapipe device; the 64x48 image has even sides: bilinear applies
+    monkeypatch.setattr(auto, "TABLE", (auto.Entry(
+        "cpu", "single-pass", "load", "bilinear", (Format.UNORM,), "below 4096²", "a test row"),))
+    w = make_window()
+    open_and_wait(qtbot, w, small_png)
+    single = w.panel.rows["single-pass"]
+    assert single.combos["load"].currentText() == "auto"
+    tip = single.check.toolTip()
+    assert "auto load=bilinear: cpu, unorm, below 4096²: a test row" in tip
+    single.combos["load"].setCurrentText("texel")  # asked explicitly: nothing to resolve
+    assert "auto load=" not in single.check.toolTip()
 
 
 @pytest.mark.parametrize("kind", ["empty", "truncated", "not-an-image"])

@@ -8,6 +8,10 @@ from __future__ import annotations
 import importlib
 
 from mipview import MipviewError
+from mipview.formats import Format
+from mipview.gpu.context import DeviceCaps
+from mipview.gpu.strategies import auto
+from mipview.gpu.strategies.auto import Pick
 from mipview.gpu.strategies.base import OptionSpec, Strategy
 from mipview.results import CUSTOM_PREFIX, StrategySpec
 
@@ -65,11 +69,21 @@ def resolve(spec: StrategySpec) -> tuple[type[Strategy], dict[str, str]]:
     return cls, options
 
 
+def configure(spec: StrategySpec, caps: DeviceCaps, fmt: Format, width: int, height: int,
+              layers: int = 1) -> tuple[type[Strategy], dict[str, str], tuple[Pick, ...]]:
+    """:func:`resolve`, then every table ``auto`` resolved for this device, format and size
+    (:func:`mipview.gpu.strategies.auto.resolve`): the class, the options to run it with, and
+    what each ``auto`` became and why."""
+    cls, options = resolve(spec)
+    used, picks = auto.resolve(cls, caps, fmt, width, height, layers, options)
+    return cls, used, picks
+
+
 def default_specs() -> list[StrategySpec]:
     return [StrategySpec(name) for name in REGISTRY]
 
 
 _load()
 
-__all__ = ["REGISTRY", "OptionSpec", "Strategy", "UnknownStrategy", "default_specs", "resolve",
-           "strategy_class"]
+__all__ = ["REGISTRY", "OptionSpec", "Strategy", "UnknownStrategy", "configure", "default_specs",
+           "resolve", "strategy_class"]

@@ -12,8 +12,7 @@ anything about earlier commands: the runner puts a full memory barrier before ea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from mipview.formats import Format, level_size, mip_count
@@ -21,29 +20,11 @@ from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.dispatch import record_steps
 from mipview.gpu.pipelines import ComputePipeline, DescriptorSets
 from mipview.gpu.resources import MipImage
+from mipview.gpu.strategies.auto import concrete
+from mipview.gpu.strategies.options import OptionSpec
 from mipview.gpu.timing import Marks
 from mipview.gpu.vkapi import flag
 from mipview.results import DispatchStep, LevelSource, Promise
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One user-visible option: the CLI spec key, the GUI combo box, the bench sweep."""
-
-    name: str
-    #: the values offered (GUI combo box, ``all``); with ``check``, any value it accepts
-    choices: tuple[str, ...]
-    default: str
-    help: str = ""
-    #: a value's problem (e.g. "must be in [1, 8]"), or None: for numeric options
-    check: Callable[[str], str | None] | None = None
-
-    def problem(self, value: str) -> str | None:
-        if self.check is not None:
-            return self.check(value)
-        if value not in self.choices:
-            return f"must be one of {', '.join(self.choices)} (got {value!r})"
-        return None
 
 
 class Strategy:
@@ -64,7 +45,9 @@ class Strategy:
 
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
         self.ctx = ctx
-        self.opts = self.check_options(options or {})
+        # a table ``auto`` left unresolved (no image yet: a strategy made outside the runner)
+        # runs as today's default; the runner passes auto.resolve's options
+        self.opts = concrete(self.name, self.check_options(options or {}))
         #: the plan ``prepare`` built: what ``record`` records and ``plan`` reports
         self.steps: tuple[DispatchStep, ...] = ()
         #: indexed by :attr:`DispatchStep.pipeline` and :attr:`DispatchStep.descriptor_set`

@@ -56,11 +56,13 @@ Choices, and why:
 
 Options: ``reduction`` mean/min/max (min/max take every texel of the footprint, nothing
 outside); ``load`` texel (exact taps) or bilinear (one linear sample per 2x2 of level 0: mean,
-even level-0 sides, not fp32 whose filtering precision is the device's choice); ``fp16`` on:
+even level-0 sides, not fp32 whose filtering precision is the device's choice), default ``auto``
+(:mod:`~mipview.gpu.strategies.auto`: bilinear where the H200 measured it faster and the verdict
+bounds it, texel elsewhere); ``fp16`` on:
 packed half registers and shared memory in tile steps 2..6 (formats of at most 16 bits per
 channel, device shaderFloat16); ``tiles`` and ``prefetch`` above; ``tail``: the largest level (in
-texels, 512 .. 32768, default 8192) the last group finishes the chain from, level by level (a tail
-that fits one tile phase is taken whatever the value). At NPOT render-target sizes the chain's
+texels, 512 .. 32768, default 8192, or ``auto`` from the table) the last group finishes the
+chain from, level by level (a tail that fits one tile phase is taken whatever the value). At NPOT render-target sizes the chain's
 cost is the dispatches and the serial tail (H200, 1920x1080: pass 1 7.4 us, pass 2, 12 tiles then
 six levels by one group, 26 us); ``tail`` trades one for the other (1920x1080: 4, 3, 2 or 1
 dispatches), the same arithmetic either way, so the lead can measure which wins
@@ -81,6 +83,7 @@ from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.shader_interface import ShaderInterface
 from mipview.gpu.shaders import SINGLE_PASS, SINGLE_PASS_F16, mip_constants
+from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
     TILES_OPTION,
@@ -195,15 +198,15 @@ class SinglePass(Strategy):
                    "(atomic counter); exact NPOT weights; arrays, min/max, sub-rectangles.")
     options = (
         OptionSpec("reduction", tuple(REDUCTIONS), "mean", "mean, or min/max (HiZ pyramids)"),
-        OptionSpec("load", ("texel", "bilinear"), "texel",
-                   "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)"),
+        auto_option("single-pass", "load", ("texel", "bilinear"),
+                    "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)"),
         OptionSpec("fp16", ("off", "on"), "off",
                    "packed half registers and shared memory (formats <= 16 bits/channel)"),
         TILES_OPTION,
         PREFETCH_OPTION,
-        OptionSpec("tail", TAIL_CHOICES, str(TAIL_TEXELS),
-                   "largest level (texels) the last group finishes the chain from, level by "
-                   "level: fewer dispatches against a longer serial tail"),
+        auto_option("single-pass", "tail", TAIL_CHOICES,
+                    "largest level (texels) the last group finishes the chain from, level by "
+                    "level: fewer dispatches against a longer serial tail"),
     )
     promise = "carried"
     #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mipview import MipviewError
 from mipview.gpu import strategies
+from mipview.gpu.strategies.auto import is_table_auto
 from mipview.results import StrategySpec, parse_spec_list
 
 
@@ -16,7 +17,8 @@ def expand_specs(text: str) -> list[StrategySpec]:
     """``all`` is every registered strategy with default options; an option value ``all``
     expands to every choice of that option that the strategy can do with the others given
     (Strategy.option_reason: ``per-level:alpha=all`` leaves out coverage, which it cannot do on
-    the GPU). Raises BadSpec or UnknownStrategy."""
+    the GPU), but a table ``auto`` (mipview.gpu.strategies.auto). Raises BadSpec or
+    UnknownStrategy."""
     if text.strip() == "all":
         return strategies.default_specs()
     try:
@@ -34,7 +36,8 @@ def expand_specs(text: str) -> list[StrategySpec]:
                 opt = next((o for o in cls.options if o.name == key), None)
                 if opt is None:
                     raise BadSpec(f"strategy {spec.name!r} has no option {key!r}")
-                choices = list(opt.choices)
+                # a table ``auto`` runs one of the other choices: a sweep would time it twice
+                choices = [c for c in opt.choices if not is_table_auto(spec.name, key, c)]
                 expanded = True
             variants = [{**v, key: c} for v in variants for c in choices]
         if expanded:

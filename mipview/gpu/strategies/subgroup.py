@@ -25,7 +25,9 @@ Between dispatches: one global memory barrier (compute write -> compute read/wri
 
 Speed options: ``load=bilinear`` reads an image source with one linear sample per 2x2 (exact
 1/4 weights; not fp32, whose filtering precision is the device's choice): on an H200 it took the
-4096^2 RGBA8 chain from 56.2 to 46.1 us (morton). ``tiles`` gives a workgroup several tiles in
+4096^2 RGBA8 chain from 56.2 to 46.1 us (morton). Its ``auto``
+(:mod:`~mipview.gpu.strategies.auto`) has no measured entry yet (texel at 8192^2 was not
+measured against it), so texel stays the default. ``tiles`` gives a workgroup several tiles in
 turn (tile_schedule.glsl) and ``prefetch`` fetches the next one early. No dispatch has a
 counter to share, so several tiles pay only with the early fetch, and that only with one bilinear
 sample per value: ``auto`` (both options) then gives 4 tiles and prefetches (8192^2 RGBA8
@@ -46,6 +48,7 @@ from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
 from mipview.gpu.shaders import SUBGROUP, mip_constants
+from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
     TILES_OPTION,
@@ -188,9 +191,9 @@ class Subgroup(Strategy):
         OptionSpec("tile", TILES, "64", "source tile per workgroup: 32 (5 levels) or 64 (6)"),
         OptionSpec("subgroup_size", SUBGROUP_SIZES, "auto",
                    "require this subgroup size (VK_EXT_subgroup_size_control); auto = driver's"),
-        OptionSpec("load", ("texel", "bilinear"), "texel",
-                   "tile sources read from the image: 4 texel loads per 2x2, or one bilinear "
-                   "sample"),
+        auto_option("subgroup", "load", ("texel", "bilinear"),
+                    "tile sources read from the image: 4 texel loads per 2x2, or one bilinear "
+                    "sample"),
         TILES_OPTION,
         PREFETCH_OPTION,
     )
