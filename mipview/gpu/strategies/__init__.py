@@ -80,7 +80,8 @@ def configure(spec: StrategySpec, caps: DeviceCaps, fmt: Format, width: int, hei
 
 
 def default_specs() -> list[StrategySpec]:
-    return [StrategySpec(name) for name in REGISTRY]
+    """``all``: every registered strategy that makes the box pyramid by default."""
+    return [StrategySpec(name) for name, cls in REGISTRY.items() if cls.in_all]
 
 
 _load()

@@ -79,11 +79,21 @@ TABLE: tuple[Entry, ...] = (
     # below 4096^2 nor in other formats: texel there.
     Entry("nvidia", "single-pass", "load", "bilinear", _RGBA8, "4096² to 8192²",
           "H200 2026-11-22: 4096² 37.3 vs 44.2 us, 8192² 102 vs 138 us"),
-    # tail: today's 8192 everywhere until the lead's H200 run of docs/bench/h200-speed/run.sh
-    # (every tail choice interleaved at 1920x1080 .. 8192^2) says which wins where
-    *(Entry("nvidia", "single-pass", "tail", "8192", _ALL, size,
-            "today's default, until docs/bench/h200-speed/run.sh", measured=False)
-      for size, _ in SIZE_CLASSES),
+    # tail, H200 2026-11-22 (docs/bench/h200-speed/2026-11-22/times.log and
+    # 2026-11-22-shared-tail/tail_base_*.json, cold, median of 50, RGBA8): below 4096^2 a
+    # 2048-texel tail (one more dispatch, a shorter serial tail) wins at the render-target sizes
+    # (1920x1080 31.8 vs 33.2 us, 3840x2160 44.1 vs 45.5, 1921x1079 52.0 vs 53.7; 2560x1440
+    # within noise; 4095^2 is 1.5% slower, 203.4 vs 200.3); at 4096^2 and 8192^2 every value
+    # gives the same plan. Other formats: not measured, today's 8192 as a placeholder.
+    Entry("nvidia", "single-pass", "tail", "2048", _RGBA8, "below 4096²",
+          "H200 2026-11-22: 1920x1080 31.8 vs 33.2 us, 3840x2160 44.1 vs 45.5"),
+    Entry("nvidia", "single-pass", "tail", "8192", _RGBA8, "4096² to 8192²",
+          "H200 2026-11-22: the same plan whatever the value (4096² 45.7 us)"),
+    *(Entry("nvidia", "single-pass", "tail", "8192", fmts, size,
+            "today's default: not measured", measured=False)
+      for fmts, size in (((Format.SRGB, Format.F16, Format.F32), "below 4096²"),
+                         ((Format.SRGB, Format.F16, Format.F32), "4096² to 8192²"),
+                         (_ALL, "above 8192²"))),
     # subgroup load: H200 bilinear 4096^2 56.2 vs 46.1 us (subgroup.py), but texel at 8192^2
     # was never timed against it: no entry until it is
     # lavapipe (docs/bench/lavapipe/speed_sizes_1024_1080.txt) drifted by +-100% on the shared

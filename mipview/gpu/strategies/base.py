@@ -32,6 +32,10 @@ class Strategy:
     title: ClassVar[str]
     description: ClassVar[str]
     options: ClassVar[tuple[OptionSpec, ...]] = ()
+    #: One of ``--strategies all`` (the strategies that make the box pyramid with their default
+    #: options, compared side by side); a strategy whose default is another filter is asked for
+    #: by name.
+    in_all: ClassVar[bool] = True
     #: What it promises about its levels (mipview.results.Promise): ``stored`` (each level the
     #: correctly rounded reduction of the stored level below), ``carried`` (intermediates kept
     #: unquantised between levels: :meth:`level_sources` says which levels re-read a stored one)

@@ -115,6 +115,7 @@ def pack(plans: list[PairPlan]) -> tuple[np.ndarray, list[tuple[int, int, int, i
 
 class FilterPairs(FilterChoice, Strategy):
     name = "filter-pairs"
+    in_all = False  # its default is the tent, not the box the others of ``all`` make
     title = "Filter pairs (2 levels per dispatch)"
     description = ("Short filters (box, tent, Kaiser <= 2, Lanczos-2, cubics), two levels per "
                    "dispatch through shared memory.")
