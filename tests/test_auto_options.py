@@ -49,8 +49,10 @@ def test_device_kind_and_size_class(gpu) -> None:
     ("nvidia", SP, Format.UNORM, (4096, 4096), {"load": "bilinear", "tail": "8192"}),
     ("nvidia", SP, Format.UNORM, (8192, 8192), {"load": "bilinear", "tail": "8192"}),
     ("nvidia", SP, Format.UNORM, (8192, 4096), {"load": "bilinear", "tail": "8192"}),
+    # below 4096^2 RGBA8: texel loads (not measured), the 2048-texel tail (measured)
+    ("nvidia", SP, Format.UNORM, (1920, 1080), {"load": "texel", "tail": "2048"}),
     # not measured there: today's default
-    ("nvidia", SP, Format.UNORM, (1920, 1080), {"load": "texel", "tail": "8192"}),
+    ("nvidia", SP, Format.SRGB, (1920, 1080), {"load": "texel", "tail": "8192"}),
     ("nvidia", SP, Format.UNORM, (16384, 16384), {"load": "texel", "tail": "8192"}),
     ("nvidia", SP, Format.F16, (4096, 4096), {"load": "texel", "tail": "8192"}),
     # the table's value cannot run here (odd side of level 0): today's default
@@ -73,12 +75,12 @@ def test_resolution_table(gpu, kind, cls, fmt, size, expected) -> None:
 def test_defaults_auto_only_where_measured(gpu) -> None:
     defaults = {o.name: o.default for o in SP.options}
     assert defaults["load"] == "auto"      # measured H200 entries
-    assert defaults["tail"] == "8192"      # placeholders until docs/bench/h200-speed/run.sh
+    assert defaults["tail"] == "auto"      # measured H200 entries (RGBA8)
     assert {o.name: o.default for o in SG.options}["load"] == "texel"
     # the default spec picks the table's value, an explicit value is kept as asked
     assert _used(gpu, SP, "nvidia", Format.UNORM, 4096, 4096)[0]["load"] == "bilinear"
     used, picks = _used(gpu, SP, "nvidia", Format.UNORM, 4096, 4096, load="texel")
-    assert used["load"] == "texel" and not picks
+    assert used["load"] == "texel" and "load" not in picks
     # min/max take no bilinear sample: the table's value cannot run, today's default does
     used, picks = _used(gpu, SP, "nvidia", Format.UNORM, 4096, 4096, reduction="max")
     assert used["load"] == "texel" and "not eligible (load=bilinear averages" in picks["load"].why
@@ -141,7 +143,7 @@ def test_report_shows_options_asked_and_used(gpu, monkeypatch) -> None:
         assert f"auto load={load}" in d_auto["notes"][0]
         assert mip.results[0].sources[0].bilinear is (load == "bilinear")
         assert d_texel["options_asked"]["load"] == d_texel["options_used"]["load"] == "texel"
-        assert not any(n.startswith("auto ") for n in d_texel["notes"])
+        assert not any(n.startswith("auto load") for n in d_texel["notes"])
 
 
 def _pickable(gpu) -> list[tuple[str, Format, dict[str, str]]]:
