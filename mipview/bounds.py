@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview.compare import RELATIVE_FLOOR, max_error
+from mipview.compare import RELATIVE_FLOOR, max_error, signed_floats
 from mipview.filters.reference import BOX_NAMES, LevelStats, stored_chain
 from mipview.filters.resample import Taps, axis_taps
 from mipview.filters.spec import parse_filter
@@ -260,9 +260,14 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
     the highest value each step allows, and the one that stores the lowest (for 8-bit formats:
     every tie rounded up, resp. down). The bound is the larger of their errors. A filter with
     negative lobes is not monotone: its chain is bounded by :func:`propagated_chain_bounds`
-    (8-bit), or only reported (floats)."""
+    (8-bit), or only reported (floats). A float level 0 with negative texels: errors are
+    relative to the chain of |level 0|, in which the steps' bounds add up."""
     if reduction in ("min", "max"):
         return [0.0] * len(chain_reference)
+    if signed_floats(level0, fmt, reduction):
+        # errors relative to the chain of |level 0| (compare.texel_errors' ``mag``): the mean
+        # moves an error e of every input by at most e in those units, so the chain's errors add
+        return [float(b) for b in np.cumsum([0.0, *steps[1:len(chain_reference)]])]
     size = (level0.shape[1], level0.shape[0])
     if not monotone(reduction, size, len(chain_reference)):
         if fmt.is_float:

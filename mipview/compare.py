@@ -99,23 +99,28 @@ def _by_rows(fn: Callable[..., None], *arrays: np.ndarray) -> None:
                    arrays[0].shape[-3], arrays[0].size)
 
 
-def _to_error(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> np.ndarray:
+def _to_error(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format,
+              mag: np.ndarray | None = None) -> np.ndarray:
     if not fmt.is_float:
         return abs_diff
+    scale = np.abs(r64) if mag is None else np.fmax(np.abs(r64), mag)
     with np.errstate(invalid="ignore"):
         # fmax: a NaN reference divides by the floor (its NaN match is already 0)
-        err = abs_diff / np.fmax(np.abs(r64), RELATIVE_FLOOR)
+        err = abs_diff / np.fmax(scale, RELATIVE_FLOOR)
     err[np.isnan(err)] = np.inf  # inf / inf
     return err
 
 
-def texel_errors(a: np.ndarray, ref: np.ndarray, fmt: Format) -> np.ndarray:
+def texel_errors(a: np.ndarray, ref: np.ndarray, fmt: Format,
+                 mag: np.ndarray | None = None) -> np.ndarray:
     """Per-channel error of ``a`` against ``ref`` (same shape), float64.
 
-    8-bit: ``|a - r|`` in LSB; floats: ``|a - r| / max(|r|, 1e-3)``. Equal values (infinities
-    included, and NaN against NaN) count 0; any other non-finite difference counts ``inf``.
+    8-bit: ``|a - r|`` in LSB; floats: ``|a - r| / max(|r|, 1e-3)``, or relative to ``mag``
+    where given and larger (:func:`magnitude_below`: what a sum of signed texels is rounded
+    relative to). Equal values (infinities included, and NaN against NaN) count 0; any other
+    non-finite difference counts ``inf``.
     """
-    return _to_error(*_abs_diff(a, ref), fmt)
+    return _to_error(*_abs_diff(a, ref), fmt, mag)
 
 
 def error_map(a: np.ndarray, ref: np.ndarray, fmt: Format) -> np.ndarray:
@@ -222,22 +227,24 @@ def _exact(a: np.ndarray, fmt: Format, level: int) -> LevelError:
                       fmt.error_unit, a4.shape[0])
 
 
-def level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int) -> LevelError:
-    """Figures of one level of ``a`` against ``ref``."""
-    return _level_error(a, ref, fmt, level, with_map=False)[0]
+def level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
+                mag: np.ndarray | None = None) -> LevelError:
+    """Figures of one level of ``a`` against ``ref`` (``mag``: :func:`texel_errors`)."""
+    return _level_error(a, ref, fmt, level, with_map=False, mag=mag)[0]
 
 
-def level_error_map(a: np.ndarray, ref: np.ndarray, fmt: Format,
-                    level: int) -> tuple[LevelError, np.ndarray]:
+def level_error_map(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
+                    mag: np.ndarray | None = None) -> tuple[LevelError, np.ndarray]:
     """:func:`level_error` and :func:`error_map` of one level, from one computation of the
     texel errors (what a heatmap next to its figures needs)."""
-    err, emap = _level_error(a, ref, fmt, level, with_map=True)
+    err, emap = _level_error(a, ref, fmt, level, with_map=True, mag=mag)
     assert emap is not None
     return err, emap.reshape(np.shape(a)[:-1])
 
 
 def _level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
-                 with_map: bool) -> tuple[LevelError, np.ndarray | None]:
+                 with_map: bool, mag: np.ndarray | None = None
+                 ) -> tuple[LevelError, np.ndarray | None]:
     checkpoint()  # one per level compared: a stopped job ends here (mipview.cancel)
     a4, r4 = _as_4d(a), _as_4d(ref)
     if a4.shape == r4.shape and _equal(a4, r4):
@@ -245,7 +252,7 @@ def _level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int,
         # instead of six passes; level 0 as uploaded is such a level, and the largest
         return _exact(a, fmt, level), (np.zeros(a4.shape[:-1], np.float32) if with_map else None)
     abs_diff, r64 = _abs_diff(a4, r4)
-    err = _to_error(abs_diff, r64, fmt)
+    err = _to_error(abs_diff, r64, fmt, None if mag is None else _as_4d(mag))
     flat = int(np.argmax(err))
     layer, y, x, ch = (int(i) for i in np.unravel_index(flat, err.shape))
     figures = LevelError(
@@ -269,16 +276,19 @@ def _equal(a4: np.ndarray, r4: np.ndarray) -> bool:
     return same[0]
 
 
-def max_error(a: np.ndarray, ref: np.ndarray, fmt: Format) -> float:
-    """``texel_errors(a, ref, fmt).max(initial=0.0)``, in bands of rows on every core (a maximum
-    does not depend on how the texels are split)."""
+def max_error(a: np.ndarray, ref: np.ndarray, fmt: Format,
+              mag: np.ndarray | None = None) -> float:
+    """``texel_errors(a, ref, fmt, mag).max(initial=0.0)``, in bands of rows on every core (a
+    maximum does not depend on how the texels are split)."""
     a4, r4 = _as_4d(a), _as_4d(ref)
     if a4.shape != r4.shape:
         raise ValueError(f"shape mismatch: {a4.shape} vs reference {r4.shape}")
+    m4 = None if mag is None else _as_4d(mag)
     worst: list[float] = []
 
     def band(start: int, stop: int) -> None:
-        worst.append(float(texel_errors(a4[:, start:stop], r4[:, start:stop], fmt)
+        m = None if m4 is None else m4[:, start:stop]
+        worst.append(float(texel_errors(a4[:, start:stop], r4[:, start:stop], fmt, m)
                            .max(initial=0.0)))
 
     bands.for_rows(band, a4.shape[1], a4.size)
@@ -329,7 +339,27 @@ def step_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
 
     # one reference level alive at a time: at 4096^2 the float64 copies are what costs
     return [_exact(gpu_levels[0], fmt, 0)] + [
-        level_error(gpu_levels[i], below(i), fmt, i) for i in range(1, len(gpu_levels))]
+        level_error(gpu_levels[i], below(i), fmt, i,
+                    magnitude_below(gpu_levels[i - 1], fmt, reduction))
+        for i in range(1, len(gpu_levels))]
+
+
+def signed_floats(level: np.ndarray, fmt: Format, reduction: str) -> bool:
+    """A float level with negative texels under the mean: its sums cancel, so their rounding is
+    relative to the sum of |texels|, not to the result (:func:`magnitude_below`)."""
+    if not fmt.is_float or reduction != "mean":
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool(np.any(np.asarray(level) < 0))
+
+
+def magnitude_below(level: np.ndarray, fmt: Format, reduction: str) -> np.ndarray | None:
+    """What the rounding errors of the level made from ``level`` are relative to, where that is
+    not the result: the mean of |texels| over each footprint (>= |mean|; equal without negative
+    texels, where None is returned and nothing is computed)."""
+    if not signed_floats(level, fmt, reduction):
+        return None
+    return step_of([np.abs(np.asarray(level))], 1, fmt, reduction)
 
 
 def chain_errors(gpu_levels: Sequence[np.ndarray], fmt: Format,
@@ -411,7 +441,8 @@ class ErrorReport:
 def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
                  chain_reference: Sequence[np.ndarray] | None = None,
                  reduction: str = "mean", maps: bool = False,
-                 memo: Memo | None = None) -> ErrorReport:
+                 memo: Memo | None = None,
+                 chain_magnitude: Sequence[np.ndarray] | None = None) -> ErrorReport:
     """Step and chain errors of ``gpu_levels``; with ``maps``, also the heatmap of each chain
     level (``ErrorReport.maps``), from the same texel errors.
 
@@ -425,9 +456,13 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
     run) stored byte for byte alike reuses that one's figures and heatmap (:func:`digest`)
     instead of computing them again. Strategies that store every level correctly rounded
     agree on most of them, level 1 (the largest compared) included.
+
+    ``chain_magnitude``: the chain of |level 0| (float images with negative texels: what the
+    chain's rounding errors are relative to, :func:`texel_errors`).
     """
     if memo is not None and chain_reference is not None:
-        return _memo_report(list(gpu_levels), fmt, chain_reference, reduction, maps, memo)
+        return _memo_report(list(gpu_levels), fmt, chain_reference, reduction, maps, memo,
+                            chain_magnitude)
     levels = list(gpu_levels)
     emaps: list[np.ndarray] = []
     if chain_reference is None and not maps:
@@ -436,8 +471,10 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
         ref = chain_reference if chain_reference is not None else \
             named_reference(reduction, levels[0], fmt) if levels else []
         _check_lengths(levels, ref)
-        pairs = [level_error_map(a, r, fmt, i) if maps else (level_error(a, r, fmt, i), None)
-                 for i, (a, r) in enumerate(zip(levels, ref, strict=True))]
+        mags = list(chain_magnitude) if chain_magnitude is not None else [None] * len(levels)
+        pairs = [level_error_map(a, r, fmt, i, m) if maps else
+                 (level_error(a, r, fmt, i, m), None)
+                 for i, (a, r, m) in enumerate(zip(levels, ref, mags, strict=True))]
         chain = [e for e, _ in pairs]
         emaps = [m for _, m in pairs if m is not None]
     first = None
@@ -450,7 +487,8 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
 
 
 def _memo_report(levels: list[np.ndarray], fmt: Format, ref: Sequence[np.ndarray],
-                 reduction: str, maps: bool, memo: Memo) -> ErrorReport:
+                 reduction: str, maps: bool, memo: Memo,
+                 chain_magnitude: Sequence[np.ndarray] | None = None) -> ErrorReport:
     """:func:`error_report` with a chain reference, each level's figures through ``memo``."""
     _check_lengths(levels, ref)
     if not levels:
@@ -458,10 +496,12 @@ def _memo_report(levels: list[np.ndarray], fmt: Format, ref: Sequence[np.ndarray
     # level 0 is compared with a shortcut cheaper than its hash (it usually is the upload)
     keys: list[Hashable] = [None] + [digest(a) for a in levels[1:]]
 
+    mags = list(chain_magnitude) if chain_magnitude is not None else [None] * len(levels)
+
     def chain(i: int) -> tuple[LevelError, np.ndarray | None]:
         if maps:
-            return level_error_map(levels[i], ref[i], fmt, i)
-        return level_error(levels[i], ref[i], fmt, i), None
+            return level_error_map(levels[i], ref[i], fmt, i, mags[i])
+        return level_error(levels[i], ref[i], fmt, i, mags[i]), None
 
     pairs = [chain(0)] + [memo(("chain", reduction, maps, i, keys[i]), lambda i=i: chain(i))
                           for i in range(1, len(levels))]
@@ -472,7 +512,8 @@ def _memo_report(levels: list[np.ndarray], fmt: Format, ref: Sequence[np.ndarray
         # back as uploaded (the dearest step reference, 4096^2 decoded, is already there)
         below = first if i == 1 and first is not None else \
             step_of(levels, i, fmt, reduction)
-        return level_error(levels[i], below, fmt, i)
+        return level_error(levels[i], below, fmt, i,
+                           magnitude_below(levels[i - 1], fmt, reduction))
 
     steps = [_exact(levels[0], fmt, 0)]
     for i in range(1, len(levels)):

@@ -99,6 +99,21 @@ class ReferenceCache:
             return refs
         return self._cached(level0, (fmt, name), make)  # type: ignore[return-value]
 
+    def magnitude(self, level0: np.ndarray, fmt: Format,
+                  reduction: str) -> list[np.ndarray] | None:
+        """The mean chain of |level0| where level 0 is a float image with negative texels
+        (compare.texel_errors' ``mag``: what the chain's rounding errors are relative to), else
+        None."""
+        if not compare.signed_floats(level0, fmt, reduction):
+            return None
+
+        def make() -> list[np.ndarray]:
+            refs = named_reference("mean", np.abs(level0), fmt)
+            for a in refs:
+                a.setflags(write=False)
+            return refs
+        return self._cached(level0, (fmt, "magnitude"), make)  # type: ignore[return-value]
+
     def figures(self, level0: np.ndarray, fmt: Format, key: Hashable,
                 make: Callable[[], object]) -> object:
         """``make()``'s value for ``key``, computed once per image and format like the
@@ -299,7 +314,8 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
     levels = list(levels)
     # the memo: a level stored alike by another strategy, or in an earlier run, has its figures
     exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction,
-                                 maps=maps, memo=refs.memo(level0, fmt))
+                                 maps=maps, memo=refs.memo(level0, fmt),
+                                 chain_magnitude=refs.magnitude(level0, fmt, reduction))
     own = None
     if own_reference is not None:
         own = ErrorReport(step=(), chain=tuple(compare.level_errors(

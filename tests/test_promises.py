@@ -314,3 +314,40 @@ def test_a_result_carries_sources_that_match_its_plan(gpu):
     with pytest.raises(ValueError, match="level sources"):
         judge(fp16.levels, level0, Format.UNORM, promise="carried", sources=fp16.sources[1:])
     assert replace(fp16, sources=()).sources == ()
+
+
+@pytest.mark.parametrize("fmt", [Format.F32, Format.F16], ids=lambda f: f.label)
+def test_signed_float_texels_are_judged_relative_to_what_their_sums_round(gpu, fmt):
+    """Negative texels cancel in a sum, whose rounding is relative to the sum of |texels|: a
+    result may be far off relative to its own small value and still correct. Errors are taken
+    relative to the mean of |texels| (compare.magnitude_below, the chain of |level 0|), where
+    the bounds hold; a texel just over that bound still fails."""
+    from mipview.compare import magnitude_below
+
+    rng = np.random.default_rng(11)
+    level0 = (rng.random((45, 61, 4)) * 2.0 - 0.5).astype(fmt.dtype)  # [-0.5, 1.5)
+    specs = [StrategySpec("per-level"), StrategySpec("subgroup"), StrategySpec("single-pass"),
+             StrategySpec("npot-exact")]
+    refs = ReferenceCache()
+    with Session(gpu, level0, fmt, specs) as session:
+        session.generate()
+        mip = session.result()
+    for res in mip.results:
+        v = judge_result(res, level0, fmt, refs)
+        assert v.within_tolerance, f"{res.spec}: {v.summary()}"
+    res = mip.results[0]
+    v = judge_result(res, level0, fmt, refs)
+    k = 2
+    levels = list(res.levels)
+    below = step_level(levels[k - 1], fmt)
+    mag = magnitude_below(levels[k - 1], fmt, "mean")
+    assert mag is not None and (mag >= np.abs(below) - 1e-12).all() and (mag > np.abs(below)).any()
+    # the texel where cancellation is largest, pushed just past the bound in those units
+    at = np.unravel_index(int(np.argmax(mag / np.fmax(np.abs(below), RELATIVE_FLOOR))),
+                          below.shape)
+    x, m = float(below[at]), max(float(mag[at]), RELATIVE_FLOOR)
+    bad = levels[k].copy()
+    bad[at] = fmt.dtype.type(x + 2.0 * v.step_bounds[k] * m + np.spacing(fmt.dtype.type(x)))
+    verdict = judge([*levels[:k], bad, *levels[k + 1:]], level0, fmt, "mean", None, refs,
+                    res.promise, res.sources)
+    assert any(b.error.level == k and b.figure == "step" for b in verdict.breaches)
