@@ -110,9 +110,9 @@ def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool
     levels = []
     real_level = compare._level_error
 
-    def counting(a, ref, fmt, level, with_map):
+    def counting(a, ref, fmt, level, with_map, mag=None):
         levels.append(level)
-        return real_level(a, ref, fmt, level, with_map)
+        return real_level(a, ref, fmt, level, with_map, mag)
 
     monkeypatch.setattr(run_pipeline.analysis, "analyse_strategy", spying)
     monkeypatch.setattr(compare, "_level_error", counting)
