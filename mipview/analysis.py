@@ -16,9 +16,45 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.compare import LevelError
+from mipview.filters.reference import BOX_NAMES, coverage, result_figures
 from mipview.formats import Format
 from mipview.results import StrategyResult, StrategySpec
 from mipview.verdict import ReferenceCache, Verdict, judge_result
+
+
+@dataclass(frozen=True)
+class LevelFigures:
+    """A filtered result's figures per level 0 .. n-1 (filters.reference.result_figures: the
+    report's ``filter`` entry) beside the exact reference's coverage, for the window's plot."""
+
+    cutoff: float
+    #: fraction of the result's texels with alpha >= cutoff
+    coverage: tuple[float, ...]
+    #: the same of the exact (float64) reference pyramid of the result's reduction
+    reference_coverage: tuple[float, ...]
+    #: normal maps: mean vector length before renormalising (None at level 0), else None
+    length_mean: tuple[float | None, ...] | None = None
+
+    @property
+    def worth_plotting(self) -> bool:
+        """Something to see: level 0 has texels failing the alpha test, or vectors shorten
+        (an opaque image's coverage is 1 at every level)."""
+        return self.length_mean is not None or (bool(self.coverage) and self.coverage[0] < 1.0)
+
+
+def level_figures(res: StrategyResult, level0: np.ndarray, fmt: Format,
+                  refs: ReferenceCache) -> LevelFigures | None:
+    """:class:`LevelFigures` of a filtered result; None for the box reductions (mean, min,
+    max), which have no cutoff."""
+    if res.reduction in BOX_NAMES or not res.levels:
+        return None
+    got = result_figures(res.levels, fmt, res.reduction)
+    cutoff = float(got["cutoff"])  # type: ignore[arg-type]
+    exact = refs.get(level0, fmt, res.reduction)
+    lengths = got.get("length_mean")
+    return LevelFigures(cutoff, tuple(got["coverage"]),  # type: ignore[arg-type]
+                        tuple(coverage(lv, fmt, cutoff) for lv in exact),
+                        None if lengths is None else tuple(lengths))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -29,6 +65,8 @@ class StrategyErrors:
     spec: StrategySpec
     verdict: Verdict
     maps: tuple[np.ndarray, ...]
+    #: a filtered result's coverage (and normal maps' lengths) per level; None for the box
+    figures: LevelFigures | None = None
 
     @property
     def levels(self) -> tuple[LevelError, ...]:
@@ -45,7 +83,8 @@ def analyse_strategy(res: StrategyResult, level0: np.ndarray, fmt: Format,
     """The verdict on ``res`` and its heatmaps (``compare.error_map`` per level against the
     exact reference of its reduction). Any thread: numpy does the work, without the GIL."""
     verdict = judge_result(res, level0, fmt, refs, maps=True)
-    return StrategyErrors(res.spec, verdict, verdict.exact.maps)
+    return StrategyErrors(res.spec, verdict, verdict.exact.maps,
+                          level_figures(res, level0, fmt, refs))
 
 
 def reference_levels(level0: np.ndarray, fmt: Format,

@@ -48,6 +48,7 @@ from mipview.analysis import StrategyErrors
 from mipview.compare import LevelError
 from mipview.formats import Format
 from mipview.nonfinite import Propagation
+from mipview.ui.coverage_plot import CoveragePlot
 from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
 from mipview.ui.histogram import HistogramPanel, value_histogram
 from mipview.ui.layer_selector import LayerSelector
@@ -151,7 +152,12 @@ class HeatmapView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.itemSelectionChanged.connect(self._show_selected_level)
-        split.addWidget(self.table)
+        # beside the table: a filtered result's coverage per level (hidden for the box)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.table)
+        self.coverage = CoveragePlot()
+        bottom.addWidget(self.coverage)
+        split.addWidget(bottom)
         split.setSizes([400, 110, 220])
         lay.addWidget(split, 1)
 
@@ -189,6 +195,7 @@ class HeatmapView(QWidget):
         self.strategy_combo.clear()
         self.against_combo.clear()
         self.table.setRowCount(0)
+        self.coverage.set_figures(None)
         self.image.clear()
         self.summary.setText("")
         self._show_layers(1)
@@ -241,6 +248,8 @@ class HeatmapView(QWidget):
         if self.exact.get(name) is errors:
             return
         self.exact[name] = errors
+        if name == self.strategy():  # shown whatever the strategy is compared with
+            self.coverage.set_figures(errors.figures)
         if self._selection() == (name, EXACT):
             self._refresh()
 
@@ -306,6 +315,8 @@ class HeatmapView(QWidget):
             return
         fmt = self.output.mip.fmt
         name, against = self._selection()
+        own = self.exact.get(name)  # the strategy's own figures, whatever it is compared with
+        self.coverage.set_figures(own.figures if own is not None else None)
         figures = self._figures(name, against)
         if figures is None:
             self._show_computing(name, against)
@@ -341,6 +352,7 @@ class HeatmapView(QWidget):
             what = f"computing {name} vs {against}…"
         self.errors, self.maps = [], []
         self.table.setRowCount(0)
+        self.coverage.set_figures(None)
         self.image.clear()
         self.overlay.clear()
         self.plot.setTitle("")
