@@ -157,7 +157,8 @@ def propagated_chain_bounds(name: str, size: tuple[int, int], steps: Sequence[fl
     is not monotone, so the envelope of :func:`stored_chain_bounds` does not hold; the filter moves
     an input error e by at most L1 * e (its largest sum of |w|), and a clamp to [0, 1] by no more:
     e_k <= L1_k e_(k-1) + steps[k] (e_(k-1) = 0 for a level made from level 0). In LSB: 8-bit
-    formats only (a float's relative error has no such bound near the zeros a lobe makes)."""
+    formats but sRGB (a float's relative error has no such bound near the zeros a lobe makes;
+    sRGB's encode is steeper than its decode where it is dark)."""
     out = [0.0]
     level0 = parse_filter(name).source == "level0"
     for k in range(1, levels):
@@ -270,8 +271,11 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
         return [float(b) for b in np.cumsum([0.0, *steps[1:len(chain_reference)]])]
     size = (level0.shape[1], level0.shape[0])
     if not monotone(reduction, size, len(chain_reference)):
-        if fmt.is_float:
-            # the step bound is the promise; the chain is reported against no bound
+        if fmt.is_float or fmt.is_srgb:
+            # the step bound is the promise; the chain is reported against no bound (in sRGB a
+            # lobed filter of linear light can move an encoded error by more than L1: a dark
+            # input's error is small in linear light, an output's encode steep; H200: a
+            # Lanczos-2 chain 1.35 LSB past L1 e + step)
             return [0.0] + [float("inf")] * (len(chain_reference) - 1)
         return propagated_chain_bounds(reduction, size, steps, len(chain_reference))
     # both chains start from the exact reduction of level 0: the chain reference's level 1

@@ -181,3 +181,17 @@ def test_filter_pairs_f16_runs_one_level_per_dispatch(gpu) -> None:
         res = s.result().results[0]
     assert [p.label for p in res.plan] == [f"level {k}" for k in range(1, 5)]
     assert any("one level per dispatch" in n for n in res.notes)
+
+
+def test_filter_pairs_refuses_wrap_and_mirror_on_a_gpu(gpu) -> None:
+    """An H200 gave wrong border texels with wrap and mirror (lavapipe agrees with the
+    reference, which test_filter_pairs_keeps_the_stored_promise checks): refused on a GPU."""
+    from dataclasses import replace
+
+    cls = strategies.REGISTRY["filter-pairs"]
+    gpu_caps = replace(gpu.caps, device_type="discrete")
+    for edge in ("wrap", "mirror"):
+        assert "wrong border texels" in cls.unsupported_reason(
+            gpu_caps, Format.UNORM, 64, 64, 1, {"edge": edge})
+        assert cls.unsupported_reason(gpu.caps, Format.UNORM, 64, 64, 1, {"edge": edge}) is None
+    assert cls.unsupported_reason(gpu_caps, Format.UNORM, 64, 64, 1, {"edge": "clamp"}) is None
