@@ -92,27 +92,22 @@ class ReferenceCache:
     def get(self, level0: np.ndarray, fmt: Format, name: str) -> list[np.ndarray]:
         """The pyramid ``name`` (filters.reference.named_reference: mean, min, max, blit, a
         filter) of ``level0``."""
-        def make() -> list[np.ndarray]:
-            refs = named_reference(name, level0, fmt)
-            for a in refs:
-                a.setflags(write=False)
-            return refs
-        return self._cached(level0, (fmt, name), make)  # type: ignore[return-value]
+        return self._cached(  # type: ignore[return-value]
+            level0, (fmt, name), lambda: _read_only(named_reference(name, level0, fmt)))
 
     def magnitude(self, level0: np.ndarray, fmt: Format,
                   reduction: str) -> list[np.ndarray] | None:
         """The mean chain of |level0| where level 0 is a float image with negative texels
         (compare.texel_errors' ``mag``: what the chain's rounding errors are relative to), else
-        None."""
-        if not compare.signed_floats(level0, fmt, reduction):
+        None. Whether it has such texels is looked at once per image, like the pyramids."""
+        if reduction != "mean":
             return None
 
         def make() -> list[np.ndarray]:
-            refs = named_reference("mean", np.abs(level0), fmt)
-            for a in refs:
-                a.setflags(write=False)
-            return refs
-        return self._cached(level0, (fmt, "magnitude"), make)  # type: ignore[return-value]
+            if not compare.signed_floats(level0, fmt, reduction):
+                return []  # kept, so the next strategy does not look again
+            return _read_only(named_reference("mean", np.abs(level0), fmt))
+        return self._cached(level0, (fmt, "magnitude"), make) or None  # type: ignore[return-value]
 
     def figures(self, level0: np.ndarray, fmt: Format, key: Hashable,
                 make: Callable[[], object]) -> object:
@@ -153,6 +148,13 @@ class ReferenceCache:
 #: level figures a ReferenceCache keeps: a 4096^2 pyramid's heatmaps are ~85 MiB (level 0's all
 #: zero pages, not resident): 13 levels with their step figures make 25 entries, so 200 keep 8
 FIGURES_KEPT = 200
+
+
+def _read_only(pyramid: list[np.ndarray]) -> list[np.ndarray]:
+    """A cached pyramid, shared by every strategy and thread: none may write to it."""
+    for a in pyramid:
+        a.setflags(write=False)
+    return pyramid
 
 
 class _Slot:
