@@ -36,6 +36,13 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
     made = [level for s in steps for level in s.outputs]
     assert made == list(range(1, mip_count(w, h)))
     for s in steps:
+        if s.tiles is not None:  # single-pass's tile phase: 32x32 texels of level src+1 a group
+            assert not general_only and s.tiles.levels == s.outputs and s.tiles.base == s.src
+            w1, h1 = level_size(w, h, s.src + 1)
+            assert s.groups == (-(-w1 // 32), -(-h1 // 32))
+            for j in range(1, s.tiles.tile_levels):  # tile steps 2.. are 2x2 boxes: even sides
+                assert all(n % 2 == 0 for n in level_size(w, h, s.src + j))
+            continue
         assert 1 <= s.levels <= MAX_LEVELS
         lw, lh = level_size(w, h, s.src + s.levels)
         # the groups cover the last level, and no group starts past it
@@ -44,21 +51,20 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
         for j, (rw, rh) in enumerate(region_sides(w, h, s)[:-1], start=1):
             side = A_SIDE if j % 2 else B_SIDE
             assert rw <= side and rh <= side
-        if s.path == "fast":
-            assert not general_only
-            for j in range(s.levels):  # no 3-tap side inside a fast dispatch
-                assert all(n == 1 or n % 2 == 0 for n in level_size(w, h, s.src + j))
+        assert s.path == "general"
 
 
 def test_plan_paths_on_hard_cases():
     # all odd: overlapping 2-level dispatches, then one group finishes the chain
     assert [s.path for s in plan_steps(4095, 4095)] == ["general"] * 4
     assert plan_steps(4095, 4095)[-1].groups == (1, 1)
-    # power of two: 6 fast levels per dispatch
-    assert [(s.path, s.levels) for s in plan_steps(4096, 4096)] == [("fast", 6), ("fast", 6)]
-    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general
-    assert [s.path for s in plan_steps(1920, 1080)][0] == "fast"
-    assert plan_steps(1920, 1080)[0].outputs == (1, 2, 3)
+    # power of two: single-pass's tiles, the last group's tile phase finishing the chain
+    assert [(s.path, s.levels) for s in plan_steps(4096, 4096)] == [("fast", 12)]
+    assert [(s.path, s.levels) for s in plan_steps(8192, 8192)] == [("fast", 6), ("fast", 7)]
+    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general, then one group
+    assert [s.label for s in plan_steps(1920, 1080)] == ["fast 1-3", "general 4-5",
+                                                         "general 6-10"]
+    assert plan_steps(1920, 1080)[-1].groups == (1, 1)
 
 
 def _check(gpu, w: int, h: int, fmt: Format, kind: str = "noise",
@@ -121,3 +127,11 @@ def test_layers(gpu):
     mip = run_once(gpu, level0, Format.SRGB, [StrategySpec("npot-exact")])
     report = compare.error_report(list(mip.results[0].levels), Format.SRGB)
     assert report.within_tolerance(Format.SRGB)
+
+
+def test_bilinear_samples_level0_only(gpu):
+    # 640x360: fast 1-3 samples level 0 (one bilinear sample per 2x2), then a fast pass from
+    # level 3 (80x45, odd: exact 3-tap weights) must load texels, not the bilinear sample
+    steps = plan_steps(640, 360)
+    assert [s.path for s in steps][:2] == ["fast", "fast"] and steps[1].src == 3
+    _check(gpu, 640, 360, Format.UNORM, spec="npot-exact:load=bilinear")

@@ -51,6 +51,7 @@ FALLBACK: dict[tuple[str, str], str] = {
     ("single-pass", "load"): "texel",
     ("single-pass", "tail"): "8192",
     ("subgroup", "load"): "texel",
+    ("npot-exact", "load"): "texel",
 }
 
 
@@ -94,6 +95,13 @@ TABLE: tuple[Entry, ...] = (
       for fmts, size in (((Format.SRGB, Format.F16, Format.F32), "below 4096²"),
                          ((Format.SRGB, Format.F16, Format.F32), "4096² to 8192²"),
                          (_ALL, "above 8192²"))),
+    # npot-exact load (its fast dispatch from level 0 is single-pass's tile phase), H200
+    # 2026-11-22, docs/bench/h200-npot/2026-11-22/, cold, median of 50, RGBA8, two rounds
+    Entry("nvidia", "npot-exact", "load", "bilinear", _RGBA8, "below 4096²",
+          "H200 2026-11-22: 1920x1080 26.3 vs 26.5 us, 2560x1440 21.8 vs 27.0, "
+          "3840x2160 36.7 vs 38.5"),
+    Entry("nvidia", "npot-exact", "load", "bilinear", _RGBA8, "4096² to 8192²",
+          "H200 2026-11-22: 4096² 40.7 vs 49.1 us, 8192² 103.6 vs 142.6"),
     # subgroup load: H200 bilinear 4096^2 56.2 vs 46.1 us (subgroup.py), but texel at 8192^2
     # was never timed against it: no entry until it is
     # lavapipe (docs/bench/lavapipe/speed_sizes_1024_1080.txt) drifted by +-100% on the shared

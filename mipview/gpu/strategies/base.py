@@ -112,7 +112,11 @@ class Strategy:
 
     def _record(self, cmd: Any, steps: Sequence[DispatchStep], marks: Marks) -> None:
         """``steps`` (the prepared ones or variants of them) with this strategy's pipelines."""
-        record_steps(cmd, steps, self.pipelines, self.sets.sets if self.sets else (), marks)
+        record_steps(cmd, steps, self.pipelines, self.descriptor_sets(), marks)
+
+    def descriptor_sets(self) -> Sequence[Any]:
+        """The sets :attr:`DispatchStep.descriptor_set` indexes."""
+        return self.sets.sets if self.sets else ()
 
     def release(self) -> None:
         if self.sets is not None:

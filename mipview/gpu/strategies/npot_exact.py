@@ -2,20 +2,27 @@
 
 A dispatcher walks the chain and asks, at each input level, how many levels one dispatch can make:
 
-* **fast** path, while every side stays even (or is 1): up to ``MAX_LEVELS`` levels per dispatch;
-  a group reads a 64x64 block and keeps its first level (32x32) and the ones above in shared
-  memory, like nvpro's fast pipeline;
+* **fast** path, while the sides below stay even: single-pass's tile phase
+  (:func:`~mipview.gpu.strategies.single_pass.tile_pass`, shaders/include/spd_reduce.glsl),
+  sampling the level as stored: a 64x64 tile per workgroup reduced to up to 6 levels in
+  registers, quad swaps and shared memory (step 1 with exact weights, so the level it starts
+  from may be odd), and where the rest of the chain fits one tile phase, the last group runs it
+  (4096^2: one dispatch). Before 2026-11-23 this path was npot_exact.comp's own 64x64 block kernel
+  (H200, RGBA8: 4096^2 176 us for levels 1-6 against single-pass's 45 for the whole chain;
+  one way to reduce a tile, not two);
 * **general** path, where a side is odd: 2 levels per dispatch with overlapping tiles; a group
   makes a 16x16 tile of the second level from a 33x33 region of the first, recomputing the border
-  samples its neighbour also computes instead of synchronising with it (nvpro's general pipeline).
+  samples its neighbour also computes instead of synchronising with it (nvpro's general pipeline);
+  and where the whole rest of the chain fits one group's shared memory, one group makes it.
 
-Both paths are one kernel (shaders/npot_exact.comp) with the reduction of the other exact
-strategies (mip_common.glsl MIP_REDUCE_EXACT); they differ in push constants only. Intermediates
-stay float inside a dispatch, so the chain error is lower than per-level's. The plan is a pure
-function of the size (:func:`plan_steps`), exposed with every result.
+The general path is shaders/npot_exact.comp with the reduction of the other exact strategies
+(mip_common.glsl MIP_REDUCE_EXACT). Intermediates stay float inside a dispatch, so the chain error
+is lower than per-level's. The plan is a pure function of the size (:func:`plan_steps`), exposed
+with every result.
 
-Option ``path``: ``auto`` (fast where possible) or ``general`` (never the fast path: the
-overlapping-tile kernel everywhere, to measure what the fast path buys).
+Options: ``path`` ``auto`` (fast where possible) or ``general`` (never the fast path: the
+overlapping-tile kernel everywhere, to measure what the fast path buys); ``load`` as
+single-pass's, for the fast dispatch that samples level 0.
 
 Barriers: a COMPUTE write -> read/write memory barrier between dispatches; the runner's barriers
 before and after a run cover the rest (see base.py).
@@ -23,22 +30,26 @@ before and after a run cover the rest (see base.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from mipview.formats import Format, level_size, mip_count
-from mipview.gpu.context import DeviceCaps
+from mipview.gpu.context import DeviceCaps, GpuContext
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import MipImage
 from mipview.gpu.shaders import NPOT_EXACT, mip_constants
+from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.strategies.single_pass import SinglePass, SpPass, tile_pass
 from mipview.results import DispatchStep, LevelSource
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
 A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*16 + 1)
 B_SIDE = 16            # spec constant 2: region of even levels in a dispatch
 MAX_LEVELS = 6         # = NPOT_MAX_LEVELS, the dst bindings of npot_exact.comp
-FAST_FIRST_TILE = 32   # fast path: side of a group's tile at the dispatch's first level
 GENERAL_TILE = 16      # general path, 2 levels: side of a group's tile at the second level
+LONE_TILE = 32         # general path, 1 level (the chain's last): side of a group's tile
 SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
 
 
@@ -49,8 +60,11 @@ class NpotStep:
     path: str                   # "fast" | "general"
     src: int
     levels: int
-    tile: int                   # side of a group's tile at the last level
+    tile: int                   # general: side of a group's tile at the last level
     groups: tuple[int, int]
+    #: fast: single-pass's pass making these levels, and the data buffer it uses (vec4s)
+    tiles: SpPass | None = None
+    data_vec4: int = 0
 
     @property
     def outputs(self) -> tuple[int, ...]:
@@ -62,14 +76,9 @@ class NpotStep:
         return f"{self.path} {first}" if first == last else f"{self.path} {first}-{last}"
 
 
-def _even_step(w: int, h: int) -> bool:
-    """True when reducing (w, h) has no 3-tap side: footprints do not overlap."""
-    return all(n == 1 or n % 2 == 0 for n in (w, h))
-
-
 def region_sides(width: int, height: int, step: NpotStep) -> list[tuple[int, int]]:
-    """Largest region (w, h) a group computes at each level of ``step`` (first level first);
-    mirrors the lo/hi walk of npot_exact.comp."""
+    """Largest region (w, h) a group computes at each level of a general ``step`` (first level
+    first); mirrors the lo/hi walk of npot_exact.comp."""
     sizes = [level_size(width, height, step.src + j) for j in range(step.levels + 1)]
     rw = rh = step.tile
     out = [(min(rw, sizes[-1][0]), min(rh, sizes[-1][1]))]
@@ -81,6 +90,8 @@ def region_sides(width: int, height: int, step: NpotStep) -> list[tuple[int, int
 
 
 def _fits(width: int, height: int, step: NpotStep) -> bool:
+    if step.tiles is not None:
+        return True  # single-pass's tile phase: fixed 64x64 tiles, its own shared memory
     for j, (rw, rh) in enumerate(region_sides(width, height, step), start=1):
         if j == step.levels:
             continue  # the last level goes straight to the image
@@ -90,46 +101,54 @@ def _fits(width: int, height: int, step: NpotStep) -> bool:
     return True
 
 
-def _step(width: int, height: int, path: str, src: int, levels: int, tile: int) -> NpotStep:
+def _general(width: int, height: int, src: int, levels: int, tile: int) -> NpotStep:
     lw, lh = level_size(width, height, src + levels)
-    return NpotStep(path, src, levels, tile, (group_count(lw, tile), group_count(lh, tile)))
+    return NpotStep("general", src, levels, tile, (group_count(lw, tile), group_count(lh, tile)))
 
 
-def _candidates(width: int, height: int, src: int, general_only: bool) -> list[NpotStep]:
+def _fast(width: int, height: int, src: int, layers: int) -> NpotStep | None:
+    """Single-pass's tile phase from level ``src`` as stored, when it makes 2 levels or more;
+    its tail only where one tile phase holds it (a level-by-level tail by one group is slower
+    than the general path's dispatches: H200 1920x1080, 15.6 us for levels 6-10)."""
+    sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
+    p, used = tile_pass(sizes, src, -1, 0, layers, 0)
+    if len(p.levels) < 2:
+        return None
+    if not p.tail_levels:  # the next dispatch samples the stored level: no hand-off
+        p, used = replace(p, handoff_offset=-1), 0
+    return NpotStep("fast", src, len(p.levels), 0, p.groups, p, used)
+
+
+def _candidates(width: int, height: int, src: int, general_only: bool,
+                layers: int) -> list[NpotStep]:
     """Dispatches that could start at level ``src``, each fitting shared memory."""
     remaining = mip_count(width, height) - 1 - src
     most = min(remaining, MAX_LEVELS)
-    even = 0
-    while (even < most and not general_only
-           and _even_step(*level_size(width, height, src + even))):
-        even += 1
-    out = []
-    if even >= 2:
-        out.append(_step(width, height, "fast", src, even, FAST_FIRST_TILE >> (even - 1)))
+    fast = None if general_only else _fast(width, height, src, layers)
+    out = [fast] if fast else []
     # One group making every level up to the top: where a whole level fits one region, a
     # single group finishes the chain in one dispatch, odd sides or not. Fewer dispatches means
     # fewer roundings to the storage format (f16 chain error) and fewer barriers.
     for levels in range(most, 2, -1):
         lw, lh = level_size(width, height, src + levels)
-        step = _step(width, height, "fast" if levels <= even else "general", src, levels,
-                     max(lw, lh))
+        step = _general(width, height, src, levels, max(lw, lh))
         if step.groups == (1, 1) and _fits(width, height, step):
             out.append(step)
             break
     levels = min(2, remaining)
-    out.append(_step(width, height, "general", src, levels,
-                     GENERAL_TILE if levels == 2 else FAST_FIRST_TILE))
+    out.append(_general(width, height, src, levels, GENERAL_TILE if levels == 2 else LONE_TILE))
     return out
 
 
-def plan_steps(width: int, height: int, general_only: bool = False) -> list[NpotStep]:
+def plan_steps(width: int, height: int, general_only: bool = False,
+               layers: int = 1) -> list[NpotStep]:
     """The dispatches that make levels 1..n-1 of a ``width`` x ``height`` image: at each input
     level, the candidate making the most levels (the fast path on ties)."""
     n = mip_count(width, height)
     steps: list[NpotStep] = []
     src = 0
     while src < n - 1:
-        step = max(_candidates(width, height, src, general_only), key=lambda s: s.levels)
+        step = max(_candidates(width, height, src, general_only, layers), key=lambda s: s.levels)
         if not _fits(width, height, step):  # a planning bug, never a user error
             raise AssertionError(f"npot-exact: {step} overflows shared memory")
         steps.append(step)
@@ -137,13 +156,14 @@ def plan_steps(width: int, height: int, general_only: bool = False) -> list[Npot
     return steps
 
 
-def dispatch_step(width: int, height: int, layers: int, i: int, step: NpotStep) -> DispatchStep:
-    """Planned dispatch ``i`` as recorded: the one pipeline, descriptor set i."""
+def general_step(width: int, height: int, layers: int, step: NpotStep, pipeline: int,
+                 descriptor_set: int) -> DispatchStep:
+    """A planned general dispatch as recorded."""
     return DispatchStep(
         step.label, step.outputs,
         f"{step.groups[0]}x{step.groups[1]} groups, {step.tile}x{step.tile} tiles of level "
         f"{step.outputs[-1]}",
-        pipeline=0, descriptor_set=i,
+        pipeline=pipeline, descriptor_set=descriptor_set,
         push=NPOT_EXACT.pack(srcSize=level_size(width, height, step.src), levels=step.levels,
                              tile=step.tile),
         groups=(*step.groups, layers))
@@ -152,44 +172,99 @@ def dispatch_step(width: int, height: int, layers: int, i: int, step: NpotStep) 
 class NpotExact(Strategy):
     name = "npot-exact"
     title = "NPOT exact, several levels per dispatch"
-    description = ("nvpro-style: exact NPOT weights, up to 6 levels per dispatch while sides are "
-                   "even, 2 with overlapping tiles where a side is odd; float intermediates.")
+    description = ("nvpro-style: exact NPOT weights; single-pass's tiles (up to 6 levels per "
+                   "dispatch) while sides are even, 2 levels with overlapping tiles where a side "
+                   "is odd; float intermediates.")
     options = (OptionSpec("path", ("auto", "general"), "auto",
-                          "general: overlapping-tile kernel everywhere (no fast path)"),)
+                          "general: overlapping-tile kernel everywhere (no fast path)"),
+               auto_option("npot-exact", "load", ("texel", "bilinear"),
+                           "level 0 in the fast path: 4 texel loads per 2x2, or one bilinear "
+                           "sample (mean, even sides)"))
     promise = "carried"
+
+    def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
+        super().__init__(ctx, options)
+        #: makes the fast dispatches (its pipelines, buffers and sets)
+        self.tiles = SinglePass(ctx, {"load": self.opts["load"]})
+        self._sets: list[Any] = []
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        opts = cls.check_options(options or {})
         if caps.max_shared_memory < SHARED_BYTES:
             return f"needs {SHARED_BYTES} B of shared memory, device has {caps.max_shared_memory}"
         if caps.max_workgroup_invocations < THREADS:
             return f"needs {THREADS}-invocation work groups"
+        if opts["path"] == "auto":
+            reason = SinglePass.unsupported_reason(caps, fmt, width, height, layers,
+                                                   {"load": opts["load"]})
+            if reason:
+                fallback = "; path=general does without" if opts["load"] == "texel" else ""
+                return f"path=auto (single-pass's tiles): {reason}{fallback}"
+        elif opts["load"] == "bilinear":
+            return "load=bilinear applies to the fast path, which path=general never takes"
         return compute_reason(caps, fmt)
 
+    def _plan(self, width: int, height: int, layers: int) -> list[NpotStep]:
+        return plan_steps(width, height, self.opts["path"] == "general", layers)
+
     def prepare(self, image: MipImage) -> None:
-        srgb = image.fmt.is_srgb
-        self.pipelines = [get_pipeline(
-            self.ctx, NPOT_EXACT, ("sampled",) + ("storage_image",) * MAX_LEVELS,
-            constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE, "NPOT_B_SIDE": B_SIDE,
-                       "NPOT_DECODE_SRGB": srgb, "NPOT_ROUND_HALF": image.fmt is Format.F16,
-                       **mip_constants(image.fmt)})]
-        planned = plan_steps(image.width, image.height, self.opts["path"] == "general")
-        self.steps = tuple(dispatch_step(image.width, image.height, image.layers, i, step)
-                           for i, step in enumerate(planned))
-        self.sets = DescriptorSets(self.pipelines[0], max(1, len(planned)))
-        sampler = get_sampler(self.ctx)
-        for i, step in enumerate(planned):
-            outs = list(step.outputs)
-            # unused bindings alias the dispatch's last output: valid, and never accessed
-            outs += [outs[-1]] * (MAX_LEVELS - len(outs))
-            # sRGB: the shader decodes exactly (NPOT_DECODE_SRGB in npot_exact.comp)
-            src_view = (image.encoded_views if srgb else image.sampled_views)[step.src]
-            self.sets.write(i, [(src_view, sampler)]
-                            + [image.storage_views[level] for level in outs])
+        planned = self._plan(image.width, image.height, image.layers)
+        fast = [s for s in planned if s.tiles is not None]
+        general = [s for s in planned if s.tiles is None]
+        if fast:
+            self.tiles.prepare_passes(image, [s.tiles for s in fast],
+                                      max(1, max(s.data_vec4 for s in fast)))
+        self.pipelines = list(self.tiles.pipelines)
+        self._sets = list(self.tiles.sets.sets) if self.tiles.sets else []
+        npot_pipeline, first_set = len(self.pipelines), len(self._sets)
+        if general:
+            srgb = image.fmt.is_srgb
+            self.pipelines.append(get_pipeline(
+                self.ctx, NPOT_EXACT, ("sampled",) + ("storage_image",) * MAX_LEVELS,
+                constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE,
+                           "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
+                           "NPOT_ROUND_HALF": image.fmt is Format.F16,
+                           **mip_constants(image.fmt)}))
+            self.sets = DescriptorSets(self.pipelines[npot_pipeline], len(general))
+            self._sets += self.sets.sets
+            sampler = get_sampler(self.ctx)
+            for i, step in enumerate(general):
+                outs = list(step.outputs)
+                # unused bindings alias the dispatch's last output: valid, and never accessed
+                outs += [outs[-1]] * (MAX_LEVELS - len(outs))
+                # sRGB: the shader decodes exactly (NPOT_DECODE_SRGB in npot_exact.comp)
+                src_view = (image.encoded_views if srgb else image.sampled_views)[step.src]
+                self.sets.write(i, [(src_view, sampler)]
+                                + [image.storage_views[level] for level in outs])
+        steps, done = [], {"fast": 0, "general": 0}
+        for step in planned:
+            i = done[step.path]
+            done[step.path] += 1
+            if step.tiles is not None:
+                sp = self.tiles.steps[i]
+                steps.append(replace(sp, label=step.label,
+                                     detail=f"{sp.detail} (single-pass's tile phase)"))
+            else:
+                steps.append(general_step(image.width, image.height, image.layers, step,
+                                          npot_pipeline, first_set + i))
+        self.steps = tuple(steps)
+
+    def descriptor_sets(self) -> Sequence[Any]:
+        return self._sets  # the fast dispatches' sets, then the general ones'
+
+    def release(self) -> None:
+        self.tiles.release()
+        self._sets = []
+        super().release()
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
-        # each dispatch samples its source level as stored, then carries floats in shared memory
-        return [LevelSource(reread=level == step.outputs[0])
-                for step in plan_steps(width, height, self.opts["path"] == "general")
-                for level in step.outputs]
+        # each dispatch samples its source level as stored, then carries floats
+        out: list[LevelSource] = []
+        for step in self._plan(width, height, layers):
+            if step.tiles is not None:
+                out += self.tiles.pass_sources(step.tiles, width, height)
+            else:
+                out += [LevelSource(reread=level == step.outputs[0]) for level in step.outputs]
+        return out

@@ -148,31 +148,41 @@ def plan_passes(width: int, height: int, layers: int = 1,
     """The dispatches for a ``width`` x ``height`` chain and the data buffer size in vec4s. A
     pass ends in a tail when the rest of the chain fits one tile phase, or starts from a level
     of at most ``tail_texels``: fewer dispatches against a longer serial tail."""
-    last = mip_count(width, height) - 1
-    sizes = [level_size(width, height, i) for i in range(last + 1)]
-    texels = [w * h for w, h in sizes]
+    sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
     passes: list[SpPass] = []
     used = 0
     base, src = 0, -1
-    while base < last:
-        t = 1
-        while t < TILE_LEVELS and base + t < last and _even(sizes[base + t]):
-            t += 1
-        h = base + t
-        small = texels[h] <= tail_texels or _tail_tiled(sizes, h, last - h)
-        tail = last - h if h < last and small else 0
-        handoff = scratch = scratch_size = -1
-        if h < last:
-            handoff, used = used, used + layers * texels[h]
-        if tail >= 2:
-            scratch_size = layers * texels[h + 1]
-            scratch, used = used, used + 2 * scratch_size
-        w1, h1 = sizes[base + 1]
-        passes.append(SpPass(base, t, tail, src, handoff, scratch, max(scratch_size, 0),
-                             (group_count(w1, TILE_OUT), group_count(h1, TILE_OUT)),
-                             _tail_tiled(sizes, h, tail)))
-        base, src = h + tail, handoff
+    while base < len(sizes) - 1:
+        p, used = tile_pass(sizes, base, src, used, layers, tail_texels)
+        passes.append(p)
+        base, src = p.levels[-1], p.handoff_offset
     return passes, max(used, 1)
+
+
+def tile_pass(sizes: list[tuple[int, int]], base: int, src: int, used: int, layers: int,
+              tail_texels: int) -> tuple[SpPass, int]:
+    """The pass starting at level ``base`` of the chain ``sizes`` (``src`` < 0: it samples the
+    image, else the hand-off at that vec4 offset), placing its buffers from ``used``: tile levels
+    while the sides below stay even (at most 6), then the tail (:func:`plan_passes`); also the
+    data buffer used after it. ``tail_texels`` 0: only a tail that fits one tile phase."""
+    last = len(sizes) - 1
+    texels = [w * h for w, h in sizes]
+    t = 1
+    while t < TILE_LEVELS and base + t < last and _even(sizes[base + t]):
+        t += 1
+    h = base + t
+    small = texels[h] <= tail_texels or _tail_tiled(sizes, h, last - h)
+    tail = last - h if h < last and small else 0
+    handoff = scratch = scratch_size = -1
+    if h < last:
+        handoff, used = used, used + layers * texels[h]
+    if tail >= 2:
+        scratch_size = layers * texels[h + 1]
+        scratch, used = used, used + 2 * scratch_size
+    w1, h1 = sizes[base + 1]
+    return SpPass(base, t, tail, src, handoff, scratch, max(scratch_size, 0),
+                  (group_count(w1, TILE_OUT), group_count(h1, TILE_OUT)),
+                  _tail_tiled(sizes, h, tail)), used
 
 
 def _tail_tiled(sizes: list[tuple[int, int]], h: int, tail: int) -> bool:
@@ -257,10 +267,15 @@ class SinglePass(Strategy):
 
     # --- per image --------------------------------------------------------------------------
     def prepare(self, image: MipImage) -> None:
+        self.prepare_passes(image, *plan_passes(image.width, image.height, image.layers,
+                                                int(self.opts["tail"])))
+
+    def prepare_passes(self, image: MipImage, passes: list[SpPass], data_vec4: int) -> None:
+        """Pipelines, buffers, descriptor sets and steps for ``passes`` (of :func:`tile_pass`,
+        using ``data_vec4`` of the data buffer): pass ``i`` is pipeline and set ``i``. npot-exact
+        makes its even stretches so."""
         ctx = self.ctx
         caps = ctx.caps
-        passes, data_vec4 = plan_passes(image.width, image.height, image.layers,
-                                        int(self.opts["tail"]))
         self.passes = tuple(passes)
         self.shader: ShaderInterface = SINGLE_PASS_F16 if self.opts["fp16"] == "on" else SINGLE_PASS
         bilinear = self.opts["load"] == "bilinear"
@@ -269,7 +284,7 @@ class SinglePass(Strategy):
         self.pipelines = [get_pipeline(
             ctx, self.shader, BINDINGS,
             constants={"SP_REDUCTION": REDUCTIONS[self.opts["reduction"]],
-                       "SP_BILINEAR": bilinear, "SP_PREFETCH": self._prefetch(p),
+                       "SP_BILINEAR": self._one_sample(p), "SP_PREFETCH": self._prefetch(p),
                        "SP_SRC_BUFFER": p.src_offset >= 0,
                        "SP_SRC_EVEN": _even(image.level_size(p.base)),
                        "SP_TAIL": 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
@@ -302,8 +317,8 @@ class SinglePass(Strategy):
                                 (self.data.handle, 0, self.data.size)])
 
     def _one_sample(self, p: SpPass) -> bool:
-        # load=bilinear applies where a pass samples the image (the first)
-        return self.opts["load"] == "bilinear" and p.src_offset < 0
+        # load=bilinear applies where a pass samples level 0 of the image (the first)
+        return self.opts["load"] == "bilinear" and p.src_offset < 0 and p.base == 0
 
     def _per_group(self, p: SpPass, tiles: int) -> int:
         return group_tiles(self.ctx.caps, self.opts["tiles"], tiles, p.tail_levels > 0,
@@ -354,16 +369,20 @@ class SinglePass(Strategy):
         self._record(cmd, steps, marks)
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
-        # a pass starts from the image (the first) or the fp32 hand-off of the one before; the
-        # tail continues from the hand-off. fp16=on (spd_reduce.glsl, SP_T = f16vec4): a 2x2
-        # box step is two half adds in depth (x0.25 is exact), plus the conversion of its inputs
-        # where they are fp32; step 1 from odd sides or a bilinear sample stays fp32, as does a
-        # tail made level by level.
+        return [src for p in plan_passes(width, height, layers, int(self.opts["tail"]))[0]
+                for src in self.pass_sources(p, width, height)]
+
+    def pass_sources(self, p: SpPass, width: int, height: int) -> list[LevelSource]:
+        """How pass ``p`` makes each of its levels. A pass starts from the image (the first) or
+        the fp32 hand-off of the one before; the tail continues from the hand-off. fp16=on
+        (spd_reduce.glsl, SP_T = f16vec4): a 2x2 box step is two half adds in depth (x0.25 is
+        exact), plus the conversion of its inputs where they are fp32; step 1 from odd sides or
+        a bilinear sample stays fp32, as does a tail made level by level."""
         fp16 = self.opts["fp16"] == "on"
         bilinear = self.opts["load"] == "bilinear"
 
         def phase(src_level: int, levels: int, reread: bool) -> list[LevelSource]:
-            one = bilinear and reread
+            one = bilinear and reread and src_level == 0
             half = 3 if fp16 and not one and _even(level_size(width, height, src_level)) else 0
             out = [LevelSource(reread=reread, bilinear=one, half_ops=half)]
             for k in range(2, levels + 1):
@@ -371,13 +390,11 @@ class SinglePass(Strategy):
                                        if fp16 else 0))
             return out
 
-        out: list[LevelSource] = []
-        for p in plan_passes(width, height, layers, int(self.opts["tail"]))[0]:
-            out += phase(p.base, p.tile_levels, p.src_offset < 0)
-            if p.tail_tiled:
-                out += phase(p.base + p.tile_levels, p.tail_levels, False)
-            else:
-                out += [LevelSource(reread=False)] * p.tail_levels
+        out = phase(p.base, p.tile_levels, p.src_offset < 0)
+        if p.tail_tiled:
+            out += phase(p.base + p.tile_levels, p.tail_levels, False)
+        else:
+            out += [LevelSource(reread=False)] * p.tail_levels
         return out
 
 
