@@ -1,8 +1,8 @@
 #version 460
 // npot_exact.comp: up to NPOT_MAX_LEVELS exact levels per dispatch (nvpro vk_compute_mipmaps
 // class). Host side: mipview/gpu/strategies/npot_exact.py plans which levels each dispatch makes
-// and the tile size; this kernel is the same for its "fast" path (even sides, many levels) and
-// its "general" path (odd sides, 2 levels): only the push constants differ.
+// and the tile size; this kernel is its "general" path (odd sides: 2 levels with overlapping
+// tiles, or one group finishing the chain); its "fast" path is single-pass's tile phase.
 //
 // Schedule of one work group, input level S (push srcSize), levels S+1 .. S+k (k = pc.levels):
 // * The group owns a tile of pc.tile x pc.tile texels of the LAST level S+k. Walking down, it
