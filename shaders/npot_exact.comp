@@ -4,7 +4,7 @@
 // and the tile size; this kernel is its "general" path (odd sides: 2 levels with overlapping
 // tiles, or one group finishing the chain); its "fast" path is single-pass's tile phase.
 //
-// Schedule of one work group, input level S (push srcSize), levels S+1 .. S+k (k = pc.levels):
+// Schedule of one work group, input level S (push srcSize), levels S+1 .. S+k (k = NPOT_LEVELS):
 // * The group owns a tile of pc.tile x pc.tile texels of the LAST level S+k. Walking down, it
 //   needs region [lo, hi) of each level S+j: twice the region above, plus one texel when that
 //   level's side is odd (its 3-tap footprint). Regions of neighbouring groups overlap by that
@@ -32,6 +32,9 @@ layout(constant_id = 3) const bool NPOT_DECODE_SRGB = false;
 // f16 only: round to the nearest half before the store; lavapipe's float -> half store
 // conversion truncates (1 ulp error), which a chain of several dispatches accumulates.
 layout(constant_id = 4) const bool NPOT_ROUND_HALF = false;
+// k, the levels of this dispatch (1 .. NPOT_MAX_LEVELS): a constant, so the level loops unroll
+// and the per-level region arrays below live in registers, not in local memory
+layout(constant_id = 5) const int NPOT_LEVELS = 2;
 // 8-bit formats: mipEncode stores the correctly rounded code, and the next level of this
 // dispatch reads the float itself, up to 0.5 LSB from that code (as subgroup and single-pass
 // carry theirs): the step promise of a carried level (mipview/bounds.py: one store rounding of
@@ -40,7 +43,7 @@ layout(constant_id = 4) const bool NPOT_ROUND_HALF = false;
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
 // One binding per output level: lavapipe cannot index storage-image arrays dynamically.
-// Bindings past pc.levels are bound to a level this dispatch writes anyway, and never touched.
+// Bindings past NPOT_LEVELS are bound to a level this dispatch writes anyway, and never touched.
 layout(set = 0, binding = 1) writeonly uniform image2DArray dst1;
 layout(set = 0, binding = 2) writeonly uniform image2DArray dst2;
 layout(set = 0, binding = 3) writeonly uniform image2DArray dst3;
@@ -51,7 +54,6 @@ layout(set = 0, binding = 6) writeonly uniform image2DArray dst6;
 // Declared for the host as NPOT_EXACT in mipview/gpu/shaders.py (tests/test_shader_interface.py).
 layout(push_constant) uniform NpotPush {
     ivec2 srcSize;  // size of the input level S
-    int levels;     // k, 1 .. NPOT_MAX_LEVELS
     int tile;       // side of the group's tile at level S+k
 } pc;
 
@@ -86,11 +88,11 @@ void main() {
     const int threads = int(gl_WorkGroupSize.x);
     const int tid = int(gl_LocalInvocationIndex);
     const int layer = int(gl_WorkGroupID.z);
-    const int k = pc.levels;
+    const int k = NPOT_LEVELS;
 
     ivec2 size[NPOT_MAX_LEVELS + 1];
     size[0] = pc.srcSize;
-    for (int j = 1; j <= k; ++j) {
+    [[unroll]] for (int j = 1; j <= k; ++j) {
         size[j] = max(size[j - 1] >> 1, ivec2(1));
     }
 
@@ -102,14 +104,14 @@ void main() {
     hi[k] = min(size[k], lo[k] + pc.tile);
     ownHi[k] = hi[k];
     bvec2 lastTile = greaterThanEqual(lo[k] + pc.tile, size[k]);
-    for (int j = k - 1; j >= 1; --j) {
+    [[unroll]] for (int j = k - 1; j >= 1; --j) {
         // A side of 1 stays 1: its group index is 0, so lo stays 0 and min() clamps hi to 1.
         lo[j] = 2 * lo[j + 1];
         hi[j] = min(size[j], 2 * hi[j + 1] + (size[j] & 1));
         ownHi[j] = mix((lo[k] + pc.tile) << (k - j), size[j], lastTile);
     }
 
-    for (int j = 1; j <= k; ++j) {
+    [[unroll]] for (int j = 1; j <= k; ++j) {
         ivec2 ext = hi[j] - lo[j];
         ivec2 below = lo[j - 1];  // origin of the region of level S+j-1 in shared memory
         for (int idx = tid; idx < ext.x * ext.y; idx += threads) {

@@ -14,6 +14,7 @@
 // Specialization constant ids 0..9 belong to the including shader; this file uses 10..19.
 #ifndef MIP_COMMON_GLSL
 #define MIP_COMMON_GLSL
+#extension GL_EXT_control_flow_attributes : require
 
 // True when the image is sRGB: stores must encode, storage loads must decode.
 layout(constant_id = 10) const bool MIP_SRGB = false;
@@ -139,18 +140,25 @@ MipTaps mipAxisTaps(int i, int n) {
 // MIP_REDUCE_EXACT(result, p, srcSize, LOAD): result = the exact weighted reduction of the source
 // texels under output texel p (ivec2) of a source of srcSize (ivec2). LOAD(q) must return the
 // decoded (linear) value of source texel q (ivec2). A macro because GLSL has no function
-// arguments; it expands to one block with up to 9 loads.
+// arguments; it expands to one block with up to 9 loads. The loops run to the largest count (3)
+// with the missing taps skipped, not to the run-time count: unrolled, every load of the
+// footprint can be in flight at once (a run-time trip count issues them one round trip at a
+// time), and the sums are the same additions in the same order.
 #define MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                           \
     {                                                                                        \
         MipTaps tx_ = mipAxisTaps((p).x, (srcSize).x);                                       \
         MipTaps ty_ = mipAxisTaps((p).y, (srcSize).y);                                       \
         vec4 acc_ = vec4(0.0);                                                               \
-        for (int j_ = 0; j_ < ty_.count; ++j_) {                                             \
-            vec4 row_ = vec4(0.0);                                                           \
-            for (int i_ = 0; i_ < tx_.count; ++i_) {                                         \
-                row_ += tx_.w[i_] * LOAD(ivec2(tx_.first + i_, ty_.first + j_));              \
+        [[unroll]] for (int j_ = 0; j_ < 3; ++j_) {                                          \
+            if (j_ < ty_.count) {                                                            \
+                vec4 row_ = vec4(0.0);                                                       \
+                [[unroll]] for (int i_ = 0; i_ < 3; ++i_) {                                  \
+                    if (i_ < tx_.count) {                                                    \
+                        row_ += tx_.w[i_] * LOAD(ivec2(tx_.first + i_, ty_.first + j_));      \
+                    }                                                                        \
+                }                                                                            \
+                acc_ += ty_.w[j_] * row_;                                                    \
             }                                                                                \
-            acc_ += ty_.w[j_] * row_;                                                        \
         }                                                                                    \
         result = acc_;                                                                       \
     }

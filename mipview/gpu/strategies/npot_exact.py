@@ -158,14 +158,14 @@ def plan_steps(width: int, height: int, general_only: bool = False,
 
 def general_step(width: int, height: int, layers: int, step: NpotStep, pipeline: int,
                  descriptor_set: int) -> DispatchStep:
-    """A planned general dispatch as recorded."""
+    """A planned general dispatch as recorded (``pipeline``: the one made for its level
+    count)."""
     return DispatchStep(
         step.label, step.outputs,
         f"{step.groups[0]}x{step.groups[1]} groups, {step.tile}x{step.tile} tiles of level "
         f"{step.outputs[-1]}",
         pipeline=pipeline, descriptor_set=descriptor_set,
-        push=NPOT_EXACT.pack(srcSize=level_size(width, height, step.src), levels=step.levels,
-                             tile=step.tile),
+        push=NPOT_EXACT.pack(srcSize=level_size(width, height, step.src), tile=step.tile),
         groups=(*step.groups, layers))
 
 
@@ -218,16 +218,22 @@ class NpotExact(Strategy):
                                       max(1, max(s.data_vec4 for s in fast)))
         self.pipelines = list(self.tiles.pipelines)
         self._sets = list(self.tiles.sets.sets) if self.tiles.sets else []
-        npot_pipeline, first_set = len(self.pipelines), len(self._sets)
+        first_set = len(self._sets)
+        srgb = image.fmt.is_srgb
+        # one pipeline per level count of the general dispatches (a specialization constant)
+        npot_pipelines: dict[int, int] = {}
+        for step in general:
+            if step.levels not in npot_pipelines:
+                npot_pipelines[step.levels] = len(self.pipelines)
+                self.pipelines.append(get_pipeline(
+                    self.ctx, NPOT_EXACT, ("sampled",) + ("storage_image",) * MAX_LEVELS,
+                    constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE,
+                               "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
+                               "NPOT_ROUND_HALF": image.fmt is Format.F16,
+                               "NPOT_LEVELS": step.levels, **mip_constants(image.fmt)}))
         if general:
-            srgb = image.fmt.is_srgb
-            self.pipelines.append(get_pipeline(
-                self.ctx, NPOT_EXACT, ("sampled",) + ("storage_image",) * MAX_LEVELS,
-                constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE,
-                           "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
-                           "NPOT_ROUND_HALF": image.fmt is Format.F16,
-                           **mip_constants(image.fmt)}))
-            self.sets = DescriptorSets(self.pipelines[npot_pipeline], len(general))
+            self.sets = DescriptorSets(self.pipelines[npot_pipelines[general[0].levels]],
+                                       len(general))
             self._sets += self.sets.sets
             sampler = get_sampler(self.ctx)
             for i, step in enumerate(general):
@@ -248,7 +254,7 @@ class NpotExact(Strategy):
                                      detail=f"{sp.detail} (single-pass's tile phase)"))
             else:
                 steps.append(general_step(image.width, image.height, image.layers, step,
-                                          npot_pipeline, first_set + i))
+                                          npot_pipelines[step.levels], first_set + i))
         self.steps = tuple(steps)
 
     def descriptor_sets(self) -> Sequence[Any]:
