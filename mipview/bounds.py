@@ -150,30 +150,33 @@ def _l1(tx: Taps, ty: Taps) -> float:
     return float(np.abs(tx.weight).sum(axis=1).max() * np.abs(ty.weight).sum(axis=1).max())
 
 
-def propagated_chain_bounds(name: str, size: tuple[int, int], steps: Sequence[float],
-                            levels: int) -> list[float]:
+def lobe_gains(name: str, size: tuple[int, int], levels: int) -> tuple[float, ...] | None:
+    """Per level 1 .. levels-1 of filter ``name``: how far it moves an error e of its stored
+    source level, at most L1 * e (its largest sum of |w|; 0 for a level made from level 0, whose
+    input is exact). None when no level's taps hold a negative weight (box, tent: the filter is
+    monotone and the envelope of :func:`stored_chain_bounds` holds). Each level's tap tables are
+    built once for both answers."""
+    if name in BOX_NAMES or name in ("min", "max"):
+        return None
+    taps = [_level_taps(name, size, k) for k in range(1, levels)]
+    if all(bool((t.weight >= 0).all()) for pair in taps for t in pair):
+        return None
+    level0 = parse_filter(name).source == "level0"
+    return tuple(0.0 if level0 else _l1(tx, ty) for tx, ty in taps)
+
+
+def propagated_chain_bounds(gains: Sequence[float], steps: Sequence[float]) -> list[float]:
     """Per level: how far a chain whose every level k is within ``steps[k]`` of the filter of its
-    stored source can be from the float64 chain, for a filter with negative lobes. Such a filter
-    is not monotone, so the envelope of :func:`stored_chain_bounds` does not hold; the filter moves
-    an input error e by at most L1 * e (its largest sum of |w|), and a clamp to [0, 1] by no more:
-    e_k <= L1_k e_(k-1) + steps[k] (e_(k-1) = 0 for a level made from level 0). In LSB: 8-bit
+    stored source can be from the float64 chain, for a filter with negative lobes
+    (:func:`lobe_gains`). Such a filter is not monotone, so the envelope of
+    :func:`stored_chain_bounds` does not hold; the filter moves an input error e by at most
+    L1 * e, and a clamp to [0, 1] by no more: e_k <= L1_k e_(k-1) + steps[k]. In LSB: 8-bit
     formats but sRGB (a float's relative error has no such bound near the zeros a lobe makes;
     sRGB's encode is steeper than its decode where it is dark)."""
     out = [0.0]
-    level0 = parse_filter(name).source == "level0"
-    for k in range(1, levels):
-        tx, ty = _level_taps(name, size, k)
-        out.append((0.0 if level0 else _l1(tx, ty) * out[-1]) + steps[k])
+    for gain, step in zip(gains, steps[1:len(gains) + 1], strict=True):
+        out.append((gain * out[-1] if gain else 0.0) + step)
     return out
-
-
-def monotone(name: str, size: tuple[int, int], levels: int) -> bool:
-    """No negative weight in any level's taps of filter ``name`` (box, tent: the mean's envelope
-    argument holds)."""
-    if name in BOX_NAMES or name in ("min", "max"):
-        return True
-    return all(bool((t.weight >= 0).all())
-               for k in range(1, levels) for t in _level_taps(name, size, k))
 
 
 #: roundings of a kind's last step (a length: squares, sums, sqrt; a division), on top
@@ -269,15 +272,15 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
         # errors relative to the chain of |level 0| (compare.texel_errors' ``mag``): the mean
         # moves an error e of every input by at most e in those units, so the chain's errors add
         return [float(b) for b in np.cumsum([0.0, *steps[1:len(chain_reference)]])]
-    size = (level0.shape[1], level0.shape[0])
-    if not monotone(reduction, size, len(chain_reference)):
+    gains = lobe_gains(reduction, (level0.shape[1], level0.shape[0]), len(chain_reference))
+    if gains is not None:
         if fmt.is_float or fmt.is_srgb:
             # the step bound is the promise; the chain is reported against no bound (in sRGB a
             # lobed filter of linear light can move an encoded error by more than L1: a dark
             # input's error is small in linear light, an output's encode steep; H200: a
             # Lanczos-2 chain 1.35 LSB past L1 e + step)
             return [0.0] + [float("inf")] * (len(chain_reference) - 1)
-        return propagated_chain_bounds(reduction, size, steps, len(chain_reference))
+        return propagated_chain_bounds(gains, steps)
     # both chains start from the exact reduction of level 0: the chain reference's level 1
     first = chain_reference[1] if len(chain_reference) > 1 else None
     sides = [stored_chain(level0, fmt, reduction,

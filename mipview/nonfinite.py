@@ -27,10 +27,13 @@ class NonFinite:
         """E.g. "3 non-finite texels (2 NaN, 1 +Inf)"; "" when there are none."""
         if not self:
             return ""
-        kinds = [f"{n} {name}" for n, name in ((self.nan, "NaN"), (self.pos_inf, "+Inf"),
-                                                (self.neg_inf, "-Inf")) if n]
         plural = "" if self.texels == 1 else "s"
-        return f"{self.texels} non-finite texel{plural} ({', '.join(kinds)})"
+        return f"{self.texels} non-finite texel{plural} ({self.kinds()})"
+
+    def kinds(self) -> str:
+        """E.g. "2 NaN, 1 +Inf" (kinds with none left out); "" when there are none."""
+        return ", ".join(f"{n} {name}" for n, name in ((self.nan, "NaN"), (self.pos_inf, "+Inf"),
+                                                       (self.neg_inf, "-Inf")) if n)
 
     def as_dict(self) -> dict[str, int]:
         return {"texels": self.texels, "nan": self.nan, "pos_inf": self.pos_inf,

@@ -5,6 +5,8 @@ the verdict on lavapipe at a POT and an NPOT size."""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 from mipview.formats import Format, to_storage
 from mipview.gpu.runner import run_once
 from mipview.gpu.strategies import REGISTRY, auto
+from mipview.gpu.strategies.single_pass import plan_passes
 from mipview.gpu.strategies.specs import expand_specs
 from mipview.report import strategy_dict
 from mipview.results import StrategySpec
@@ -114,6 +117,41 @@ def test_shipped_table_is_sound() -> None:
     assert auto.promise_reason(Format.SRGB, "load", "bilinear")
     assert auto.promise_reason(Format.UNORM, "load", "bilinear") is None
     assert auto.promise_reason(Format.SRGB, "load", "texel") is None
+
+
+def _fallback_drift(fallback: Mapping[tuple[str, str], str]) -> list[str]:
+    """Where ``fallback`` says other than the strategies declare: each entry an option of a
+    registered strategy offering ``auto``, its fallback one of its choices and its default
+    ``auto`` or the fallback; single-pass's tail the planner's own default."""
+    out = []
+    for (name, option), value in fallback.items():
+        spec = next((o for o in REGISTRY[name].options if o.name == option), None) \
+            if name in REGISTRY else None
+        if spec is None or "auto" not in spec.choices:
+            out.append(f"{name}:{option}: not an auto option of a strategy")
+        elif value not in spec.choices or spec.default not in ("auto", value):
+            out.append(f"{name}:{option}: fallback {value} against {spec.default} of {spec.choices}")
+    planner = inspect.signature(plan_passes).parameters["tail_texels"].default
+    if fallback.get(("single-pass", "tail")) != str(planner):
+        out.append(f"single-pass:tail: the planner's default is {planner}")
+    return out
+
+
+def test_fallback_is_what_the_strategies_declare() -> None:
+    assert set(auto.FALLBACK) == {("single-pass", "load"), ("single-pass", "tail"),
+                                  ("subgroup", "load")}
+    assert _fallback_drift(auto.FALLBACK) == []
+    # the check finds a fallback drifted from either source
+    assert _fallback_drift({**auto.FALLBACK, ("single-pass", "tail"): "2048"}) == [
+        "single-pass:tail: the planner's default is 8192"]
+    assert len(_fallback_drift({**auto.FALLBACK, ("subgroup", "load"): "bilinear"})) == 1
+    assert len(_fallback_drift({**auto.FALLBACK, ("subgroup", "tail"): "8192"})) == 1
+    # declared once, by the strategy, among its choices
+    with pytest.raises(ValueError, match="not one of"):
+        auto.auto_option("single-pass", "load", ("texel", "bilinear"), "", fallback="quad")
+    with pytest.raises(ValueError, match="two fallbacks"):
+        auto.auto_option("single-pass", "load", ("texel", "bilinear"), "", fallback="bilinear")
+    assert auto.FALLBACK[("single-pass", "load")] == "texel"
 
 
 def test_sweep_all_skips_the_table_auto() -> None:

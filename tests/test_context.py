@@ -124,6 +124,40 @@ def test_image_larger_than_device_limit_is_refused(gpu):
         MipImage(gpu, Format.UNORM, limit + 1, 4)
 
 
+def test_out_of_gpu_memory_names_what_and_frees_what_was_made(gpu, monkeypatch):
+    from mipview import MipviewError
+    from mipview.gpu import resources
+    from mipview.gpu.vkapi import flag, vk
+
+    # the memory types picked: host-visible coherent for a host buffer, else device-local
+    types = []
+    real_type = gpu.memory_type
+    monkeypatch.setattr(gpu, "memory_type", lambda bits, required, preferred=0: types.append(
+        (required, preferred)) or real_type(bits, required, preferred))
+    host = resources.Buffer(gpu, 256, flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"), host_visible=True)
+    host.destroy()
+    visible = flag("VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT") | \
+        flag("VK_MEMORY_PROPERTY_HOST_COHERENT_BIT")
+    local = flag("VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT")
+    assert types == [(visible, flag("VK_MEMORY_PROPERTY_HOST_CACHED_BIT"))]
+
+    def oom(*args, **kwargs):
+        raise vk.VkErrorOutOfDeviceMemory()
+
+    destroyed = []
+    for call in ("vkDestroyBuffer", "vkDestroyImage"):
+        real = getattr(vk, call)
+        monkeypatch.setattr(vk, call, lambda dev, h, a, real=real, call=call: (
+            destroyed.append(call), real(dev, h, a)))
+    monkeypatch.setattr(vk, "vkAllocateMemory", oom)
+    with pytest.raises(MipviewError, match=r"^out of GPU memory allocating 4096 bytes$"):
+        resources.Buffer(gpu, 4096, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
+    with pytest.raises(MipviewError, match=r"^out of GPU memory for a 64x32 f16 image \(0 MiB\)$"):
+        MipImage(gpu, Format.F16, 64, 32)
+    assert destroyed == ["vkDestroyBuffer", "vkDestroyImage"]  # nothing left behind
+    assert types[1:] == [(0, local), (0, local)]
+
+
 def test_robust_access_is_per_pipeline_where_offered_else_device_wide_on_a_cpu():
     from mipview.gpu.context import _robustness
 

@@ -20,7 +20,7 @@ from mipview.filters.reference import (
 )
 from mipview.filters.resample import EDGES, Taps, apply_axis, axis_taps
 from mipview.filters.spec import FilterSpec, from_options, parse_filter
-from mipview.formats import Format
+from mipview.formats import Format, level_size
 from mipview.reference import reduce_level, reference_pyramid
 
 SIZES = [(1, 1), (2, 1), (3, 1), (8, 4), (9, 4), (13, 6), (64, 32), (63, 31), (64, 8), (27, 3)]
@@ -312,7 +312,8 @@ def test_a_lobed_filters_chain_is_held_to_the_propagated_bound() -> None:
     level0 = (rng.random((37, 53, 4)) * 255).round().astype(np.uint8)
     ref = named_reference(name, level0, fmt)
     n = len(ref)
-    assert not bounds.monotone(name, (53, 37), n) and bounds.monotone("tent", (53, 37), n)
+    assert bounds.lobe_gains(name, (53, 37), n) is not None  # negative lobes: not monotone
+    assert bounds.lobe_gains("tent", (53, 37), n) is None
     steps = [0.0] + [1.0] * (n - 1)
     allowed = bounds.stored_chain_bounds(level0, fmt, steps, ref, name)
 
@@ -327,3 +328,32 @@ def test_a_lobed_filters_chain_is_held_to_the_propagated_bound() -> None:
     # level 2 stored 5 LSB high: past what its step allows, and past the bound
     past = errors(lambda x, k: np.clip(np.floor(x) + (5 if k == 2 else 0), 0, 255))
     assert past[2] > allowed[2]
+
+
+@pytest.mark.parametrize("name", ["lanczos3", "kaiser,edge=wrap", "lanczos3,source=level0",
+                                  "tent", "mitchell"])
+def test_lobe_gains_and_the_propagated_bound_agree_with_the_tap_tables(name: str) -> None:
+    """lobe_gains builds each level's tap tables once for both answers (a negative weight
+    anywhere, and each level's L1); both as computed from the tables level by level."""
+    size, n, spec = (53, 37), 6, parse_filter(name)
+    tables = []
+    for k in range(1, n):
+        src = size if spec.source == "level0" else level_size(*size, k - 1)
+        dst = level_size(*size, k)
+        tables.append([axis_taps(s, d, spec.kernel, spec.edge) for s, d in zip(src, dst, strict=True)])
+    lobed = any((t.weight < 0).any() for pair in tables for t in pair)
+    gains = bounds.lobe_gains(name, size, n)
+    assert (gains is not None) == lobed
+    assert lobed == (name != "tent")  # the filters' lobes, as their kernels have them
+    if not lobed:
+        return
+    l1 = [float(np.prod([np.abs(t.weight).sum(axis=1).max() for t in pair])) for pair in tables]
+    assert min(l1) > 1.0  # a negative lobe makes a row's sum of |w| exceed its sum, 1
+    want_gains = [0.0] * (n - 1) if spec.source == "level0" else l1
+    assert gains == pytest.approx(want_gains, rel=1e-15)
+    steps = [0.0, 0.5, 0.75, 1.0, 0.5, 0.25]
+    want, e = [0.0], 0.0
+    for k in range(1, n):
+        e = (0.0 if spec.source == "level0" else l1[k - 1] * e) + steps[k]
+        want.append(e)
+    assert bounds.propagated_chain_bounds(gains, steps) == pytest.approx(want, rel=1e-15)

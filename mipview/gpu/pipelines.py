@@ -7,7 +7,7 @@ name, its push-constant block) is declared once, in mipview/gpu/shaders.py.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -130,19 +130,29 @@ class ComputePipeline:
         vk.vkDestroyDescriptorSetLayout(dev, self.set_layout, None)
 
 
+def closing_cache(ctx: GpuContext, name: str, destroy: Callable[[Any], None]) -> dict[Any, Any]:
+    """``ctx.caches[name]``, a dict made on first use whose values ``destroy`` frees when the
+    context closes (before the device goes)."""
+    if name not in ctx.caches:
+        cache: dict[Any, Any] = {}
+        ctx.caches[name] = cache
+
+        def destroy_all() -> None:
+            for value in cache.values():
+                destroy(value)
+            cache.clear()
+        ctx.on_close(destroy_all)
+    return ctx.caches[name]
+
+
 def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[BindingKind, ...],
                  constants: Mapping[str, SpecValue] | None = None,
                  subgroup_size: int | None = None, robust: bool = False) -> ComputePipeline:
     """A cached pipeline of ``shader`` with ``constants`` by GLSL name (the push-constant range
     is the shader's declared block); destroyed when the context closes. ``robust``: robust
     buffer and image access where the device offers it per pipeline."""
-    cache: dict[PipelineKey, ComputePipeline] = ctx.caches.setdefault("pipelines", {})
-    if not cache:
-        def destroy_all() -> None:
-            for pipeline in cache.values():
-                pipeline.destroy()
-            cache.clear()
-        ctx.on_close(destroy_all)
+    cache: dict[PipelineKey, ComputePipeline] = closing_cache(
+        ctx, "pipelines", lambda pipeline: pipeline.destroy())
     key = PipelineKey(shader, tuple(bindings), shader.spec_values(constants or {}), subgroup_size,
                       robust)
     if key not in cache:
@@ -152,13 +162,8 @@ def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[Bindi
 
 def get_sampler(ctx: GpuContext, linear: bool = False) -> Any:
     """Clamp-to-edge sampler (nearest for texelFetch paths, linear for bilinear loads)."""
-    cache: dict[bool, Any] = ctx.caches.setdefault("samplers", {})
-    if not cache:
-        def destroy_all() -> None:
-            for sampler in cache.values():
-                vk.vkDestroySampler(ctx.device, sampler, None)
-            cache.clear()
-        ctx.on_close(destroy_all)
+    cache: dict[bool, Any] = closing_cache(
+        ctx, "samplers", lambda sampler: vk.vkDestroySampler(ctx.device, sampler, None))
     if linear not in cache:
         filt = flag("VK_FILTER_LINEAR" if linear else "VK_FILTER_NEAREST")
         clamp = flag("VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE")

@@ -15,6 +15,20 @@ from mipview.gpu.vkapi import flag, vk
 EXTENDED_USAGE_BIT = 0x100  # VK_IMAGE_CREATE_EXTENDED_USAGE_BIT (the binding maps it to None)
 
 
+def allocate(ctx: GpuContext, req: Any, what: str,
+             kind: tuple[int, int] | None = None) -> Any:
+    """Memory for requirements ``req`` of the first type with ``kind``'s (required, preferred)
+    property flags (None: device-local preferred); MipviewError "out of GPU memory ``what``"
+    when the device has none left."""
+    required, preferred = kind or (0, flag("VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT"))
+    mtype = ctx.memory_type(req.memoryTypeBits, required, preferred)
+    try:
+        return vk.vkAllocateMemory(ctx.device, vk.VkMemoryAllocateInfo(
+            allocationSize=req.size, memoryTypeIndex=mtype), None)
+    except vk.VkError as exc:
+        raise MipviewError(f"out of GPU memory {what}") from exc
+
+
 class Buffer:
     """A VkBuffer with its own memory; host-visible buffers are coherent (no flushes)."""
 
@@ -27,20 +41,14 @@ class Buffer:
             size=self.size, usage=usage,
             sharingMode=flag("VK_SHARING_MODE_EXCLUSIVE")), None)
         req = vk.vkGetBufferMemoryRequirements(dev, self.handle)
-        if host_visible:
-            mtype = ctx.memory_type(req.memoryTypeBits,
-                                    flag("VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT")
-                                    | flag("VK_MEMORY_PROPERTY_HOST_COHERENT_BIT"),
-                                    flag("VK_MEMORY_PROPERTY_HOST_CACHED_BIT"))
-        else:
-            mtype = ctx.memory_type(req.memoryTypeBits, 0,
-                                    flag("VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT"))
+        kind = (flag("VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT")
+                | flag("VK_MEMORY_PROPERTY_HOST_COHERENT_BIT"),
+                flag("VK_MEMORY_PROPERTY_HOST_CACHED_BIT")) if host_visible else None
         try:
-            self.memory = vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
-                allocationSize=req.size, memoryTypeIndex=mtype), None)
-        except vk.VkError as exc:
+            self.memory = allocate(ctx, req, f"allocating {self.size} bytes", kind)
+        except MipviewError:
             vk.vkDestroyBuffer(dev, self.handle, None)
-            raise MipviewError(f"out of GPU memory allocating {self.size} bytes") from exc
+            raise
         vk.vkBindBufferMemory(dev, self.handle, self.memory, 0)
 
     def write(self, data: bytes | np.ndarray, offset: int = 0) -> None:
@@ -141,14 +149,8 @@ class MipImage:
             initialLayout=flag("VK_IMAGE_LAYOUT_UNDEFINED"))
         self.image = vk.vkCreateImage(dev, info, None)
         req = vk.vkGetImageMemoryRequirements(dev, self.image)
-        mtype = self.ctx.memory_type(req.memoryTypeBits, 0,
-                                     flag("VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT"))
-        try:
-            self.memory = vk.vkAllocateMemory(dev, vk.VkMemoryAllocateInfo(
-                allocationSize=req.size, memoryTypeIndex=mtype), None)
-        except vk.VkError as exc:
-            raise MipviewError(f"out of GPU memory for a {self.width}x{self.height} "
-                               f"{self.fmt.label} image ({req.size >> 20} MiB)") from exc
+        self.memory = allocate(self.ctx, req, f"for a {self.width}x{self.height} "
+                                              f"{self.fmt.label} image ({req.size >> 20} MiB)")
         vk.vkBindImageMemory(dev, self.image, self.memory, 0)
         for level in range(self.levels):
             if self.fmt.is_srgb:

@@ -13,7 +13,10 @@ Besides the maximum absolute error over channels, the map can show one channel's
 the pixel pool from the levels and the exact (mean) reference or the other strategy. A histogram
 of the map's values sets the colour bar's range by dragging (Auto: the full extent), texels of
 the strategy holding NaN, an infinity or a negative value are painted their overlay colour
-(``display.MARKS``), and the table counts them per level.
+(``display.MARKS``). For float formats the table counts them per level in two columns that do
+not overlap: texels holding NaN or +-Inf (counted as the verdict counts them,
+``nonfinite.count_nonfinite``, beside the exact reduction's where level 0 has some and they
+differ) and texels holding a finite negative value (the overlay's "negative" mark).
 
 Signals
 -------
@@ -47,7 +50,7 @@ from mipview import compare, containers
 from mipview.analysis import StrategyErrors
 from mipview.compare import LevelError
 from mipview.formats import Format
-from mipview.nonfinite import Propagation
+from mipview.nonfinite import NonFinite, Propagation, count_nonfinite
 from mipview.ui.coverage_plot import CoveragePlot
 from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
 from mipview.ui.histogram import HistogramPanel, value_histogram
@@ -57,11 +60,20 @@ from mipview.ui.pixel_pool import PixelPool
 
 EXACT = "__exact__"
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
-           "NaN / Inf / neg", "non-finite")
-MARKS_COLUMN = COLUMNS.index("NaN / Inf / neg")
-#: the column shown only when level 0 has NaN or +-Inf texels: the strategy's count per level
-#: beside the exact reduction's (the verdict's nonfinite.Propagation)
-NONFINITE_COLUMN = COLUMNS.index("non-finite")
+           "NaN / ±Inf", "negative")
+#: float formats only (an integer texel holds neither): the strategy's texels per level holding
+#: NaN or +-Inf, beside the exact reduction's where level 0 has some (nonfinite.Propagation)
+NONFINITE_COLUMN = COLUMNS.index("NaN / ±Inf")
+#: float formats only: the strategy's texels per level holding a finite negative value
+NEGATIVE_COLUMN = COLUMNS.index("negative")
+COLUMN_TIPS = {
+    NONFINITE_COLUMN: "Texels of this result holding NaN, +Inf or -Inf in any channel (each "
+                      "counted once; its kinds in brackets). Where level 0 has some, the exact "
+                      "reduction's count follows where it differs.",
+    NEGATIVE_COLUMN: "Texels of this result holding a finite negative value in any channel "
+                     "(e.g. a lobed filter's ringing below 0); NaN and Inf are not counted "
+                     "here.",
+}
 #: map choices: None the maximum absolute error over channels, else a channel's signed error
 MAPS = (("max |error|", None), ("signed R", 0), ("signed G", 1), ("signed B", 2),
         ("signed A", 3))
@@ -78,13 +90,16 @@ def format_psnr(v: float) -> str:
     return "inf" if v == math.inf else f"{v:.2f}"
 
 
-def _nonfinite_cell(p: Propagation, level: int) -> tuple[str, int]:
-    """The non-finite column of ``level``: the strategy's count, and the exact reduction's
-    where they differ (kinds included)."""
-    got, want = p.levels[level], p.reference[level]
-    text = str(got.texels) if got == want else \
-        f"{got.describe() or 0} (exact: {want.describe() or 0})"
-    return text, got.texels
+def _nonfinite_text(n: NonFinite) -> str:
+    return f"{n.texels} ({n.kinds()})" if n else "0"
+
+
+def _nonfinite_cell(got: NonFinite, p: Propagation | None, level: int) -> str:
+    """The NaN / +-Inf cell of ``level``: the strategy's count, and the exact reduction's where
+    level 0 has some and they differ (kinds included)."""
+    want = p.reference[level] if p is not None and level < len(p.reference) else got
+    text = _nonfinite_text(got)
+    return text if got == want else f"{text} (exact: {_nonfinite_text(want)})"
 
 
 class HeatmapView(QWidget):
@@ -146,6 +161,8 @@ class HeatmapView(QWidget):
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        for col, tip in COLUMN_TIPS.items():
+            self.table.horizontalHeaderItem(col).setToolTip(tip)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -167,7 +184,7 @@ class HeatmapView(QWidget):
         self.errors: list[LevelError] = []
         self.maps: list[np.ndarray] = []
         self.propagation: Propagation | None = None
-        self.table.setColumnHidden(NONFINITE_COLUMN, True)
+        self._show_count_columns(False)
         self.worst_level = 0
         self.shown_level = 0
         #: the exact (mean) reference per level, for signed maps against it
@@ -322,8 +339,8 @@ class HeatmapView(QWidget):
             self._show_computing(name, against)
             return
         self.errors, self.maps = figures
-        e = self.exact.get(name) if against == EXACT else None
-        self.propagation = e.verdict.nonfinite if e is not None else None
+        # the strategy's own propagation, whatever it is compared with (the table's counts)
+        self.propagation = own.verdict.nonfinite if own is not None else None
         unit = "LSB" if not fmt.is_float else "relative error"
         self.colorbar.axis.setLabel(f"error ({unit})")
         finite = [e.max_error for e in self.errors if math.isfinite(e.max_error)]
@@ -334,7 +351,8 @@ class HeatmapView(QWidget):
         worst = self.errors[self.worst_level] if self.errors else None
         vs = "the exact reference" if against == EXACT else against
         if worst is not None:
-            spread = f";  {self.propagation.describe()}" if self.propagation else ""
+            spread = f";  {self.propagation.describe()}" \
+                if self.propagation and against == EXACT else ""
             self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
                                  f"   (max over levels {max(finite, default=0):.3g}){spread}")
         if self.layer_spin.maximum() > 0:
@@ -358,9 +376,13 @@ class HeatmapView(QWidget):
         self.plot.setTitle("")
         self.summary.setText(f"  {what}")
 
+    def _show_count_columns(self, shown: bool) -> None:
+        for col in (NONFINITE_COLUMN, NEGATIVE_COLUMN):
+            self.table.setColumnHidden(col, not shown)
+
     def _fill_table(self, fmt: Format) -> None:
         self.table.blockSignals(True)
-        self.table.setColumnHidden(NONFINITE_COLUMN, self.propagation is None)
+        self._show_count_columns(fmt.is_float)
         self.table.setRowCount(len(self.errors))
         bold = QFont()
         bold.setBold(True)
@@ -370,14 +392,8 @@ class HeatmapView(QWidget):
                      (format_value(e.max_error, fmt), e.max_error),
                      (format_value(e.mean_error, fmt), e.mean_error),
                      (format_psnr(e.psnr), e.psnr), (f"({x}, {y}, {ch})", None)]
-            columns = list(range(len(cells)))
-            if self.propagation is not None:
-                cells.append(_nonfinite_cell(self.propagation, row))
-                columns.append(NONFINITE_COLUMN)
-            for col, (text, value) in zip(columns, cells, strict=True):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, value)
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            for col, (text, value) in enumerate(cells):
+                item = _cell(text, value)
                 if row == self.worst_level and e.max_error > 0:
                     item.setFont(bold)
                     item.setBackground(QBrush(QColor(150, 40, 40, 110)))
@@ -485,22 +501,26 @@ class HeatmapView(QWidget):
             self.overlay.setImage(rgba, autoLevels=False, levels=None)
 
     def _count_marks(self, name: str) -> None:
-        """The table's NaN / Inf / negative column for ``name``'s levels (pixel pool)."""
+        """The table's NaN / +-Inf and negative columns for ``name``'s levels (pixel pool);
+        nothing to count in an integer format."""
         levels = self._levels_of(name)
-        if not levels:
+        if not levels or self.output is None or not self.output.mip.fmt.is_float:
             return
         texels = sum(int(np.prod(a.shape[:-1])) for a in levels)
-        self.pool.submit("counts", texels, mark_counts, (levels,), self._fill_counts)
+        self.pool.submit("counts", texels, level_counts, (levels,), self._fill_counts)
 
-    def _fill_counts(self, counts: list[dict[str, int]]) -> None:
-        for row, c in enumerate(counts[:self.table.rowCount()]):
-            text = ", ".join(f"{n} {k}" for k, n in c.items()) or "0"
-            item = QTableWidgetItem(text)
-            item.setData(Qt.ItemDataRole.UserRole, c)
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            if c:
-                item.setForeground(QBrush(QColor(*MARKS[next(iter(c))])))
-            self.table.setItem(row, MARKS_COLUMN, item)
+    def _fill_counts(self, counts: list[tuple[NonFinite, int]]) -> None:
+        for row, (nonfinite, negative) in enumerate(counts[:self.table.rowCount()]):
+            item = _cell(_nonfinite_cell(nonfinite, self.propagation, row), nonfinite.texels)
+            kind = next((k for k, n in (("nan", nonfinite.nan), ("+inf", nonfinite.pos_inf),
+                                        ("-inf", nonfinite.neg_inf)) if n), None)
+            if kind is not None:
+                item.setForeground(QBrush(QColor(*MARKS[kind])))
+            self.table.setItem(row, NONFINITE_COLUMN, item)
+            item = _cell(str(negative), negative)
+            if negative:
+                item.setForeground(QBrush(QColor(*MARKS["negative"])))
+            self.table.setItem(row, NEGATIVE_COLUMN, item)
 
     def _set_cmap(self, name: str) -> None:
         if self.map_channel() is None:
@@ -522,6 +542,16 @@ def overlay_rgba(a: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def mark_counts(levels: tuple[np.ndarray, ...]) -> list[dict[str, int]]:
-    """Per level: texels holding NaN, +Inf, -Inf, negative values (kinds with none left out)."""
-    return [{k: int(np.count_nonzero(m)) for k, m in texel_marks(a).items()} for a in levels]
+def level_counts(levels: tuple[np.ndarray, ...]) -> list[tuple[NonFinite, int]]:
+    """Per level: its non-finite texels (as the verdict counts them) and how many texels hold a
+    finite negative value (the overlay's "negative" mark)."""
+    return [(count_nonfinite(a), int(np.count_nonzero(texel_marks(a).get("negative", False))))
+            for a in levels]
+
+
+def _cell(text: str, value: object) -> QTableWidgetItem:
+    """A right-aligned table cell holding ``value`` (sorting, tests) under its text."""
+    item = QTableWidgetItem(text)
+    item.setData(Qt.ItemDataRole.UserRole, value)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item

@@ -3,6 +3,8 @@ dialog that does not block), and each strategy's propagation in the levels table
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from PIL import Image
 from PySide6.QtCore import Qt
@@ -32,4 +34,17 @@ def test_nonfinite_texels_are_told_and_their_propagation_shown(qtbot, make_windo
     counts = [w.heatmap.table.item(r, NONFINITE_COLUMN).data(Qt.ItemDataRole.UserRole)
               for r in range(5)]
     assert counts == [2, 2, 2, 2, 1]
+    assert w.heatmap.table.item(0, NONFINITE_COLUMN).text() == "2 (1 NaN, 1 +Inf)"
     assert "as the exact reduction" in w.heatmap.summary.text()
+
+    # a result with one NaN more at level 1: its count, then the exact reduction's
+    out = w.heatmap.output
+    res = out.mip.results[0]
+    bad = res.levels[1].copy()
+    bad[3, 7, 2] = np.nan
+    mip = replace(out.mip, results=(replace(res, levels=(res.levels[0], bad, *res.levels[2:])),))
+    w.heatmap.set_run(replace(out, mip=mip))
+    w.heatmap.add_errors(w.analysis.errors[0])
+    assert w.heatmap.table.item(1, NONFINITE_COLUMN).text() == \
+        "3 (2 NaN, 1 +Inf) (exact: 2 (1 NaN, 1 +Inf))"
+    assert w.heatmap.table.item(2, NONFINITE_COLUMN).text() == "2 (1 NaN, 1 +Inf)"

@@ -16,6 +16,7 @@ from mipview import compare
 from mipview.formats import Format
 from mipview.results import StrategySpec
 from mipview.ui.display import MARKS, normalised
+from mipview.ui.heatmap_view import NEGATIVE_COLUMN, NONFINITE_COLUMN
 from mipview.ui.pyramid_view import REFERENCE_KEY
 from mipview.ui.shortcuts_dialog import ShortcutsDialog, window_shortcuts
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait
@@ -36,6 +37,9 @@ def test_signed_map_lock_and_flip_against_the_arrays(qtbot, make_window, small_p
     fmt = mip.fmt
     blit, per_level = (r.levels for r in mip.results)
     heat = w.heatmap
+    # an 8-bit run: no texel can hold NaN, Inf or a negative value, nothing to count
+    assert heat.table.isColumnHidden(NONFINITE_COLUMN)
+    assert heat.table.isColumnHidden(NEGATIVE_COLUMN)
     with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
         heat.select("blit", "per-level")
     # a level and channel where the two strategies differ both ways
@@ -101,10 +105,18 @@ def test_heatmap_overlay_and_counts_of_non_finite_texels(qtbot, make_window, sma
     heat = w.heatmap
     heat.set_run(replace(out, mip=mip))
     heat.add_errors(w.analysis.errors[0])
-    counts = [heat.table.item(r, 6).data(Qt.ItemDataRole.UserRole)
-              for r in range(heat.table.rowCount())]
-    assert counts[1] == {"negative": 1, "-inf": 1, "+inf": 1, "nan": 1}
-    assert all(c == {} for k, c in enumerate(counts) if k != 1)
+    # two columns that do not overlap: NaN / +-Inf texels, and finite negative ones
+    table = heat.table
+    assert not table.isColumnHidden(NONFINITE_COLUMN) and not table.isColumnHidden(NEGATIVE_COLUMN)
+    assert "NaN" in table.horizontalHeaderItem(NONFINITE_COLUMN).toolTip()
+    assert "finite negative" in table.horizontalHeaderItem(NEGATIVE_COLUMN).toolTip()
+    cells = [(table.item(r, NONFINITE_COLUMN), table.item(r, NEGATIVE_COLUMN))
+             for r in range(table.rowCount())]
+    counts = [(a.data(Qt.ItemDataRole.UserRole), b.data(Qt.ItemDataRole.UserRole))
+              for a, b in cells]
+    assert counts[1] == (3, 1)  # the -Inf texel is not also a negative one
+    assert cells[1][0].text() == "3 (1 NaN, 1 +Inf, 1 -Inf)" and cells[1][1].text() == "1"
+    assert all(c == (0, 0) for k, c in enumerate(counts) if k != 1)
     heat.table.selectRow(1)
     overlay = heat.overlay.image
     for (y, x), kind in (((0, 0), "nan"), ((0, 1), "+inf"), ((2, 2), "-inf"),

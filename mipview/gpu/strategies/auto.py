@@ -46,13 +46,10 @@ SIZE_CLASSES: tuple[tuple[str, float], ...] = (
     ("above 8192²", float("inf")),
 )
 
-#: (strategy, option) -> the value ``auto`` falls back to: today's default
-FALLBACK: dict[tuple[str, str], str] = {
-    ("single-pass", "load"): "texel",
-    ("single-pass", "tail"): "8192",
-    ("subgroup", "load"): "texel",
-    ("npot-exact", "load"): "texel",
-}
+#: (strategy, option) -> the value ``auto`` falls back to: today's default, as the strategy
+#: declares it with :func:`auto_option` (complete once mipview.gpu.strategies has loaded every
+#: strategy module, which importing this module does first)
+FALLBACK: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -147,10 +144,16 @@ def size_class(width: int, height: int) -> str:
     return next(name for name, most in SIZE_CLASSES if texels <= most)
 
 
-def auto_option(strategy: str, name: str, choices: Sequence[str], help: str,
+def auto_option(strategy: str, name: str, choices: Sequence[str], help: str, fallback: str,
                 table: Sequence[Entry] = TABLE) -> OptionSpec:
     """An option with an ``auto`` choice resolved from the table: ``auto`` is the default where
-    the table holds a measured entry for it, else today's default (:data:`FALLBACK`)."""
+    the table holds a measured entry for it, else ``fallback``, today's default (one of
+    ``choices``; kept in :data:`FALLBACK`)."""
+    if fallback not in choices:
+        raise ValueError(f"{strategy}:{name}: fallback {fallback!r} is not one of {choices}")
+    if FALLBACK.setdefault((strategy, name), fallback) != fallback:
+        raise ValueError(f"{strategy}:{name}: declared with two fallbacks "
+                         f"({FALLBACK[(strategy, name)]!r}, {fallback!r})")
     measured = any(e.measured and (e.strategy, e.option) == (strategy, name) for e in table)
     default = AUTO if measured else FALLBACK[(strategy, name)]
     return OptionSpec(name, (*choices, AUTO), default,

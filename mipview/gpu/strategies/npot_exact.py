@@ -179,7 +179,7 @@ class NpotExact(Strategy):
                           "general: overlapping-tile kernel everywhere (no fast path)"),
                auto_option("npot-exact", "load", ("texel", "bilinear"),
                            "level 0 in the fast path: 4 texel loads per 2x2, or one bilinear "
-                           "sample (mean, even sides)"))
+                           "sample (mean, even sides)", "texel"))
     promise = "carried"
 
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:

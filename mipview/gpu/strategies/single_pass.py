@@ -209,14 +209,16 @@ class SinglePass(Strategy):
     options = (
         OptionSpec("reduction", tuple(REDUCTIONS), "mean", "mean, or min/max (HiZ pyramids)"),
         auto_option("single-pass", "load", ("texel", "bilinear"),
-                    "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)"),
+                    "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)",
+                    fallback="texel"),
         OptionSpec("fp16", ("off", "on"), "off",
                    "packed half registers and shared memory (formats <= 16 bits/channel)"),
         TILES_OPTION,
         PREFETCH_OPTION,
         auto_option("single-pass", "tail", TAIL_CHOICES,
                     "largest level (texels) the last group finishes the chain from, level by "
-                    "level: fewer dispatches against a longer serial tail"),
+                    "level: fewer dispatches against a longer serial tail",
+                    fallback=str(TAIL_TEXELS)),
     )
     promise = "carried"
     #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``

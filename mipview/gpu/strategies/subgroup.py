@@ -193,7 +193,7 @@ class Subgroup(Strategy):
                    "require this subgroup size (VK_EXT_subgroup_size_control); auto = driver's"),
         auto_option("subgroup", "load", ("texel", "bilinear"),
                     "tile sources read from the image: 4 texel loads per 2x2, or one bilinear "
-                    "sample"),
+                    "sample", fallback="texel"),
         TILES_OPTION,
         PREFETCH_OPTION,
     )
