@@ -139,7 +139,7 @@ def _fallback_drift(fallback: Mapping[tuple[str, str], str]) -> list[str]:
 
 def test_fallback_is_what_the_strategies_declare() -> None:
     assert set(auto.FALLBACK) == {("single-pass", "load"), ("single-pass", "tail"),
-                                  ("subgroup", "load")}
+                                  ("subgroup", "load"), ("npot-exact", "load")}
     assert _fallback_drift(auto.FALLBACK) == []
     # the check finds a fallback drifted from either source
     assert _fallback_drift({**auto.FALLBACK, ("single-pass", "tail"): "2048"}) == [
