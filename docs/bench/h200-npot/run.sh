@@ -8,6 +8,8 @@
 # each size, so its ratio to them is read inside one run. Then the verdicts of the new plans
 # on the GPU (exit 1 = out of tolerance), texel by texel against the exact reference.
 # Writes $OUT/{times.log,verdicts.log,status.txt,gpu.txt,json.tar.gz}.
+# NPOT_STRATS, NPOT_NEW (appended on the working tree's side), NPOT_CHECK_STRATS: other sets
+# (2026-11-22 unroll: the base is the commit before MIP_REDUCE_EXACT's unrolled loops).
 # Lavapipe trial: NPOT_SIZES=40x24,64 NPOT_CHECK=40x24,33x17 NPOT_REPEAT=3 NPOT_WARM=0 \
 #   PYTHON=.venv/bin/python bash docs/bench/h200-npot/run.sh /tmp/out
 set -uo pipefail
@@ -28,17 +30,18 @@ step() {  # step NAME SECONDS LOG TREE ARGS...
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" \
   2>&1 || echo "no nvidia-smi" > "$out/gpu.txt"
 here=$PWD; base=$here/_ab_base
-S=npot-exact,single-pass,subgroup:load=bilinear,single-pass:load=bilinear
+S=${NPOT_STRATS:-npot-exact,single-pass,subgroup:load=bilinear,single-pass:load=bilinear}
+new=${NPOT_NEW:-,npot-exact:load=bilinear}  # only the working tree has these
+vs=${NPOT_CHECK_STRATS:-npot-exact,npot-exact:load=bilinear}
 for round in 1 2; do
   step "base_$round" 120 times.log "$base" bench --sizes "$sizes" --strategies "$S" --cold \
     --evict clean --warmup-ms "$warm" --repeat "$repeat" --no-check --json "$j/base_$round.json"
   step "after_$round" 120 times.log "$here" bench --sizes "$sizes" \
-    --strategies "$S,npot-exact:load=bilinear" --cold --evict clean --warmup-ms "$warm" \
+    --strategies "$S$new" --cold --evict clean --warmup-ms "$warm" \
     --repeat "$repeat" --no-check --json "$j/after_$round.json"
 done
 step verdicts_unorm 120 verdicts.log "$here" bench --sizes "$check" --format unorm \
-  --strategies "npot-exact,npot-exact:load=bilinear" --repeat 3 --warmup-ms 0 \
-  --json "$j/verdicts_unorm.json"
+  --strategies "$vs" --repeat 3 --warmup-ms 0 --json "$j/verdicts_unorm.json"
 step verdicts_srgb 60 verdicts.log "$here" bench --sizes 1920x1080,1921x1079,4097x3 \
   --format srgb --strategies npot-exact --repeat 3 --warmup-ms 0 --json "$j/verdicts_srgb.json"
 step verdicts_f16 60 verdicts.log "$here" bench --sizes 1920x1080,1921x1079,4097x3 \
