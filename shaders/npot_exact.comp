@@ -57,6 +57,10 @@ layout(push_constant) uniform NpotPush {
     int tile;       // side of the group's tile at level S+k
 } pc;
 
+// texels per invocation and level, at most: ceil(NPOT_A_SIDE^2 / threads)
+const int NPOT_ITERS_ = (NPOT_A_SIDE * NPOT_A_SIDE + int(gl_WorkGroupSize.x) - 1)
+                        / int(gl_WorkGroupSize.x);
+
 shared vec4 npotA_[NPOT_A_SIDE * NPOT_A_SIDE];
 shared vec4 npotB_[NPOT_B_SIDE * NPOT_B_SIDE];
 
@@ -114,7 +118,14 @@ void main() {
     [[unroll]] for (int j = 1; j <= k; ++j) {
         ivec2 ext = hi[j] - lo[j];
         ivec2 below = lo[j - 1];  // origin of the region of level S+j-1 in shared memory
-        for (int idx = tid; idx < ext.x * ext.y; idx += threads) {
+        // a constant trip count (enough for the largest region, NPOT_A_SIDE^2; npot_exact.py
+        // checks every region against it), so the loop unrolls and the loads of every texel an
+        // invocation makes are in flight together, not one texel's round trip after another's
+        [[unroll]] for (int it = 0; it < NPOT_ITERS_; ++it) {
+            int idx = tid + it * threads;
+            if (idx >= ext.x * ext.y) {
+                break;
+            }
             ivec2 p = lo[j] + ivec2(idx % ext.x, idx / ext.x);
             vec4 v;
 #define NPOT_LOAD_SRC_(q) npotFetch_(ivec3(q, layer))

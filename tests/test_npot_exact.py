@@ -48,9 +48,12 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
         # the groups cover the last level, and no group starts past it
         assert (s.groups[0] - 1) * s.tile < lw <= s.groups[0] * s.tile
         assert (s.groups[1] - 1) * s.tile < lh <= s.groups[1] * s.tile
-        for j, (rw, rh) in enumerate(region_sides(w, h, s)[:-1], start=1):
+        regions = region_sides(w, h, s)
+        for j, (rw, rh) in enumerate(regions[:-1], start=1):
             side = A_SIDE if j % 2 else B_SIDE
             assert rw <= side and rh <= side
+        # the last level's region is stored, not kept, but bounds the shader's loop
+        assert regions[-1][0] * regions[-1][1] <= A_SIDE * A_SIDE
         assert s.path == "general"
 
 

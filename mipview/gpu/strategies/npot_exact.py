@@ -93,8 +93,10 @@ def _fits(width: int, height: int, step: NpotStep) -> bool:
     if step.tiles is not None:
         return True  # single-pass's tile phase: fixed 64x64 tiles, its own shared memory
     for j, (rw, rh) in enumerate(region_sides(width, height, step), start=1):
-        if j == step.levels:
-            continue  # the last level goes straight to the image
+        if j == step.levels:  # straight to the image: its region only bounds the loop's
+            if rw * rh > A_SIDE * A_SIDE:  # constant trip count (NPOT_ITERS_)
+                return False
+            continue
         side = A_SIDE if j % 2 else B_SIDE
         if rw > side or rh > side:
             return False
