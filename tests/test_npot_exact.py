@@ -18,6 +18,7 @@ from mipview.gpu.strategies.npot_exact import (
     A_SIDE,
     B_SIDE,
     MAX_LEVELS,
+    OUTPUTS,
     plan_steps,
     region_sides,
 )
@@ -43,9 +44,10 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
             for j in range(1, s.tiles.tile_levels):  # tile steps 2.. are 2x2 boxes: even sides
                 assert all(n % 2 == 0 for n in level_size(w, h, s.src + j))
             continue
-        assert 1 <= s.levels <= MAX_LEVELS
-        lw, lh = level_size(w, h, s.src + s.levels)
-        # the groups cover the last level, and no group starts past it
+        assert 1 <= s.levels - s.tail <= MAX_LEVELS and s.levels <= OUTPUTS
+        assert not s.tail or s is steps[-1]  # only the chain's last dispatch hands off
+        lw, lh = level_size(w, h, s.src + s.levels - s.tail)
+        # the groups cover the last level they make, and no group starts past it
         assert (s.groups[0] - 1) * s.tile < lw <= s.groups[0] * s.tile
         assert (s.groups[1] - 1) * s.tile < lh <= s.groups[1] * s.tile
         regions = region_sides(w, h, s)
@@ -58,16 +60,20 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
 
 
 def test_plan_paths_on_hard_cases():
-    # all odd: overlapping 2-level dispatches, then one group finishes the chain
-    assert [s.path for s in plan_steps(4095, 4095)] == ["general"] * 4
-    assert plan_steps(4095, 4095)[-1].groups == (1, 1)
+    # all odd: overlapping 2-level dispatches; the last group of the last one finishes the chain
+    assert [(s.label, s.tail) for s in plan_steps(4095, 4095)] == [
+        ("general 1-2", 0), ("general 3-4", 0), ("general 5-11", 5)]
+    assert plan_steps(4095, 4095)[-1].groups == (4, 4)
     # power of two: single-pass's tiles, the last group's tile phase finishing the chain
     assert [(s.path, s.levels) for s in plan_steps(4096, 4096)] == [("fast", 12)]
     assert [(s.path, s.levels) for s in plan_steps(8192, 8192)] == [("fast", 6), ("fast", 7)]
-    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general, then one group
-    assert [s.label for s in plan_steps(1920, 1080)] == ["fast 1-3", "general 4-5",
-                                                         "general 6-10"]
-    assert plan_steps(1920, 1080)[-1].groups == (1, 1)
+    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general, whose last
+    # group makes levels 6-10
+    assert [(s.label, s.tail) for s in plan_steps(1920, 1080)] == [("fast 1-3", 0),
+                                                                   ("general 4-10", 5)]
+    # where the whole rest fits one group, that group is the dispatch (nothing to hand off)
+    assert [(s.label, s.groups, s.tail) for s in plan_steps(67, 33)] == [("general 1-6", (1, 1),
+                                                                          0)]
 
 
 def _check(gpu, w: int, h: int, fmt: Format, kind: str = "noise",

@@ -60,8 +60,8 @@ NPOT_EXACT = ShaderInterface(
     "npot_exact",
     spec=(("local_size_x_id", 0, "uint"), ("NPOT_A_SIDE", 1, "int"), ("NPOT_B_SIDE", 2, "int"),
           ("NPOT_DECODE_SRGB", 3, "bool"), ("NPOT_ROUND_HALF", 4, "bool"),
-          ("NPOT_LEVELS", 5, "int"), *MIP_COMMON),
-    push=(("srcSize", "ivec2"), ("tile", "int")))
+          ("NPOT_LEVELS", 5, "int"), ("NPOT_TAIL", 6, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("tile", "int"), ("groupsPerLayer", "int")))
 
 MEAN = ShaderInterface(
     "mean",

@@ -74,6 +74,8 @@ layout(set = 0, binding = 13) writeonly uniform image2DArray spOut13;
 layout(set = 0, binding = 14) writeonly uniform image2DArray spOut14;
 layout(set = 0, binding = 15, std430) coherent buffer SpCounters { uint spCounter[]; };
 layout(set = 0, binding = 16, std430) coherent buffer SpData { vec4 spData[]; };
+#define HANDOFF_COUNTERS spCounter
+#include "handoff.glsl"
 
 // Declared for the host as SINGLE_PASS in mipview/gpu/shaders.py (tests/test_shader_interface.py).
 layout(push_constant) uniform SpPush {
@@ -92,7 +94,6 @@ layout(push_constant) uniform SpPush {
 
 shared SP_T spLds[256];   // level 2 of a tile (16x16)
 shared SP_T spLds4[16];   // level 4 of a tile (4x4)
-shared bool spIsLast;
 
 ivec2 spLevelSize(int rel) {
     return max(pc.srcSize >> rel, ivec2(1));
@@ -212,12 +213,6 @@ vec4 spStep1(SpSource src, ivec2 p, int layer) {
         SP_REDUCE_TAPS(v, p, s, SP_LOAD_TEX)
     }
     return v;
-}
-
-void spBarrierQueueFamily() {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily,
-                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
-                   gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
 }
 
 void spBarrierWorkgroup() {
@@ -386,22 +381,8 @@ void main() {
     if (SP_TAIL == 0) {
         return;
     }
-    spBarrierQueueFamily();
-    if (tid == 0) {
-        uint arrived = atomicAdd(spCounter[layer], 1u, gl_ScopeQueueFamily,
-                                 gl_StorageSemanticsBuffer,
-                                 gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable
-                                 | gl_SemanticsMakeVisible);
-        spIsLast = arrived == uint(pc.groupsPerLayer - 1);
-    }
-    spBarrierQueueFamily();
-    if (!spIsLast) {
+    if (!handoffArrive(layer, pc.groupsPerLayer)) {
         return;
-    }
-    if (tid == 0) {
-        // ready for the next run: the last group resets its layer's counter
-        atomicStore(spCounter[layer], 0u, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
-                    gl_SemanticsRelaxed);
     }
     if (SP_TAIL == 1) {
         // SPD's tail: the hand-off (<= 64x64, even down to 1x1) as one more tile, in parallel

@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 
 from mipview.formats import Format, level_size, mip_count
+from mipview.gpu import handoff
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
@@ -96,9 +97,8 @@ from mipview.gpu.strategies.base import (
     prefetch_on,
     tile_groups,
 )
-from mipview.gpu.sync import memory_barrier
 from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag, vk
+from mipview.gpu.vkapi import flag
 from mipview.results import DispatchStep, LevelSource
 
 TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
@@ -296,16 +296,9 @@ class SinglePass(Strategy):
             for p in self.passes]
         self.steps = tuple(self._step(i, p, image) for i, p in enumerate(self.passes))
         self.dummy = MipImage(ctx, image.fmt, 1, 1, layers=1, levels=1)
-        usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
-        self.counters = Buffer(ctx, 4 * image.layers,
-                               usage | flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"))
-        self.data = Buffer(ctx, 16 * data_vec4, usage)
+        self.counters = handoff.counters(ctx, image.layers)
+        self.data = Buffer(ctx, 16 * data_vec4, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
         self.dummy.upload(np.zeros((1, 1, 4), image.fmt.dtype))
-        with ctx.one_shot() as cmd:
-            # the last group of every run resets its counter: zero them once, here
-            vk.vkCmdFillBuffer(cmd, self.counters.handle, 0, self.counters.size, 0)
-            memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "COMPUTE_SHADER",
-                           "SHADER_READ|SHADER_WRITE")
         if not self.passes:
             return
         self.sets = DescriptorSets(self.pipelines[0], len(self.passes))
