@@ -9,7 +9,10 @@ bounds per level derived in :mod:`mipview.bounds` (README, "What correct means")
   correctly rounded, 0.5 LSB plus the float32 arithmetic's 1.8e-4; floats: one rounding of the
   format); the chain within what any chain keeping those steps reaches from this image
   (:func:`bounds.stored_chain_bounds`: the envelope of correctly rounded stored chains), not a
-  flat number: rounding every level lets the chain error grow with the level count;
+  flat number: rounding every level lets the chain error grow with the level count. A filter's
+  ``alpha=coverage`` (docs/filters.md): the step with the level's own alpha scale
+  (filters.reference.fit_scale), every level of 256 texels or more within 1% of level 0's
+  coverage (:func:`coverage_breaches`), the chain reported;
 - ``carried`` (subgroup, single-pass, npot-exact: intermediates in registers, shared memory or
   float buffers): step and chain within :func:`bounds.step_bounds` and
   :func:`bounds.carried_chain_bounds`, derived from the levels' sources the result carries (which

@@ -83,12 +83,24 @@ void histogram() {
         fcBins[b] = 0;
     }
     barrier();
+    // a cutout is mostly alpha 0 and 1: count runs of one bin before the (shared) atomic
+    int run = -1;
+    uint count = 0;
     for (int j = 0; j < PER_THREAD; ++j) {
         int i = fcIndex(j);
         if (i < n) {
             float a = clamp(texels[layer * n + i].w, 0.0, 1.0);
-            atomicAdd(fcBins[min(int(a * float(COVERAGE_BINS)), COVERAGE_BINS - 1)], 1u);
+            int bin = min(int(a * float(COVERAGE_BINS)), COVERAGE_BINS - 1);
+            if (bin != run && count != 0) {
+                atomicAdd(fcBins[run], count);
+                count = 0;
+            }
+            run = bin;
+            ++count;
         }
+    }
+    if (count != 0) {
+        atomicAdd(fcBins[run], count);
     }
     barrier();
     for (int b = int(gl_LocalInvocationIndex); b < COVERAGE_BINS; b += int(gl_WorkGroupSize.x)) {

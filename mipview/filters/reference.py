@@ -89,14 +89,20 @@ def fit_scale(raw: np.ndarray, stored: np.ndarray, floor: float | None = None) -
     alphas (linear, [0, 1]): the least largest difference, absolute (``floor`` None, 8-bit
     formats) or relative to ``max(clip(raw * s), floor)`` (floats), as compare measures errors.
     Each texel's signed difference grows with s, so the largest excess above falls and the one
-    below rises: bisected (in log s) where they meet. Texels with ``raw <= 0`` do not depend on
-    s and are left out."""
+    below rises: bisected (in log s) where they meet. The difference also grows with raw, so of
+    the texels stored alike only the largest and the least raw can be the largest excess (8-bit:
+    at most 512 texels are bisected). Texels with ``raw <= 0`` do not depend on s: left out."""
     x = np.asarray(raw, dtype=np.float64).reshape(-1)
     y = np.asarray(stored, dtype=np.float64).reshape(-1)
     keep = x > 0.0
     x, y = x[keep], y[keep]
     if x.size == 0:
         return 1.0
+    order = np.argsort(y)
+    x, y = x[order], y[order]
+    starts = np.flatnonzero(np.concatenate(([True], y[1:] != y[:-1])))
+    x = np.concatenate((np.maximum.reduceat(x, starts), np.minimum.reduceat(x, starts)))
+    y = np.concatenate((y[starts], y[starts]))
 
     def excess(s: float) -> tuple[float, float]:
         v = np.clip(x * s, 0.0, 1.0)
