@@ -9,7 +9,13 @@ import pytest
 from PIL import Image
 
 from mipview import bounds, verdict
-from mipview.filters.reference import coverage, fit_scale, make_level, stored_chain
+from mipview.filters.reference import (
+    coverage,
+    coverage_scale,
+    fit_scale,
+    make_level,
+    stored_chain,
+)
 from mipview.filters.spec import parse_filter
 from mipview.formats import Format
 from mipview.gpu import strategies  # noqa: F401  (first: filter_level imports the registry)
@@ -167,3 +173,23 @@ def test_the_level0_alpha_test_is_the_references(fmt: Format, cutoff: float) -> 
         one = np.zeros((1, 1, 4), fmt.dtype)
         one[..., 3] = a
         assert p == (coverage(one, fmt, cutoff) == 1.0), a
+
+
+@pytest.mark.parametrize("cutoff", [0.5, 0.3])
+def test_gpu_scale_is_the_references_where_the_gap_is_clear(gpu, cutoff: float) -> None:
+    """Level 0 of 2x2 blocks of a few alphas: the box's level 1 holds exactly those alphas, in
+    level 0's proportions, so the target count falls in one wide gap; the GPU's threshold (to
+    1/4096) and scale are then coverage_scale's, and level 1 the reference's within a rounding
+    (1 LSB: 200 * 17/16 is a tie)."""
+    rng = np.random.default_rng(9)
+    codes = np.array([0, 60, 100, 140, 200, 255], np.uint8)
+    blocks = codes[rng.integers(0, codes.size, (24, 32))]
+    level0 = np.full((48, 64, 4), 90, np.uint8)
+    level0[..., 3] = np.kron(blocks, np.ones((2, 2), np.uint8))
+    res = _run(gpu, level0, Format.UNORM, {"filter": "box", "source": "level0",
+                                          "alpha": "coverage", "cutoff": str(cutoff)})
+    ref = list(stored_chain(level0, Format.UNORM, res.reduction))
+    raw = blocks.astype(np.float64) / 255
+    assert coverage_scale(raw, coverage(level0, Format.UNORM, cutoff), cutoff) != 1.0
+    # another gap would move alpha by tens of LSB; the same one by a rounding at most
+    assert np.abs(res.levels[1].astype(int) - ref[1].astype(int)).max() <= 1
