@@ -31,7 +31,7 @@ const float COVERAGE_SLACK = 0.005;  // filters.reference.COVERAGE_SLACK
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
 layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel;
 // the level as filter_level.comp's y pass left it: (layer, row, column), row-major
-layout(std430, set = 0, binding = 4) buffer FilterTexels { vec4 texels[]; };
+layout(std430, set = 0, binding = 4) readonly buffer FilterTexels { vec4 texels[]; };
 layout(std430, set = 0, binding = 5) buffer FilterCoverage {
     uint covHist[COVERAGE_BINS];
     uint covPassing;   // level 0's passing texels (FC_PASS 0), zeroed by level 1's scale pass
@@ -90,7 +90,8 @@ void histogram() {
         int i = fcIndex(j);
         if (i < n) {
             float a = clamp(texels[layer * n + i].w, 0.0, 1.0);
-            int bin = min(int(a * float(COVERAGE_BINS)), COVERAGE_BINS - 1);
+            // clamped again as an int: a NaN alpha (float formats) converts to any int
+            int bin = clamp(int(a * float(COVERAGE_BINS)), 0, COVERAGE_BINS - 1);
             if (bin != run && count != 0) {
                 atomicAdd(fcBins[run], count);
                 count = 0;

@@ -193,3 +193,24 @@ def test_gpu_scale_is_the_references_where_the_gap_is_clear(gpu, cutoff: float) 
     assert coverage_scale(raw, coverage(level0, Format.UNORM, cutoff), cutoff) != 1.0
     # another gap would move alpha by tens of LSB; the same one by a rounding at most
     assert np.abs(res.levels[1].astype(int) - ref[1].astype(int)).max() <= 1
+
+
+def test_the_shaders_constants_are_the_hosts() -> None:
+    """filter_coverage.comp's sizes are constants of the GLSL (array sizes); the host plans
+    with the same ones (filter_level.py) and the scale pass with the reference's slack."""
+    import re
+    from pathlib import Path
+
+    from mipview.filters import reference
+    from mipview.gpu import filter_level
+
+    text = (Path(__file__).resolve().parents[1] / "shaders" / "filter_coverage.comp").read_text()
+    consts = dict(re.findall(r"const (?:int|float) (\w+) = ([\d.]+);", text))
+    assert int(consts["COVERAGE_BINS"]) == filter_level.COVERAGE_BINS
+    assert int(consts["PER_THREAD"]) == filter_level.COVERAGE_PER_THREAD
+    assert int(consts["SCAN_THREADS"]) == filter_level.COVERAGE_GROUP
+    assert float(consts["COVERAGE_SLACK"]) == reference.COVERAGE_SLACK
+    # the buffer: the bins, then one 4-byte word per scalar member
+    block = text[text.index("buffer FilterCoverage {"):text.index("} cov;")]
+    scalars = re.findall(r"^\s+(?:uint|float) \w+;", block, re.M)
+    assert filter_level.COVERAGE_BYTES == 4 * (filter_level.COVERAGE_BINS + len(scalars))
