@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.compare import RELATIVE_FLOOR, max_error, signed_floats
-from mipview.filters.reference import BOX_NAMES, LevelStats, stored_chain
+from mipview.filters.reference import BOX_NAMES, LevelStats, scaled_by_result, stored_chain
 from mipview.filters.resample import Taps, axis_taps
 from mipview.filters.spec import parse_filter
 from mipview.formats import Format, level_size
@@ -184,17 +184,26 @@ KIND_DEPTH = 6
 
 
 def kind_gain(stats: LevelStats) -> float:
-    """How much a premultiplied or normal-map level's last step amplifies the filter's error e
-    (first order). Premultiplied colour c = p / a: ``(e + |c| e) / a``, |c| <= 1 once stored,
-    so 2 / a_min over the level's positive alphas. A normal n / |n|: ``|d(n/|n|)| <= 2 e / |n|``,
-    halved by the encoding n / 2 + 1/2, so 1 / |n|_min. Plus KIND_DEPTH roundings of the
-    result's own size."""
+    """How much a premultiplied, normal-map or alpha=coverage level's last step amplifies the
+    filter's error e (first order). Premultiplied colour c = p / a: ``(e + |c| e) / a``, |c| <= 1
+    once stored, so 2 / a_min over the level's positive alphas. A normal n / |n|:
+    ``|d(n/|n|)| <= 2 e / |n|``, halved by the encoding n / 2 + 1/2, so 1 / |n|_min. Coverage:
+    alpha times its scale s, so s. Plus KIND_DEPTH roundings of the result's own size."""
     gain = 1.0
     if stats.alpha_min is not None:
         gain = max(gain, 2.0 / stats.alpha_min)
     if stats.length_min is not None and stats.length_min > 0.0:
         gain = max(gain, 1.0 / stats.length_min)
+    if stats.scale is not None:
+        gain = max(gain, stats.scale)
     return gain + KIND_DEPTH
+
+
+#: alpha=coverage: every level of at least COVERAGE_MIN_TEXELS texels keeps level 0's fraction
+#: of texels with alpha >= cutoff within COVERAGE_BOUND (texconv -keepcoverage, NVTT; 1% of a
+#: smaller level is less than one texel)
+COVERAGE_BOUND = 0.01
+COVERAGE_MIN_TEXELS = 256
 
 
 def step_bounds(sources: Sequence[LevelSource], fmt: Format, levels: int,
@@ -268,6 +277,11 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
     relative to the chain of |level 0|, in which the steps' bounds add up."""
     if reduction in ("min", "max"):
         return [0.0] * len(chain_reference)
+    if scaled_by_result(reduction):
+        # alpha=coverage: each level's alpha scale is a rank statistic of that level, so a chain
+        # follows its own earlier scales (a 1-ulp change can move one); its steps and coverage
+        # are the promise, the chain is reported
+        return [0.0] + [float("inf")] * (len(chain_reference) - 1)
     if signed_floats(level0, fmt, reduction):
         # errors relative to the chain of |level 0| (compare.texel_errors' ``mag``): the mean
         # moves an error e of every input by at most e in those units, so the chain's errors add

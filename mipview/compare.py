@@ -17,8 +17,8 @@ import numpy as np
 
 from mipview import bands
 from mipview.cancel import checkpoint
-from mipview.filters.reference import named_reference, step_of
-from mipview.formats import Format
+from mipview.filters.reference import named_reference, scaled_by_result, step_of
+from mipview.formats import RELATIVE_FLOOR, Format
 
 #: Format -> (step tolerance, chain tolerance), in the format's error unit: DESIGN.md's flat
 #: figures, a coarse check for tests of single strategies. Results are judged by the bounds of
@@ -49,10 +49,6 @@ def chain_tolerance(fmt: Format, level: int) -> float:
     base = TOLERANCE[fmt][1]
     return max(base, level * _ULP_RELATIVE[fmt]) if fmt.is_float else base
 
-# Relative error divides by max(|ref|, floor): without a floor, a texel whose reference is ~0
-# (black, transparent) turns any tiny absolute difference into an enormous "relative" error.
-# 1e-3 is about the smallest value a display distinguishes and one float16 ulp near 1.
-RELATIVE_FLOOR = 1e-3
 
 
 def _as_4d(a: np.ndarray) -> np.ndarray:
@@ -380,10 +376,12 @@ class Breach:
     figure: str
     error: LevelError
     bound: float
+    #: the breach in words where the figure is not a texel error (coverage)
+    text: str = ""
 
     def __str__(self) -> str:
-        return (f"{self.figure} error at {format_worst(self.error)} > "
-                f"{format_error(self.bound, self.error.unit)}")
+        return self.text or (f"{self.figure} error at {format_worst(self.error)} > "
+                             f"{format_error(self.bound, self.error.unit)}")
 
 
 @dataclass(frozen=True)
@@ -478,7 +476,8 @@ def error_report(gpu_levels: Sequence[np.ndarray], fmt: Format,
         chain = [e for e, _ in pairs]
         emaps = [m for _, m in pairs if m is not None]
     first = None
-    if chain_reference is not None and len(levels) > 1 and chain[0].max_error == 0.0:
+    if chain_reference is not None and len(levels) > 1 and chain[0].max_error == 0.0 \
+            and not scaled_by_result(reduction):
         # level 0 came back as uploaded, so the exact reduction of level 0 as stored is the
         # chain's level 1: the dearest step reference (4096^2 decoded) is already there
         first = chain_reference[1]
@@ -505,7 +504,8 @@ def _memo_report(levels: list[np.ndarray], fmt: Format, ref: Sequence[np.ndarray
 
     pairs = [chain(0)] + [memo(("chain", reduction, maps, i, keys[i]), lambda i=i: chain(i))
                           for i in range(1, len(levels))]
-    first = ref[1] if len(levels) > 1 and pairs[0][0].max_error == 0.0 else None
+    first = ref[1] if len(levels) > 1 and pairs[0][0].max_error == 0.0 \
+        and not scaled_by_result(reduction) else None
 
     def step(i: int) -> LevelError:
         # the exact reduction of level 0 as stored is the chain's level 1 when level 0 came

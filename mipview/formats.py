@@ -12,6 +12,11 @@ from enum import Enum
 
 import numpy as np
 
+# Relative error divides by max(|ref|, floor): without a floor, a texel whose reference is ~0
+# (black, transparent) turns any tiny absolute difference into an enormous "relative" error.
+# 1e-3 is about the smallest value a display distinguishes and one float16 ulp near 1.
+RELATIVE_FLOOR = 1e-3
+
 # Vulkan enum values, kept here as numbers so this module needs no Vulkan loader.
 _VK_R8G8B8A8_UNORM = 37
 _VK_R8G8B8A8_SRGB = 43

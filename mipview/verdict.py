@@ -9,7 +9,10 @@ bounds per level derived in :mod:`mipview.bounds` (README, "What correct means")
   correctly rounded, 0.5 LSB plus the float32 arithmetic's 1.8e-4; floats: one rounding of the
   format); the chain within what any chain keeping those steps reaches from this image
   (:func:`bounds.stored_chain_bounds`: the envelope of correctly rounded stored chains), not a
-  flat number: rounding every level lets the chain error grow with the level count;
+  flat number: rounding every level lets the chain error grow with the level count. A filter's
+  ``alpha=coverage`` (docs/filters.md): the step with the level's own alpha scale
+  (filters.reference.fit_scale), every level of 256 texels or more within 1% of level 0's
+  coverage (:func:`coverage_breaches`), the chain reported;
 - ``carried`` (subgroup, single-pass, npot-exact: intermediates in registers, shared memory or
   float buffers): step and chain within :func:`bounds.step_bounds` and
   :func:`bounds.carried_chain_bounds`, derived from the levels' sources the result carries (which
@@ -39,7 +42,13 @@ import numpy as np
 
 from mipview import bounds, compare
 from mipview.compare import Breach, ErrorReport
-from mipview.filters.reference import BOX_NAMES, named_reference, step_stats
+from mipview.filters.reference import (
+    BOX_NAMES,
+    coverage,
+    named_reference,
+    scaled_by_result,
+    step_stats,
+)
 from mipview.filters.spec import parse_filter
 from mipview.formats import Format
 from mipview.nonfinite import (
@@ -234,12 +243,12 @@ def _peak(level0: np.ndarray, fmt: Format) -> float:
 
 
 def _gains(case: _Case) -> list[float]:
-    """Per level, how much a premultiplied or normal-map filter's last step amplifies its
-    arithmetic error (bounds.kind_gain, from the exact step's figures); empty for others."""
+    """Per level, how much a premultiplied, normal-map or coverage filter's last step amplifies
+    its arithmetic error (bounds.kind_gain, from the exact step's figures); empty for others."""
     if case.reduction in BOX_NAMES:
         return []
     spec = parse_filter(case.reduction)
-    if spec.alpha != "premultiplied" and spec.kind != "normal":
+    if spec.alpha == "straight" and spec.kind != "normal":
         return []
     return [1.0] + [bounds.kind_gain(step_stats(case.levels, i, case.fmt, spec))
                     for i in range(1, len(case.levels))]
@@ -251,11 +260,45 @@ def _stored_rule(case: _Case) -> tuple[list[float], list[float], str]:
     steps = bounds.step_bounds(case.sources, case.fmt, n, case.reduction, size,
                                _peak(case.level0, case.fmt), _gains(case))
     chains = list(case.refs.stored_bounds(case.level0, case.fmt, case.reduction, steps))
+    if scaled_by_result(case.reduction):
+        return steps, chains, (
+            f"stored ({case.reduction}): each level the correctly rounded filter of the stored "
+            "level below, its alpha times one scale of the level's own (step <= "
+            f"{_worst(steps, case.fmt)}); every level of {bounds.COVERAGE_MIN_TEXELS} texels "
+            f"or more within {bounds.COVERAGE_BOUND:.0%} of level 0's coverage; the chain "
+            "reported (each level's scale is a rank statistic of that level)")
     text = (f"stored ({case.reduction}): each level the correctly rounded reduction of the "
             f"stored level below (step <= {_worst(steps, case.fmt)}); chain <= what a chain "
             f"keeping those steps reaches from this image (<= {_worst(chains, case.fmt)}), "
             "per level")
     return steps, chains, text
+
+
+def coverage_breaches(levels: Sequence[np.ndarray], fmt: Format,
+                      reduction: str) -> tuple[Breach, ...]:
+    """alpha=coverage: the levels of bounds.COVERAGE_MIN_TEXELS texels or more whose coverage
+    (alpha >= cutoff) is more than bounds.COVERAGE_BOUND off level 0's; empty for others."""
+    if not scaled_by_result(reduction) or not levels:
+        return ()
+    cutoff = parse_filter(reduction).cutoff
+    target = coverage(levels[0], fmt, cutoff)
+    out = []
+    for k, lv in enumerate(levels[1:], 1):
+        a = np.asarray(lv)
+        h, w = a.shape[-3], a.shape[-2]
+        layers = a.shape[0] if a.ndim == 4 else 1
+        if w * h * layers < bounds.COVERAGE_MIN_TEXELS:
+            continue
+        got = coverage(lv, fmt, cutoff)
+        off = abs(got - target)
+        if off > bounds.COVERAGE_BOUND:
+            err = compare.LevelError(k, w, h, off, off, math.nan, (0, 0, 0, 3), "of texels",
+                                     layers)
+            out.append(Breach("coverage", err, bounds.COVERAGE_BOUND,
+                              f"coverage at level {k}: {got:.2%} of texels pass alpha >= "
+                              f"{cutoff:g}, level 0 {target:.2%} (off by {off:.2%} > "
+                              f"{bounds.COVERAGE_BOUND:.0%})"))
+    return tuple(out)
 
 
 def _carried_rule(case: _Case) -> tuple[list[float], list[float], str]:
@@ -325,7 +368,9 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
             own_reference)))
     steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
                                      refs))
-    breaches = exact.breaches(steps, chains)
+    breaches = tuple(sorted(exact.breaches(steps, chains) + coverage_breaches(levels, fmt,
+                                                                             reduction),
+                            key=lambda b: b.error.level))
     spread = propagation(levels, refs.nonfinite(level0, fmt, reduction))
     return Verdict(promise, reduction, exact, own, not breaches, text, breaches, tuple(steps),
                    tuple(chains), spread)

@@ -15,6 +15,8 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
 layout(constant_id = 2) const int FL_PASS = 0;               // 0: x into rows, 1: y into the level
 layout(constant_id = 3) const bool FL_PREMULTIPLIED = false;  // filter colour times alpha
 layout(constant_id = 4) const bool FL_NORMAL = false;         // decode 2v-1, renormalise, encode
+// alpha=coverage: the y pass leaves the level in `texels`; filter_coverage.comp scales and stores
+layout(constant_id = 5) const bool FL_COVERAGE = false;
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
 layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel;
@@ -26,6 +28,8 @@ struct FilterTap {
 layout(std430, set = 0, binding = 2) readonly buffer FilterTaps { FilterTap taps[]; };
 // x-filtered rows: (layer, source row, destination column), row-major
 layout(std430, set = 0, binding = 3) buffer FilterRows { vec4 rows[]; };
+// FL_COVERAGE: the unscaled level, (layer, row, column), row-major
+layout(std430, set = 0, binding = 4) writeonly buffer FilterTexels { vec4 texels[]; };
 
 layout(push_constant) uniform FilterLevelPush {
     ivec2 srcSize;
@@ -86,6 +90,10 @@ void main() {
     }
     if (MIP_UNORM8) {
         v = clamp(v, 0.0, 1.0);  // negative lobes overshoot; only 8-bit formats need the clamp
+    }
+    if (FL_COVERAGE) {
+        texels[(layer * pc.dstSize.y + p.y) * pc.dstSize.x + p.x] = v;
+        return;
     }
     imageStore(dstLevel, ivec3(p, layer), mipEncode(v));
 }

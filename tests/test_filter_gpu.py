@@ -87,8 +87,8 @@ def test_bad_filter_options_are_one_line_with_the_valid_range() -> None:
                                                       ("kaiser-width", "20"))))
     with pytest.raises(strategies.UnknownStrategy, match="edge must be one of clamp, wrap"):
         expand_specs("per-level:edge=border")
-    with pytest.raises(strategies.UnknownStrategy, match="alpha=coverage is not implemented"):
-        expand_specs("per-level:filter=tent,alpha=coverage")
+    with pytest.raises(strategies.UnknownStrategy, match=r"cutoff must be in \(0, 1\)"):
+        expand_specs("per-level:filter=tent,alpha=coverage,cutoff=1.5")
     with pytest.raises(strategies.UnknownStrategy, match="load=bilinear"):
         expand_specs("per-level:filter=tent,load=bilinear")
     with pytest.raises((strategies.UnknownStrategy, BadSpec), match="no option 'filter'"):
@@ -101,17 +101,16 @@ def test_all_expands_filters_and_edges() -> None:
     names = {strategies.REGISTRY["per-level"].reduction(s.option_dict) for s in specs}
     assert len(names) == 8 * 3 - 2 and "mean" in names  # the box's edge does not matter
     alphas = [s.option_dict["alpha"] for s in expand_specs("per-level:filter=tent,alpha=all")]
-    assert alphas == ["straight", "premultiplied"]  # not coverage: the GPU cannot do it yet
-    with pytest.raises(strategies.UnknownStrategy, match="coverage"):
-        expand_specs("per-level:filter=tent,alpha=coverage,edge=all")
+    assert alphas == ["straight", "premultiplied", "coverage"]
+    assert len(expand_specs("per-level:filter=tent,alpha=coverage,edge=all")) == 3
 
 
 def test_the_reason_a_choice_is_greyed_out(gpu) -> None:
     cls = strategies.REGISTRY["per-level"]
     caps = gpu.caps
     assert cls.unsupported_reason(caps, Format.UNORM, 64, 64, 1, {"filter": "lanczos3"}) is None
-    assert "coverage" in cls.unsupported_reason(caps, Format.UNORM, 64, 64, 1,
-                                                {"filter": "tent", "alpha": "coverage"})
+    assert cls.unsupported_reason(caps, Format.SRGB, 64, 64, 1,
+                                  {"filter": "kaiser", "alpha": "coverage"}) is None
     assert "sRGB" in cls.unsupported_reason(caps, Format.SRGB, 64, 64, 1,
                                             {"filter": "tent", "kind": "normal"})
 

@@ -14,7 +14,9 @@ One level is made from its source level (the stored level below, or level 0 for
    recorded, the vector renormalised ((0, 0, 1) if it vanished) and encoded ``n / 2 + 1/2``;
 5. 8-bit formats: clamped to [0, 1] (negative lobes overshoot; float formats keep the value);
 6. ``alpha=coverage``: alpha scaled so the fraction of texels with ``alpha >= cutoff`` is level
-   0's (:func:`coverage_scale`), clamped to [0, 1].
+   0's (:func:`coverage_scale`), clamped to [0, 1]. The step of a stored level (:func:`step_of`)
+   takes the scale that level was given instead (:func:`fit_scale`): any one scale per level is
+   a correct answer when the level keeps level 0's coverage, which the verdict checks apart.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from mipview import reference as box
 from mipview.filters.resample import apply_axis, axis_taps
 from mipview.filters.spec import FilterSpec, parse_filter
-from mipview.formats import Format, encode, level_size, mip_count
+from mipview.formats import RELATIVE_FLOOR, Format, encode, level_size, mip_count
 
 BOX_NAMES = ("mean", "min", "max")
 #: coverage may land this far from the target count (a fraction of the level's texels) where a
@@ -50,6 +52,8 @@ class LevelStats:
     length_min: float | None = None
     #: premultiplied alpha: the least positive filtered alpha (colour is divided by it)
     alpha_min: float | None = None
+    #: alpha=coverage: the factor alpha was scaled by
+    scale: float | None = None
 
 
 def coverage(values: np.ndarray, fmt: Format, cutoff: float) -> float:
@@ -80,6 +84,47 @@ def coverage_scale(alpha: np.ndarray, target: float, cutoff: float) -> float:
     return cutoff / t if t > 0.0 else 1.0
 
 
+def fit_scale(raw: np.ndarray, stored: np.ndarray, floor: float | None = None) -> float:
+    """The one factor s that brings ``clip(raw * s, 0, 1)`` closest to ``stored`` over a level's
+    alphas (linear, [0, 1]): the least largest difference, absolute (``floor`` None, 8-bit
+    formats) or relative to ``max(clip(raw * s), floor)`` (floats), as compare measures errors.
+    Each texel's signed difference grows with s, so the largest excess above falls and the one
+    below rises: bisected (in log s) where they meet. The difference also grows with raw, so of
+    the texels stored alike only the largest and the least raw can be the largest excess (8-bit:
+    at most 512 texels are bisected). Texels with ``raw <= 0`` do not depend on s: left out."""
+    x = np.asarray(raw, dtype=np.float64).reshape(-1)
+    y = np.asarray(stored, dtype=np.float64).reshape(-1)
+    keep = x > 0.0
+    x, y = x[keep], y[keep]
+    if x.size == 0:
+        return 1.0
+    order = np.argsort(y)
+    x, y = x[order], y[order]
+    starts = np.flatnonzero(np.concatenate(([True], y[1:] != y[:-1])))
+    x = np.concatenate((np.maximum.reduceat(x, starts), np.minimum.reduceat(x, starts)))
+    y = np.concatenate((y[starts], y[starts]))
+
+    def excess(s: float) -> tuple[float, float]:
+        v = np.clip(x * s, 0.0, 1.0)
+        d = v - y if floor is None else (v - y) / np.fmax(v, floor)
+        return float(d.max()), float(-d.min())
+
+    def worst(s: float) -> float:
+        return max(excess(s))
+
+    lo, hi = 2.0**-40, 2.0**40
+    for _ in range(80):
+        mid = float(np.sqrt(lo * hi))
+        over, under = excess(mid)
+        if over < under:
+            lo = mid
+        else:
+            hi = mid
+        if hi <= lo * (1.0 + 1e-12):
+            break
+    return lo if worst(lo) <= worst(hi) else hi
+
+
 def _filter(lin: np.ndarray, spec: FilterSpec, dst: tuple[int, int]) -> np.ndarray:
     w, h = lin.shape[-2], lin.shape[-3]
     if spec.filter == "box" and dst == level_size(w, h, 1):
@@ -90,18 +135,25 @@ def _filter(lin: np.ndarray, spec: FilterSpec, dst: tuple[int, int]) -> np.ndarr
 
 
 def make_level(source: np.ndarray, fmt: Format, spec: FilterSpec, dst: tuple[int, int],
-               target_coverage: float) -> tuple[np.ndarray, LevelStats]:
+               target_coverage: float,
+               scaled: np.ndarray | None = None) -> tuple[np.ndarray, LevelStats]:
     """One level (``dst`` = (width, height)) from its source level's storage values: float64
-    storage units, unquantised, and its figures."""
+    storage units, unquantised, and its figures. ``scaled`` (alpha=coverage): the level as
+    stored, whose alpha scale (:func:`fit_scale`) replaces :func:`coverage_scale`'s."""
+    fit = None
+    if scaled is not None and spec.alpha == "coverage":
+        fit = box._decode(box._check(scaled), fmt)[..., 3]
     out, stats = _make_linear(box._decode(box._check(source), fmt), fmt, spec, dst,
-                              target_coverage)
+                              target_coverage, fit)
     return encode(out, fmt), stats
 
 
 @np.errstate(invalid="ignore", over="ignore", divide="ignore")
 def _make_linear(decoded: np.ndarray, fmt: Format, spec: FilterSpec, dst: tuple[int, int],
-                 target_coverage: float) -> tuple[np.ndarray, LevelStats]:
-    """:func:`make_level` in linear light, in and out (the float64 chain carries these)."""
+                 target_coverage: float,
+                 fit: np.ndarray | None = None) -> tuple[np.ndarray, LevelStats]:
+    """:func:`make_level` in linear light, in and out (the float64 chain carries these);
+    ``fit``: the stored level's alpha to take the coverage scale from."""
     lin = np.array(decoded, dtype=np.float64)
     normal = spec.kind == "normal"
     if normal:
@@ -121,12 +173,16 @@ def _make_linear(decoded: np.ndarray, fmt: Format, spec: FilterSpec, dst: tuple[
         out[..., :3] = unit * 0.5 + 0.5
     if not fmt.is_float:
         np.clip(out, 0.0, 1.0, out=out)
+    scale = None
     if spec.alpha == "coverage":
-        scale = coverage_scale(np.clip(out[..., 3], 0.0, 1.0), target_coverage, spec.cutoff)
+        if fit is None:
+            scale = coverage_scale(np.clip(out[..., 3], 0.0, 1.0), target_coverage, spec.cutoff)
+        else:
+            scale = fit_scale(out[..., 3], fit, RELATIVE_FLOOR if fmt.is_float else None)
         out[..., 3] = np.clip(out[..., 3] * scale, 0.0, 1.0)
     stats = LevelStats(float(np.mean(out[..., 3] >= spec.cutoff)),
                        None if lengths is None else float(lengths.mean()),
-                       None if lengths is None else float(lengths.min()), alpha_min)
+                       None if lengths is None else float(lengths.min()), alpha_min, scale)
     return out, stats
 
 
@@ -183,7 +239,8 @@ def named_reference(name: str, level0: np.ndarray, fmt: Format) -> list[np.ndarr
 
 def step_of(levels: Sequence[np.ndarray], i: int, fmt: Format, name: str) -> np.ndarray:
     """Level ``i`` exactly as ``name`` makes it from the stored ``levels`` (its source: the level
-    below, or level 0): float64 storage units, unquantised."""
+    below, or level 0): float64 storage units, unquantised. alpha=coverage: with the alpha scale
+    of the stored level ``i`` (:func:`fit_scale`) where ``levels`` holds it."""
     if name in BOX_NAMES:
         return box.step_level(levels[i - 1], fmt, name)  # type: ignore[arg-type]
     return _step(levels, i, fmt, parse_filter(name))[0]
@@ -200,7 +257,15 @@ def _step(levels: Sequence[np.ndarray], i: int, fmt: Format,
           spec: FilterSpec) -> tuple[np.ndarray, LevelStats]:
     src = levels[0] if spec.source == "level0" else levels[i - 1]
     target = coverage(levels[0], fmt, spec.cutoff) if spec.alpha == "coverage" else 0.0
-    return make_level(src, fmt, spec, level_size(*_sizes(levels[0]), i), target)
+    return make_level(src, fmt, spec, level_size(*_sizes(levels[0]), i), target,
+                      levels[i] if i < len(levels) else None)
+
+
+def scaled_by_result(name: str) -> bool:
+    """Whether :func:`step_of` of ``name`` depends on the level it makes as stored (its alpha
+    scale, alpha=coverage): that step is then not the chain reference's level."""
+    return name not in BOX_NAMES and name not in box.EMULATIONS and \
+        parse_filter(name).alpha == "coverage"
 
 
 def stored_chain(level0: np.ndarray, fmt: Format, name: str,

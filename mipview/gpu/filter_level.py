@@ -3,9 +3,10 @@ level's tap tables into one storage buffer (float32 weights, folded int indices)
 two dispatches per level of shaders/filter_level.comp, x into a float32 row buffer, then y into
 the level. Used by ``per-level`` when its filter options are not the default box.
 
-GPU support: every filter, edge mode and source; straight or premultiplied alpha; colour or
-normal-map kinds. Not (yet): ``alpha=coverage``, whose per-level alpha scale needs the level's
-alpha distribution (a histogram pass) before the store.
+GPU support: every filter, edge mode, source, alpha mode and kind. ``alpha=coverage`` adds
+shaders/filter_coverage.comp: the y pass leaves the level unscaled in a float32 buffer, then a
+histogram, a one-workgroup scale pass and a store pass per level (and one count of level 0's
+passing texels first) find and apply the level's alpha scale inside the command buffer.
 """
 
 from __future__ import annotations
@@ -18,27 +19,29 @@ import numpy as np
 from mipview.filters.kernels import FILTER_NAMES
 from mipview.filters.resample import EDGES, Taps, axis_taps
 from mipview.filters.spec import ALPHAS, KINDS, SOURCES, FilterSpec, from_options
-from mipview.formats import level_size, mip_count
+from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import GpuContext
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shaders import FILTER_LEVEL, mip_constants
+from mipview.gpu.shaders import FILTER_COVERAGE, FILTER_LEVEL, mip_constants
 from mipview.gpu.strategies.base import OptionSpec
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.vkapi import flag, vk
 from mipview.results import DispatchStep
 
 GROUP = 8
-BINDINGS = ("sampled", "storage_image", "storage_buffer", "storage_buffer")
+#: taps, x-filtered rows, the unscaled level (alpha=coverage), the coverage histogram and scale
+BINDINGS = ("sampled", "storage_image", *("storage_buffer",) * 4)
 TAP = np.dtype([("index", "<i4"), ("weight", "<f4")])
-
-
-def gpu_reason(spec: FilterSpec) -> str | None:
-    """Why the GPU path cannot make ``spec``, or None."""
-    if spec.alpha == "coverage":
-        return ("alpha=coverage is not implemented on the GPU yet (its per-level alpha scale "
-                "needs a histogram pass); the reference has it (docs/filters.md)")
-    return None
+#: shaders/filter_coverage.comp: invocations per workgroup of its counting and scale passes,
+#: texels per invocation, histogram bins; its buffer: the bins, then level 0's passing count,
+#: the target fraction and the level's scale
+COVERAGE_GROUP = 256
+COVERAGE_PER_THREAD = 16
+COVERAGE_BINS = 4096
+COVERAGE_BYTES = 4 * (COVERAGE_BINS + 3)
+#: pipelines of a coverage plan after x (0) and y (1): filter_coverage.comp's passes
+COUNT, HISTOGRAM, SCALE, STORE = 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -79,22 +82,67 @@ def pack_tables(tables: list[LevelTables]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, TAP)
 
 
-def plan_steps(tables: list[LevelTables], layers: int = 1) -> list[DispatchStep]:
-    """Two dispatches per level: pipeline 0 (x) and 1 (y), descriptor set k - 1."""
+def _count_groups(texels: int) -> int:
+    return -(-texels // (COVERAGE_GROUP * COVERAGE_PER_THREAD))
+
+
+def plan_steps(tables: list[LevelTables], layers: int = 1,
+               coverage: bool = False) -> list[DispatchStep]:
+    """Two dispatches per level: pipeline 0 (x) and 1 (y), descriptor set k - 1. ``coverage``:
+    the y pass leaves the level in a buffer, and filter_coverage.comp's passes follow it (count
+    once before level 1; histogram, scale and store per level)."""
     steps = []
+    if coverage and tables:
+        src = tables[0].src
+        steps.append(DispatchStep(
+            "level 0 coverage", (), "count level 0's texels passing the alpha test (the "
+            "target coverage)", pipeline=COUNT, descriptor_set=0,
+            push=_coverage_push(tables[0], layers),
+            groups=(_count_groups(src[0] * src[1]), 1, layers)))
     for t in tables:
         push = FILTER_LEVEL.pack(srcSize=t.src, dstSize=t.dst, tapsX=t.x.count,
                                  offsetX=t.offset_x, tapsY=t.y.count, offsetY=t.offset_y)
         gx = -(-t.dst[0] // GROUP)
+        gy = -(-t.dst[1] // GROUP)
         steps.append(DispatchStep(
             f"level {t.level} x", (), f"{t.x.count} taps per texel from {t.src[0]} columns",
             pipeline=0, descriptor_set=t.level - 1, push=push,
             groups=(gx, -(-t.src[1] // GROUP), layers)))
         steps.append(DispatchStep(
-            f"level {t.level} y", (t.level,), f"{t.y.count} taps per texel from {t.src[1]} rows",
-            pipeline=1, descriptor_set=t.level - 1, push=push,
-            groups=(gx, -(-t.dst[1] // GROUP), layers)))
+            f"level {t.level} y", () if coverage else (t.level,),
+            f"{t.y.count} taps per texel from {t.src[1]} rows"
+            + (", unscaled into a float32 buffer" if coverage else ""),
+            pipeline=1, descriptor_set=t.level - 1, push=push, groups=(gx, gy, layers)))
+        if not coverage:
+            continue
+        cpush = _coverage_push(t, layers)
+        steps.append(DispatchStep(
+            f"level {t.level} histogram", (), f"alpha into {COVERAGE_BINS} bins",
+            pipeline=HISTOGRAM, descriptor_set=t.level - 1, push=cpush,
+            groups=(_count_groups(t.dst[0] * t.dst[1]), 1, layers)))
+        steps.append(DispatchStep(
+            f"level {t.level} scale", (), "one workgroup: the alpha scale that keeps level "
+            "0's coverage (widest gap near the target count)", pipeline=SCALE,
+            descriptor_set=t.level - 1, push=cpush, groups=(1, 1, 1)))
+        steps.append(DispatchStep(
+            f"level {t.level} store", (t.level,), "alpha times the scale, clamped; stored",
+            pipeline=STORE, descriptor_set=t.level - 1, push=cpush, groups=(gx, gy, layers)))
     return steps
+
+
+def _coverage_push(t: LevelTables, layers: int) -> bytes:
+    return FILTER_COVERAGE.pack(srcSize=t.src, dstSize=t.dst, level=t.level, layers=layers)
+
+
+def alpha_test(fmt: Format, cutoff: float) -> float:
+    """filter_coverage.comp's FC_ALPHA_TEST: level 0's texel passes ``alpha >= cutoff`` (as
+    filters.reference.coverage decides it in float64) iff its decoded alpha, times 255 for 8-bit
+    formats, is >= this: the least passing code - 0.5 (8-bit), else the least float32 >= cutoff."""
+    if not fmt.is_float:
+        codes = np.arange(256) / 255.0
+        return float(np.flatnonzero(codes >= cutoff)[0]) - 0.5
+    c = np.float32(cutoff)
+    return float(c if float(c) >= cutoff else np.nextafter(c, np.float32(2.0)))
 
 
 def device_buffer(ctx: GpuContext, data: np.ndarray) -> Buffer:
@@ -120,26 +168,49 @@ def device_buffer(ctx: GpuContext, data: np.ndarray) -> Buffer:
 
 @dataclass
 class FilterResources:
-    """What one prepared image needs: pipelines (x, y), one descriptor set per level, the tap
-    buffer and the row buffer."""
+    """What one prepared image needs: pipelines (x, y, then alpha=coverage's count, histogram,
+    scale, store), one descriptor set per level, the tap buffer, the row buffer and
+    alpha=coverage's two (16-byte stand-ins otherwise)."""
 
     pipelines: list
     sets: DescriptorSets | None
     taps: Buffer
     rows: Buffer
+    texels: Buffer
+    coverage: Buffer
     steps: tuple[DispatchStep, ...]
+
+
+def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
+    covered = spec.alpha == "coverage"
+    common = mip_constants(fmt)
+    constants = {"local_size_x_id": GROUP, "local_size_y_id": GROUP,
+                 "FL_PREMULTIPLIED": spec.alpha == "premultiplied",
+                 "FL_NORMAL": spec.kind == "normal", "FL_COVERAGE": covered, **common}
+    out = [get_pipeline(ctx, FILTER_LEVEL, BINDINGS, constants={**constants, "FL_PASS": p})
+           for p in (0, 1)]
+    if covered:
+        test = {"FC_CUTOFF": spec.cutoff, "FC_ALPHA_TEST": alpha_test(fmt, spec.cutoff),
+                **common}
+        for p in range(4):
+            local = (GROUP, GROUP) if p == 3 else (COVERAGE_GROUP, 1)
+            out.append(get_pipeline(ctx, FILTER_COVERAGE, BINDINGS, constants={
+                "local_size_x_id": local[0], "local_size_y_id": local[1], "FC_PASS": p, **test}))
+    return out
 
 
 def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec) -> FilterResources:
     tables = plan_tables(spec, image.width, image.height)
-    constants = {"local_size_x_id": GROUP, "local_size_y_id": GROUP,
-                 "FL_PREMULTIPLIED": spec.alpha == "premultiplied",
-                 "FL_NORMAL": spec.kind == "normal", **mip_constants(image.fmt)}
-    pipelines = [get_pipeline(ctx, FILTER_LEVEL, BINDINGS, constants={**constants, "FL_PASS": p})
-                 for p in (0, 1)]
+    covered = spec.alpha == "coverage"
+    pipelines = _pipelines(ctx, spec, image.fmt)
+    usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
     taps = device_buffer(ctx, pack_tables(tables))
     row_texels = max((t.src[1] * t.dst[0] for t in tables), default=1) * image.layers
-    rows = Buffer(ctx, 16 * row_texels, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
+    rows = Buffer(ctx, 16 * row_texels, usage)
+    level_texels = max((t.dst[0] * t.dst[1] for t in tables), default=1) * image.layers
+    texels = Buffer(ctx, 16 * level_texels if covered else 16, usage)
+    # zeroed once: the scale pass zeroes the histogram and level 0's count again after use
+    coverage = device_buffer(ctx, np.zeros(COVERAGE_BYTES // 4 if covered else 4, np.uint32))
     sets = None
     if tables:
         sets = DescriptorSets(pipelines[0], len(tables))
@@ -148,9 +219,10 @@ def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec) -> FilterResourc
         for t in tables:
             src_view = views[0] if spec.source == "level0" else views[t.level - 1]
             sets.write(t.level - 1, [(src_view, sampler), image.storage_views[t.level],
-                                     (taps.handle, 0, taps.size), (rows.handle, 0, rows.size)])
-    return FilterResources(pipelines, sets, taps, rows,
-                           tuple(plan_steps(tables, image.layers)))
+                                     *((b.handle, 0, b.size) for b in (taps, rows, texels,
+                                                                       coverage))])
+    return FilterResources(pipelines, sets, taps, rows, texels, coverage,
+                           tuple(plan_steps(tables, image.layers, covered)))
 
 
 def _field_problem(field: str) -> Callable[[str], str | None]:

@@ -27,9 +27,15 @@ PER_LEVEL = ShaderInterface(
 FILTER_LEVEL = ShaderInterface(
     "filter_level",
     spec=(*_LOCAL_XY, ("FL_PASS", 2, "int"), ("FL_PREMULTIPLIED", 3, "bool"),
-          ("FL_NORMAL", 4, "bool"), *MIP_COMMON),
+          ("FL_NORMAL", 4, "bool"), ("FL_COVERAGE", 5, "bool"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("tapsX", "int"), ("offsetX", "int"),
           ("tapsY", "int"), ("offsetY", "int")))
+
+FILTER_COVERAGE = ShaderInterface(
+    "filter_coverage",
+    spec=(*_LOCAL_XY, ("FC_PASS", 2, "int"), ("FC_CUTOFF", 3, "float"),
+          ("FC_ALPHA_TEST", 4, "float"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("level", "int"), ("layers", "int")))
 
 FILTER_PAIRS = ShaderInterface(
     "filter_pairs",
@@ -99,5 +105,5 @@ MIP_CHAIN = ShaderInterface(
           ("groups", "int")))
 
 ALL: tuple[ShaderInterface, ...] = (
-    PER_LEVEL, FILTER_LEVEL, FILTER_PAIRS, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
+    PER_LEVEL, FILTER_LEVEL, FILTER_COVERAGE, FILTER_PAIRS, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
     BATCH_BUCKETS, BUFFER_COPY, CACHE_EVICT, IMAGE_READ)

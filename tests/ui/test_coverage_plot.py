@@ -68,3 +68,23 @@ def test_plot_hides_without_figures_and_draws_normal_map_lengths(qtbot):
     plot.set_figures(None)
     assert plot.isHidden()
 
+
+
+def test_coverage_is_a_choice_of_the_panel_and_its_plot_keeps_level0s(qtbot, make_window):
+    """alpha=coverage runs on the GPU now: its row is enabled (the panel greys out what
+    unsupported_reason says), and the plotted coverage stays within 1% of level 0's."""
+    from mipview import bounds
+
+    kept = StrategySpec.parse("per-level:filter=tent,alpha=coverage")
+    w = make_window()
+    open_and_wait(qtbot, w, FOLIAGE)
+    w.panel.set_specs([kept])
+    row = w.panel.rows["per-level"]
+    assert row.combos["alpha"].currentText() == "coverage"
+    assert row.check.isEnabled() and row.reason is None
+    got = run_and_wait(qtbot, w, w.panel.specs(), repeat=1)
+    res = got["output"].mip.results[0]
+    w.heatmap.select(str(res.spec))
+    y = _curve(w.heatmap.coverage.result)[1]
+    big = [k for k, lv in enumerate(res.levels) if lv[..., 0].size >= bounds.COVERAGE_MIN_TEXELS]
+    assert len(big) > 3 and max(abs(y[k] - y[0]) for k in big) <= bounds.COVERAGE_BOUND

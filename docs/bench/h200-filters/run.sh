@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17: each filter at 4096^2 against the box on the H200: per-level compute (every
 # filter), filter-pairs (the short ones, two levels per dispatch), RGBA8 unorm and sRGB, warm and
-# cold; JSON per run.
+# cold; alpha=coverage beside straight alpha on a 4096^2 cutout; JSON per run.
 #   bash docs/bench/h200-filters/run.sh $OUT
 # One device call: every filter is timed interleaved with the box in the same bench run, so
 # clock drift hits both alike. The timing runs skip the check (the float64 references and the
@@ -55,3 +55,26 @@ for fmt in unorm srgb f16; do
     --strategies "per-level:filter=all,edge=all,filter-pairs:filter=all,edge=all"
   echo "exit $?"
 done > "$out/validate.log" 2>&1
+
+# alpha=coverage (level 0's count, then per level a histogram, a one-workgroup scale pass and a
+# store after the filter's x and y) beside straight alpha, on the bundled foliage cutout resized
+# to 4096^2 (big leaves, mostly transparent: the histogram's common case), unorm and sRGB, warm;
+# then the verdict on the device's results at 1021^2 (NPOT), every filter, unorm, sRGB and f16
+cut() { python3 -c "import sys; from PIL import Image; from mipview.samples import sample_path
+Image.open(sample_path('foliage_256.png')).convert('RGBA').resize((int(sys.argv[1]),) * 2,
+    Image.LANCZOS).save(sys.argv[2])" "$@"; }
+cut 4096 /tmp/foliage_4096.png && cut 1021 /tmp/foliage_1021.png
+for fmt in unorm srgb; do
+  m bench /tmp/foliage_4096.png --format "$fmt" --strategies "$box,per-level:filter=tent,\
+per-level:filter=tent,alpha=coverage,per-level:filter=kaiser,per-level:filter=kaiser,alpha=coverage,\
+per-level:filter=lanczos3,per-level:filter=lanczos3,alpha=coverage,\
+per-level:filter=box,source=level0,per-level:filter=box,source=level0,alpha=coverage" \
+    --warmup-ms 1500 --repeat 50 --no-check --json "$out/coverage_4096_${fmt}.json"
+  echo "exit $?"
+done > "$out/coverage.log" 2>&1
+for fmt in unorm srgb f16; do
+  m run /tmp/foliage_1021.png --format "$fmt" ${FILTERS_VALIDATE---validate} \
+    --out "/tmp/v_coverage_$fmt" --strategies "per-level:filter=all,alpha=coverage"
+  echo "exit $?"
+  cp "/tmp/v_coverage_$fmt/report.json" "$out/coverage_check_1021_$fmt.json"
+done > "$out/coverage_validate.log" 2>&1

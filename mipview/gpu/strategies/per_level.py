@@ -11,8 +11,9 @@ Shader: shaders/per_level.comp.
 
 The filter options (``filter``, ``edge``, ``source``, ``alpha``, ``kind``, Kaiser's
 ``kaiser-width`` and ``kaiser-alpha``; docs/filters.md) take any other filter through
-mipview/gpu/filter_level.py (two dispatches per level, shaders/filter_level.comp); the default
-box stays on this shader.
+mipview/gpu/filter_level.py (two dispatches per level, shaders/filter_level.comp; alpha=coverage
+adds shaders/filter_coverage.comp's histogram, scale and store per level); the default box stays
+on this shader.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class PerLevel(FilterChoice, Strategy):
                    "level 1: 4 texel loads per 2x2, or one bilinear sample (even sides)"),
         *filter_level.FILTER_OPTIONS,
     )
-    owned = ("taps", "rows")
+    owned = ("taps", "rows", "texels", "coverage")
 
     @classmethod
     def option_reason(cls, options: dict[str, str]) -> str | None:
@@ -68,7 +69,7 @@ class PerLevel(FilterChoice, Strategy):
             return None
         if cls.check_options(options)["load"] == "bilinear":
             return "load=bilinear is the box's one 2x2 sample: it serves the default box only"
-        return filter_level.gpu_reason(spec)
+        return None  # filter_level.py makes every filter spec
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -88,7 +89,8 @@ class PerLevel(FilterChoice, Strategy):
         if not spec.is_mean:
             res = filter_level.prepare(self.ctx, image, spec)
             self.pipelines, self.sets, self.steps = res.pipelines, res.sets, res.steps
-            self.taps, self.rows = res.taps, res.rows
+            self.taps, self.rows, self.texels, self.coverage = (res.taps, res.rows,
+                                                                res.texels, res.coverage)
             return
         bilinear = self.opts["load"] == "bilinear"
         self.steps = tuple(plan_levels(image.width, image.height, image.layers))

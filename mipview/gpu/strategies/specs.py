@@ -16,8 +16,8 @@ class BadSpec(MipviewError):
 def expand_specs(text: str) -> list[StrategySpec]:
     """``all`` is every registered strategy with default options; an option value ``all``
     expands to every choice of that option that the strategy can do with the others given
-    (Strategy.option_reason: ``per-level:alpha=all`` leaves out coverage, which it cannot do on
-    the GPU), but a table ``auto`` (mipview.gpu.strategies.auto). Raises BadSpec or
+    (Strategy.option_reason: ``per-level:filter=tent,load=all`` leaves out bilinear, which
+    serves the box only), but a table ``auto`` (mipview.gpu.strategies.auto). Raises BadSpec or
     UnknownStrategy."""
     if text.strip() == "all":
         return strategies.default_specs()
