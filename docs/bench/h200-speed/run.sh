@@ -22,8 +22,9 @@ check_small=${SPEED_CHECK_SMALL:-1920x1080,1921x1079,4097x3}
 f16_size=${SPEED_F16_SIZE:-4096}
 repeat=${SPEED_REPEAT:-50}
 warm=${SPEED_WARMUP_MS:-1500}
-# old (default) and new single-pass paths, beside every other strategy's defaults
-S=blit,per-level,npot-exact,subgroup,subgroup:load=bilinear,single-pass:load=all,tail=all
+# every strategy's defaults (auto options as the table picks them), and the texel loads beside
+# them; SPEED_STRATEGIES replaces the set (2026-11-22 first run: single-pass:load=all,tail=all)
+S=${SPEED_STRATEGIES:-blit,per-level,npot-exact,npot-exact:load=texel,subgroup,subgroup:load=bilinear,single-pass,single-pass:load=texel,single-pass:tail=8192}
 : > "$out/status.txt"
 step() {  # step NAME SECONDS LOG ARGS...: `mipview ARGS` with a time limit; exit code, duration
   local name=$1 limit=$2 log=$3; shift 3
@@ -41,23 +42,23 @@ step times 150 times.log bench --sizes "$sizes" --strategies "$S" --cold --evict
   --warmup-ms "$warm" --repeat "$repeat" --no-check --json "$j/sizes_unorm_clean.json"
 # 2. the same with dirty-line eviction (how the FidelityFX SPD figures were taken)
 step evict_dirty 90 evict_dirty.log bench --sizes "$sizes" \
-  --strategies single-pass:load=bilinear,single-pass:tail=all,subgroup,per-level \
+  --strategies npot-exact,single-pass,single-pass:tail=all,subgroup:load=bilinear,per-level \
   --cold --evict dirty --warmup-ms "$warm" --repeat "$repeat" --no-check \
   --json "$j/sizes_unorm_dirty.json"
 # 3. 4096^2 RGBA16F (the table's last row), fp16 registers too
 step f16 50 f16.log bench --size "$f16_size" --format f16 \
-  --strategies "$S,single-pass:fp16=on,single-pass:fp16=on,load=bilinear" --cold \
+  --strategies "$S,single-pass:fp16=on,single-pass:fp16=on,load=bilinear,single-pass:load=bilinear,npot-exact:load=bilinear" --cold \
   --warmup-ms "$warm" --repeat "$repeat" --no-check --json "$j/f16_$f16_size.json"
 # 4. verdicts of every new path on the GPU (exit 1 = something out of tolerance): NPOT, 1xN-like
 #    and the target sizes, RGBA8 and sRGB texel by texel against the exact reference
 step verdicts_unorm 70 verdicts.log bench --sizes "$check_sizes" --format unorm \
-  --strategies "single-pass:tail=all,single-pass:reduction=max,tail=all" --repeat 3 \
+  --strategies "single-pass:tail=all,single-pass:reduction=max,tail=all,npot-exact,npot-exact:load=all" --repeat 3 \
   --warmup-ms 0 --json "$j/verdicts_unorm.json"
 step verdicts_srgb 55 verdicts.log bench --sizes "$check_small" --format srgb \
-  --strategies "single-pass:tail=all,single-pass:load=bilinear,tail=all" --repeat 3 \
+  --strategies "single-pass:tail=all,single-pass:load=bilinear,tail=all,npot-exact" --repeat 3 \
   --warmup-ms 0 --json "$j/verdicts_srgb.json"
 step verdicts_f16 55 verdicts.log bench --sizes "$check_small" --format f16 \
-  --strategies "single-pass:tail=all,single-pass:fp16=on,tail=all" --repeat 3 --warmup-ms 0 \
+  --strategies "single-pass:tail=all,single-pass:fp16=on,tail=all,npot-exact" --repeat 3 --warmup-ms 0 \
   --json "$j/verdicts_f16.json"
 tar -czf "$out/json.tar.gz" -C "$j" .
 rm -rf "$j"

@@ -179,8 +179,14 @@ def plan_steps(width: int, height: int, general_only: bool = False,
             raise AssertionError(f"npot-exact: {step} overflows shared memory")
         steps.append(step)
         src += step.levels
-    if len(steps) >= 2 and (merged := _with_tail(width, height, steps[-2], steps[-1])):
-        steps[-2:] = [merged]
+    if len(steps) >= 2:
+        before = steps[-2]
+        if before.tiles is not None and before.levels <= 2:
+            # the general path makes the same levels and can hand off (2560x1440: 6-7 + 8-11)
+            before = _general(width, height, before.src, before.levels,
+                              GENERAL_TILE if before.levels == 2 else LONE_TILE)
+        if merged := _with_tail(width, height, before, steps[-1]):
+            steps[-2:] = [merged]
     return steps
 
 
