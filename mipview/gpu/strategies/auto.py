@@ -94,11 +94,19 @@ TABLE: tuple[Entry, ...] = (
                          (_ALL, "above 8192²"))),
     # npot-exact load (its fast dispatch from level 0 is single-pass's tile phase), H200
     # 2026-11-22, docs/bench/h200-npot/2026-11-22/, cold, median of 50, RGBA8, two rounds
+    # (the final call, docs/bench/h200-speed/2026-11-22-final: 1920x1080 20.7 vs 19.8 us,
+    # 2560x1440 20.3 vs 21.7, 3840x2160 31.5 vs 32.8, 4096² 40.4 vs 46.6, 8192² 104.8 vs 141.5:
+    # below 4096² within a microsecond either way)
     Entry("nvidia", "npot-exact", "load", "bilinear", _RGBA8, "below 4096²",
-          "H200 2026-11-22: 1920x1080 26.3 vs 26.5 us, 2560x1440 21.8 vs 27.0, "
-          "3840x2160 36.7 vs 38.5"),
+          "H200 2026-11-22: 3840x2160 36.7 vs 38.5 us, 31.5 vs 32.8; 1920x1080 even"),
     Entry("nvidia", "npot-exact", "load", "bilinear", _RGBA8, "4096² to 8192²",
-          "H200 2026-11-22: 4096² 40.7 vs 49.1 us, 8192² 103.6 vs 142.6"),
+          "H200 2026-11-22: 4096² 40.4 vs 46.6 us, 8192² 104.8 vs 141.5"),
+    # RGBA16F, H200 2026-11-22 (docs/bench/h200-speed/2026-11-22-final/f16.log, cold, median of
+    # 50; 4096^2 only: 8192^2 RGBA16F not timed)
+    Entry("nvidia", "single-pass", "load", "bilinear", (Format.F16,), "4096² to 8192²",
+          "H200 2026-11-22: 4096² RGBA16F 52.8 vs 57.2 us (54.1 vs 57.6 in an earlier call)"),
+    Entry("nvidia", "npot-exact", "load", "bilinear", (Format.F16,), "4096² to 8192²",
+          "H200 2026-11-22: 4096² RGBA16F 54.1 vs 57.2 us"),
     # subgroup load: H200 bilinear 4096^2 56.2 vs 46.1 us (subgroup.py), but texel at 8192^2
     # was never timed against it: no entry until it is
     # lavapipe (docs/bench/lavapipe/speed_sizes_1024_1080.txt) drifted by +-100% on the shared
