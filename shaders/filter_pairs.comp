@@ -7,7 +7,8 @@
 // level k; then, after one barrier, its level-(k+1) texels from shared memory. Halo texels are
 // computed by both neighbours (the price of one dispatch for two levels), so the plan only uses
 // this for kernels whose halo keeps the span within FP_SPAN (tent, small Kaiser, the cubics).
-// Tables hold UNFOLDED indices; the edge mode folds them here (clamp, wrap, mirror).
+// Tables hold UNFOLDED indices; the edge mode folds them here (clamp, wrap, mirror), with
+// unsigned % only (mip_common.glsl: GLSL's int % is undefined on negative operands in Vulkan).
 #extension GL_GOOGLE_include_directive : require
 #include "mip_common.glsl"
 
@@ -41,11 +42,10 @@ shared vec4 fpMid[FP_SPAN * FP_SPAN];
 
 int fpFold(int j, int n) {
     if (FP_EDGE == 1) {
-        return ((j % n) + n) % n;
+        return mipWrapIndex(j, n);
     }
     if (FP_EDGE == 2) {
-        int m = ((j % (2 * n)) + 2 * n) % (2 * n);
-        return m < n ? m : 2 * n - 1 - m;
+        return mipMirrorIndex(j, n);
     }
     return clamp(j, 0, n - 1);
 }
@@ -87,7 +87,7 @@ void main() {
     }
     int lane = int(gl_LocalInvocationIndex);
     for (int slot = lane; slot < FP_SPAN * FP_SPAN; slot += 64) {
-        ivec2 j = base + ivec2(slot % FP_SPAN, slot / FP_SPAN);  // unfolded level-k index
+        ivec2 j = base + mipUnflatten(slot, FP_SPAN);  // unfolded level-k index
         bool mine = all(greaterThanEqual(j, own)) && all(lessThan(j, min(own + 16, pc.midSize)));
         if (pc.pair == 0 && !mine) {
             continue;

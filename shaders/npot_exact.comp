@@ -113,7 +113,7 @@ void main() {
         ivec2 ext = hi[j] - lo[j];
         ivec2 below = lo[j - 1];  // origin of the region of level S+j-1 in shared memory
         for (int idx = tid; idx < ext.x * ext.y; idx += threads) {
-            ivec2 p = lo[j] + ivec2(idx % ext.x, idx / ext.x);
+            ivec2 p = lo[j] + mipUnflatten(idx, ext.x);
             vec4 v;
 #define NPOT_LOAD_SRC_(q) npotFetch_(ivec3(q, layer))
 #define NPOT_LOAD_A_(q) npotA_[((q).y - below.y) * NPOT_A_SIDE + (q).x - below.x]
