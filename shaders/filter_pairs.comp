@@ -14,12 +14,13 @@
 // The arithmetic is the 2D tap sum's: per y tap, the x taps summed in order, then the rows
 // summed in order, as per-level's two passes (filter_level.comp) sum them: the same bytes where
 // a device rounds both shaders' float32 operations alike.
-// Tap counts are bounded by FP_TAPS (a specialization constant): the loops unroll, a texel's
-// table entries are loaded before its fetches, and its fetches are issued together; each lane
-// keeps one window column, so its x taps are loaded and folded once.
+// Tap counts are bounded by FP_TAPS (a specialization constant): the loops unroll ([[unroll]],
+// once specialised), a texel's table entries are loaded before its fetches, and its fetches are
+// issued together; each lane keeps one window column, so its x taps are loaded and folded once.
 // Tables hold UNFOLDED indices; the edge mode folds them here (clamp, wrap, mirror), with
 // unsigned % only (mip_common.glsl: GLSL's int % is undefined on negative operands in Vulkan).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require  // [[unroll]]: a hint to the driver
 #include "mip_common.glsl"
 
 #define FP_GROUP 256
@@ -100,7 +101,7 @@ void main() {
     int sx[FP_TAPS];
     float wx[FP_TAPS];
     int bx = pc.offsetMid.x + fpFold(base.x + c, pc.midSize.x) * pc.tapsMid.x;
-    for (int t = 0; t < FP_TAPS; ++t) {
+    [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
         if (laneOn && t < pc.tapsMid.x) {
             FilterTap tap = taps[bx + t];
             sx[t] = fpFold(tap.index, pc.srcSize.x);
@@ -127,13 +128,13 @@ void main() {
             for (int i = cr.y; i < pc.rows; i += FP_STEP) {
                 int sy = int(uint(first + i) % uint(pc.srcSize.y));
                 vec4 x[FP_TAPS];
-                for (int t = 0; t < FP_TAPS; ++t) {
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                     if (t < pc.tapsMid.x) {
                         x[t] = texelFetch(srcLevel, ivec3(sx[t], sy, layer), 0);
                     }
                 }
                 vec4 sum = vec4(0.0);
-                for (int t = 0; t < FP_TAPS; ++t) {
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                     if (t < pc.tapsMid.x) {
                         sum += wx[t] * mipDecode(x[t]);
                     }
@@ -154,7 +155,7 @@ void main() {
                 }
                 int e0 = (w - w0) * FP_TAPS;
                 vec4 v = vec4(0.0);
-                for (int t = 0; t < FP_TAPS; ++t) {
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                     if (t < pc.tapsMid.y) {
                         v += fpYWeight[e0 + t] * fpRows[fpYSlot[e0 + t] * FP_SPAN + c];
                     }
@@ -180,7 +181,7 @@ void main() {
         if (px < pc.dstSize.x) {
             int b = pc.offsetDst.x + px * pc.tapsDst.x;
             vec4 sum = vec4(0.0);
-            for (int t = 0; t < FP_TAPS; ++t) {
+            [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                 if (t < pc.tapsDst.x) {
                     FilterTap col = taps[b + t];
                     sum += col.weight * fpMid[dw.y * FP_SPAN + (col.index - base.x)];
@@ -200,7 +201,7 @@ void main() {
     }
     int b = pc.offsetDst.y + p.y * pc.tapsDst.y;
     vec4 v = vec4(0.0);
-    for (int t = 0; t < FP_TAPS; ++t) {
+    [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
         if (t < pc.tapsDst.y) {
             FilterTap row = taps[b + t];
             v += row.weight * fpRows[(row.index - base.y) * 8 + d.x];
