@@ -70,7 +70,9 @@ done > "$out/timing.log" 2>&1
         differ=$((differ + 1)); echo "DIFFERS: $tag $rel"; fi
     done < <(find "$out/levels_base_$tag" -name 'level_*' \( -name '*.png' -o -name '*.npy' \) \
                ! -name 'level_00.*' | sort)
-    echo "== same bytes $tag: $same level files identical, $differ differ"
+    total=$(find "$out/levels_new_$tag" -name 'level_*' \( -name '*.png' -o -name '*.npy' \) \
+              ! -name 'level_00.*' | wc -l)
+    echo "== same bytes $tag: $same level files identical, $differ differ, of $total new"
     cp "$out/levels_new_$tag/report.json" "$out/report_new_$tag.json" 2>/dev/null
     rm -rf "$out/levels_base_$tag" "$out/levels_new_$tag"
   done
