@@ -159,7 +159,7 @@ void main() {
         image = foundImage_;
         uint local = foundLocal_;
         int cols = batchTileGrid(batchLevelSize(image, pc.level)).x;
-        tile = ivec2(int(local) % cols, int(local) / cols);
+        tile = mipUnflatten(int(local), cols);
     }
     ivec2 dst = batchLevelSize(image, pc.level);
     ivec2 p = tile * int(BATCH_TILE) + ivec2(gl_LocalInvocationID.xy);

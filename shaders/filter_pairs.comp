@@ -1,20 +1,37 @@
 #version 460
 // filter_pairs.comp: two levels of a short separable filter per dispatch (docs/filters.md).
 // Workgroup (a, b) owns the 16x16 texels [16a, 16a+16) x [16b, 16b+16) of level k and the 8x8
-// texels [8a, 8a+8) x [8b, 8b+8) of level k+1. It computes, into shared memory, every level-k
-// texel that its level-(k+1) texels tap (a halo around its own 16x16, the taps' unfolded
-// indices), each from level k-1 by the 2D tap sum of level k's tables, storing its own 16x16 to
-// level k; then, after one barrier, its level-(k+1) texels from shared memory. Halo texels are
-// computed by both neighbours (the price of one dispatch for two levels), so the plan only uses
-// this for kernels whose halo keeps the span within FP_SPAN (tent, small Kaiser, the cubics).
-// Tables hold UNFOLDED indices; the edge mode folds them here (clamp, wrap, mirror).
+// texels [8a, 8a+8) x [8b, 8b+8) of level k+1. Level k is made for a window of span x span
+// texels from `base` (its own 16x16 and the halo its level-(k+1) texels tap, unfolded indices;
+// halo texels are made by both neighbours: the price of one dispatch for two levels, so the
+// plan keeps the span within FP_SPAN, short kernels only), its own 16x16 stored; after a
+// barrier, level k+1 is made from the window in shared memory.
+//
+// Level k is separable through shared memory, in bands of FP_BAND window rows: (1) the x pass:
+// the source rows the band's y taps reach, filtered to the window's columns into fpRows: `rows`
+// rows from the row table's first, modulo the side (the host's row_windows, mipview/gpu/
+// strategies/filter_pairs.py: the shortest such range holding them all); (2) the y pass.
+// The arithmetic is the 2D tap sum's: per y tap, the x taps summed in order, then the rows
+// summed in order, as per-level's two passes (filter_level.comp) sum them: the same bytes where
+// a device rounds both shaders' float32 operations alike.
+// Tap counts are bounded by FP_TAPS (a specialization constant): the loops unroll ([[unroll]],
+// once specialised), a texel's table entries are loaded before its fetches, and its fetches are
+// issued together; each lane keeps one window column, so its x taps are loaded and folded once.
+// Tables hold UNFOLDED indices; the edge mode folds them here (clamp, wrap, mirror), with
+// unsigned % only (mip_common.glsl: GLSL's int % is undefined on negative operands in Vulkan).
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require  // [[unroll]]: a hint to the driver
 #include "mip_common.glsl"
 
-layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+#define FP_GROUP 256
+layout(local_size_x = FP_GROUP, local_size_y = 1, local_size_z = 1) in;
 
 layout(constant_id = 0) const int FP_EDGE = 0;   // 0 clamp, 1 wrap, 2 mirror
-layout(constant_id = 1) const int FP_SPAN = 32;  // shared side: level-k texels per axis
+// defaults: the tent at 4096^2 (every dispatch sets them: filter_pairs.layout)
+layout(constant_id = 1) const int FP_SPAN = 18;  // window side (level-k texels), <= 32
+layout(constant_id = 2) const int FP_ROWS = 38;  // fpRows rows (source rows of a band), >= 8
+layout(constant_id = 3) const int FP_BAND = 18;  // window rows per band
+layout(constant_id = 4) const int FP_TAPS = 4;   // most taps per texel of any table
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;   // level k-1
 layout(set = 0, binding = 1) writeonly uniform image2DArray midLevel;  // level k
@@ -35,38 +52,28 @@ layout(push_constant) uniform FilterPairsPush {
     ivec2 tapsDst;
     ivec2 offsetDst;
     int pair;        // 1: make level k+1 too; 0: level k only (the last, lone level)
+    int span;        // this dispatch's window side (<= FP_SPAN)
+    int rows;        // source rows per band (<= FP_ROWS)
+    int bands;       // bands of FP_BAND window rows
+    int rowTable;    // first entry of the row table: (tile row, band) -> first source row
 } pc;
 
-shared vec4 fpMid[FP_SPAN * FP_SPAN];
+// Window columns per lane pass: lane l keeps column l % FP_SPAN, rows l / FP_SPAN + k * FP_STEP.
+const int FP_STEP = FP_GROUP / FP_SPAN;
+
+shared vec4 fpRows[FP_ROWS * FP_SPAN];  // x-filtered source rows (slot, window column)
+shared vec4 fpMid[FP_SPAN * FP_SPAN];   // level k as stored, decoded
+shared int fpYSlot[FP_BAND * FP_TAPS];  // a band row's y taps: fpRows slot and weight
+shared float fpYWeight[FP_BAND * FP_TAPS];
 
 int fpFold(int j, int n) {
     if (FP_EDGE == 1) {
-        return ((j % n) + n) % n;
+        return mipWrapIndex(j, n);
     }
     if (FP_EDGE == 2) {
-        int m = ((j % (2 * n)) + 2 * n) % (2 * n);
-        return m < n ? m : 2 * n - 1 - m;
+        return mipMirrorIndex(j, n);
     }
     return clamp(j, 0, n - 1);
-}
-
-// level-k texel q (in range) from level k-1, x taps summed per row, then the rows by y taps
-vec4 fpMidTexel(ivec2 q, int layer) {
-    vec4 v = vec4(0.0);
-    int by = pc.offsetMid.y + q.y * pc.tapsMid.y;
-    int bx = pc.offsetMid.x + q.x * pc.tapsMid.x;
-    for (int ty = 0; ty < pc.tapsMid.y; ++ty) {
-        FilterTap row = taps[by + ty];
-        int sy = fpFold(row.index, pc.srcSize.y);
-        vec4 sum = vec4(0.0);
-        for (int tx = 0; tx < pc.tapsMid.x; ++tx) {
-            FilterTap col = taps[bx + tx];
-            sum += col.weight * mipDecode(
-                texelFetch(srcLevel, ivec3(fpFold(col.index, pc.srcSize.x), sy, layer), 0));
-        }
-        v += row.weight * sum;
-    }
-    return v;
 }
 
 vec4 fpStore(vec4 v) {
@@ -77,8 +84,8 @@ void main() {
     int layer = int(gl_GlobalInvocationID.z);
     ivec2 tile = ivec2(gl_WorkGroupID.xy);
     ivec2 own = 16 * tile;  // first level-k texel of this workgroup
-    // the shared window starts at the lower of its own first texel and the first tap of its
-    // first level-(k+1) texel (unfolded: may be negative)
+    // the window starts at the lower of its own first texel and the first tap of its first
+    // level-(k+1) texel (unfolded: may be negative)
     ivec2 base = own;
     if (pc.pair != 0) {
         ivec2 d0 = min(8 * tile, pc.dstSize - 1);
@@ -86,38 +93,119 @@ void main() {
                               taps[pc.offsetDst.y + d0.y * pc.tapsDst.y].index));
     }
     int lane = int(gl_LocalInvocationIndex);
-    for (int slot = lane; slot < FP_SPAN * FP_SPAN; slot += 64) {
-        ivec2 j = base + ivec2(slot % FP_SPAN, slot / FP_SPAN);  // unfolded level-k index
-        bool mine = all(greaterThanEqual(j, own)) && all(lessThan(j, min(own + 16, pc.midSize)));
-        if (pc.pair == 0 && !mine) {
-            continue;
+    ivec2 cr = mipUnflatten(lane, FP_SPAN);  // (window column, first row) of this lane
+    int c = cr.x;
+    bool laneOn = c < pc.span && cr.y < FP_STEP;
+
+    // this lane's x taps: level-k column base.x + c from source columns sx, weights wx
+    int sx[FP_TAPS];
+    float wx[FP_TAPS];
+    int bx = pc.offsetMid.x + fpFold(base.x + c, pc.midSize.x) * pc.tapsMid.x;
+    [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+        if (laneOn && t < pc.tapsMid.x) {
+            FilterTap tap = taps[bx + t];
+            sx[t] = fpFold(tap.index, pc.srcSize.x);
+            wx[t] = tap.weight;
         }
-        ivec2 q = ivec2(fpFold(j.x, pc.midSize.x), fpFold(j.y, pc.midSize.y));
-        vec4 v = fpMidTexel(q, layer);
-        vec4 stored = fpStore(v);
-        if (mine) {
-            imageStore(midLevel, ivec3(j, layer), stored);
+    }
+
+    for (int band = 0; band < pc.bands; ++band) {
+        int first = taps[pc.rowTable + tile.y * pc.bands + band].index;
+        int w0 = band * FP_BAND;  // first window row of the band
+        // the band's y taps: fpRows slot of each source row, relative to `first` modulo the side
+        for (int e = lane; e < FP_BAND * FP_TAPS; e += FP_GROUP) {
+            ivec2 tw = mipUnflatten(e, FP_TAPS);  // (tap, band row)
+            if (tw.x < pc.tapsMid.y && w0 + tw.y < pc.span) {
+                int qy = fpFold(base.y + w0 + tw.y, pc.midSize.y);
+                FilterTap tap = taps[pc.offsetMid.y + qy * pc.tapsMid.y + tw.x];
+                int sy = fpFold(tap.index, pc.srcSize.y);
+                fpYSlot[e] = int(uint(sy - first + pc.srcSize.y) % uint(pc.srcSize.y));
+                fpYWeight[e] = tap.weight;
+            }
         }
-        // level k+1 filters level k as stored (the stored promise): its decoded store
-        fpMid[slot] = MIP_SRGB ? vec4(mipSrgbToLinear(stored.rgb), stored.a) : stored;
+        // x pass: slot i is source row (first + i) mod side
+        if (laneOn) {
+            for (int i = cr.y; i < pc.rows; i += FP_STEP) {
+                int sy = int(uint(first + i) % uint(pc.srcSize.y));
+                vec4 x[FP_TAPS];
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                    if (t < pc.tapsMid.x) {
+                        x[t] = texelFetch(srcLevel, ivec3(sx[t], sy, layer), 0);
+                    }
+                }
+                vec4 sum = vec4(0.0);
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                    if (t < pc.tapsMid.x) {
+                        sum += wx[t] * mipDecode(x[t]);
+                    }
+                }
+                fpRows[i * FP_SPAN + c] = sum;
+            }
+        }
+        barrier();
+        // y pass: the band's level-k texels, stored where they are this workgroup's own
+        if (laneOn) {
+            int wEnd = min(w0 + FP_BAND, pc.span);
+            for (int w = w0 + cr.y; w < wEnd; w += FP_STEP) {
+                ivec2 j = base + ivec2(c, w);  // unfolded level-k index
+                bool mine = all(greaterThanEqual(j, own))
+                    && all(lessThan(j, min(own + 16, pc.midSize)));
+                if (pc.pair == 0 && !mine) {
+                    continue;
+                }
+                int e0 = (w - w0) * FP_TAPS;
+                vec4 v = vec4(0.0);
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                    if (t < pc.tapsMid.y) {
+                        v += fpYWeight[e0 + t] * fpRows[fpYSlot[e0 + t] * FP_SPAN + c];
+                    }
+                }
+                vec4 stored = fpStore(v);
+                if (mine) {
+                    imageStore(midLevel, ivec3(j, layer), stored);
+                }
+                // level k+1 filters level k as stored (the stored promise): its decoded store
+                fpMid[w * FP_SPAN + c] = MIP_SRGB ? vec4(mipSrgbToLinear(stored.rgb), stored.a)
+                                                  : stored;
+            }
+        }
+        barrier();  // fpRows and the y taps are the next band's
     }
     if (pc.pair == 0) {
         return;
     }
+    // level k+1, x pass: each window row filtered to the 8 columns, into fpRows (row, column)
+    for (int e = lane; e < pc.span * 8; e += FP_GROUP) {
+        ivec2 dw = mipUnflatten(e, 8);  // (level-(k+1) column, window row)
+        int px = 8 * tile.x + dw.x;
+        if (px < pc.dstSize.x) {
+            int b = pc.offsetDst.x + px * pc.tapsDst.x;
+            vec4 sum = vec4(0.0);
+            [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                if (t < pc.tapsDst.x) {
+                    FilterTap col = taps[b + t];
+                    sum += col.weight * fpMid[dw.y * FP_SPAN + (col.index - base.x)];
+                }
+            }
+            fpRows[e] = sum;
+        }
+    }
     barrier();
-    ivec2 p = 8 * tile + ivec2(gl_LocalInvocationID.xy);
+    if (lane >= 64) {
+        return;
+    }
+    ivec2 d = mipUnflatten(lane, 8);
+    ivec2 p = 8 * tile + d;
     if (any(greaterThanEqual(p, pc.dstSize))) {
         return;
     }
+    int b = pc.offsetDst.y + p.y * pc.tapsDst.y;
     vec4 v = vec4(0.0);
-    for (int ty = 0; ty < pc.tapsDst.y; ++ty) {
-        FilterTap row = taps[pc.offsetDst.y + p.y * pc.tapsDst.y + ty];
-        vec4 sum = vec4(0.0);
-        for (int tx = 0; tx < pc.tapsDst.x; ++tx) {
-            FilterTap col = taps[pc.offsetDst.x + p.x * pc.tapsDst.x + tx];
-            sum += col.weight * fpMid[(row.index - base.y) * FP_SPAN + (col.index - base.x)];
+    [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+        if (t < pc.tapsDst.y) {
+            FilterTap row = taps[b + t];
+            v += row.weight * fpRows[(row.index - base.y) * 8 + d.x];
         }
-        v += row.weight * sum;
     }
     imageStore(dstLevel, ivec3(p, layer), fpStore(v));
 }

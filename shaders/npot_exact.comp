@@ -148,7 +148,7 @@ void npotLevels_(ivec2 size[NPOT_MAX_LEVELS + 1], int first, int last, ivec2 ori
             if (idx >= ext.x * ext.y) {
                 break;
             }
-            ivec2 p = lo[j] + ivec2(idx % ext.x, idx / ext.x);
+            ivec2 p = lo[j] + mipUnflatten(idx, ext.x);
             vec4 v;
 #define NPOT_LOAD_SRC_(q) npotFetch_(ivec3(q, layer))
 #define NPOT_LOAD_HAND_(q) npotHand[(handBase + (q).y) * handW + (q).x]

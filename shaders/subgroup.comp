@@ -274,7 +274,7 @@ void tailMode() {
     int t = int(gl_LocalInvocationIndex);
     ivec2 size = pc.srcSize;
     for (int i = t; i < size.x * size.y; i += 256) {
-        sgShared[i] = loadSrcInside(ivec2(i % size.x, i / size.x));
+        sgShared[i] = loadSrcInside(mipUnflatten(i, size.x));
     }
     barrier();
     // Levels are packed row-major at their own width; an output level has <= 256 texels
@@ -283,7 +283,7 @@ void tailMode() {
     for (int j = 1; j <= pc.levels; ++j) {
         ivec2 dst = levelSize(j);
         bool mine = t < dst.x * dst.y;
-        ivec2 p = ivec2(t % dst.x, t / dst.x);
+        ivec2 p = mipUnflatten(t, dst.x);
         vec4 v = vec4(0.0);
         if (mine) {
             MIP_REDUCE_EXACT(v, p, size, SUBGROUP_LOAD_SHARED)

@@ -1,10 +1,12 @@
 """The SPIR-V shipped in the package must be what the GLSL in shaders/ compiles to."""
 
 import shutil
+import struct
 
 import pytest
 
 from mipview import build_shaders
+from mipview.gpu import reflection
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")
@@ -17,3 +19,42 @@ def test_every_shader_ships():
     names = {p.stem for p in build_shaders.sources()}
     shipped = {p.stem for p in build_shaders.SPIRV_DIR.glob("*.spv")}
     assert names and names == shipped
+
+
+#: Vulkan's SPIR-V environment: "for the OpSRem and OpSMod instructions, if either operand is
+#: negative the result is undefined" (GLSL's int %). Lavapipe gives C's answer; an NVIDIA H200
+#: folded filter-pairs' negative edge taps to wrong texels. Shaders use unsigned % (OpUMod) via
+#: mip_common.glsl's mipUnflatten, mipWrapIndex and mipMirrorIndex.
+SIGNED_REMAINDERS = {138: "OpSRem", 139: "OpSMod"}
+OP_SPEC_CONSTANT_OP = 52  # result type, result, the opcode it applies, operands
+
+
+def signed_remainders(spirv: bytes) -> set[str]:
+    found = set()
+    for op, operands in reflection.instructions(spirv):
+        if op == OP_SPEC_CONSTANT_OP and len(operands) > 2:
+            op = operands[2]
+        if op in SIGNED_REMAINDERS:
+            found.add(SIGNED_REMAINDERS[op])
+    return found
+
+
+def test_no_shipped_shader_takes_a_signed_remainder():
+    found = {p.name: sorted(signed_remainders(p.read_bytes()))
+             for p in sorted(build_shaders.SPIRV_DIR.glob("*.spv"))}
+    assert len(found) >= 10
+    assert not {k: v for k, v in found.items() if v}
+
+
+def _module(*body: int) -> bytes:
+    """A module of: the header, OpCapability Shader, ``body``, OpFunctionEnd."""
+    words = [reflection.MAGIC, 0x00010500, 0, 100, 0, (2 << 16) | 17, 1, *body, (1 << 16) | 56]
+    return struct.pack(f"<{len(words)}I", *words)
+
+
+@pytest.mark.parametrize(("op", "found"), [(139, {"OpSMod"}), (138, {"OpSRem"}), (137, set())])
+def test_the_signed_remainder_check_sees_one(op, found):
+    # %4 = OpXMod %1 %2 %3 (result type, result, two operands); OpUMod (137) is defined
+    assert signed_remainders(_module((5 << 16) | op, 1, 4, 2, 3)) == found
+    # the same on specialization constants: %4 = OpSpecConstantOp %1 XMod %2 %3
+    assert signed_remainders(_module((6 << 16) | OP_SPEC_CONSTANT_OP, 1, 4, op, 2, 3)) == found

@@ -12,6 +12,7 @@ import json
 import shutil
 import struct
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,27 +101,32 @@ def _string(words: tuple[int, ...]) -> str:
     return raw.split(b"\0", 1)[0].decode("utf-8", errors="replace")
 
 
-def scan(spirv: bytes) -> tuple[str, frozenset[str]]:
-    """(embedded source text, capabilities mipview knows) of a module."""
+def instructions(spirv: bytes) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """(opcode, operands) of each instruction of a module, in order."""
     words = _words(spirv)
-    source: list[str] = []
-    caps = set()
     i = 5
     op = 0
     while i < len(words):
         count, op = words[i] >> 16, words[i] & 0xFFFF
         if count == 0 or i + count > len(words):
             raise ReflectionError("malformed SPIR-V (truncated, or an instruction of 0 words)")
-        operands = words[i + 1:i + count]
+        yield op, words[i + 1:i + count]
+        i += count
+    if op != _OP_FUNCTION_END:  # functions come last in a module: it was cut short
+        raise ReflectionError("malformed SPIR-V (truncated: it does not end with a function)")
+
+
+def scan(spirv: bytes) -> tuple[str, frozenset[str]]:
+    """(embedded source text, capabilities mipview knows) of a module."""
+    source: list[str] = []
+    caps = set()
+    for op, operands in instructions(spirv):
         if op == _OP_CAPABILITY and operands and operands[0] in CAPABILITIES:
             caps.add(CAPABILITIES[operands[0]])
         elif op == _OP_SOURCE and len(operands) > 3:  # language, version, file id, text
             source.append(_string(operands[3:]))
         elif op == _OP_SOURCE_CONTINUED:
             source.append(_string(operands))
-        i += count
-    if op != _OP_FUNCTION_END:  # functions come last in a module: it was cut short
-        raise ReflectionError("malformed SPIR-V (truncated: it does not end with a function)")
     return "".join(source), frozenset(caps)
 
 

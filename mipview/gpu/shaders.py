@@ -39,9 +39,11 @@ FILTER_COVERAGE = ShaderInterface(
 
 FILTER_PAIRS = ShaderInterface(
     "filter_pairs",
-    spec=(("FP_EDGE", 0, "int"), ("FP_SPAN", 1, "int"), *MIP_COMMON),
+    spec=(("FP_EDGE", 0, "int"), ("FP_SPAN", 1, "int"), ("FP_ROWS", 2, "int"),
+          ("FP_BAND", 3, "int"), ("FP_TAPS", 4, "int"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("midSize", "ivec2"), ("dstSize", "ivec2"), ("tapsMid", "ivec2"),
-          ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int")))
+          ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int"),
+          ("span", "int"), ("rows", "int"), ("bands", "int"), ("rowTable", "int")))
 
 # shaders/include/spd_reduce.glsl, the body of both single-pass shaders
 _SPD_SPEC = (("SP_REDUCTION", 0, "int"), ("SP_BILINEAR", 1, "bool"), ("SP_PREFETCH", 2, "bool"),

@@ -119,6 +119,28 @@ vec4 mipDecode(vec4 v) {
     return MIP_SRGB ? vec4(mipSrgbToLinear(v.rgb), v.a) : v;
 }
 
+// Integer % and / here run on uints only. glslang compiles int % to OpSMod, which the Vulkan
+// SPIR-V environment leaves undefined when an operand is negative: lavapipe gives C's answer, an
+// NVIDIA H200 folded negative filter taps to wrong texels (tests/test_shaders.py keeps OpSMod
+// and OpSRem out of every shipped module).
+
+// (i mod w, i / w): element i >= 0 of a row-major array w > 0 wide.
+ivec2 mipUnflatten(int i, int w) {
+    return ivec2(uint(i) % uint(w), uint(i) / uint(w));
+}
+
+// j mod n in [0, n) for any j (n > 0): the wrap edge (docs/filters.md, Edges). A negative j is
+// folded by its mirror -1 - j >= 0, so the % sees no negative operand.
+int mipWrapIndex(int j, int n) {
+    return j >= 0 ? int(uint(j) % uint(n)) : n - 1 - int(uint(-1 - j) % uint(n));
+}
+
+// Vulkan's MIRRORED_REPEAT of j on a side of n: m = j mod 2n, then m < n ? m : 2n - 1 - m.
+int mipMirrorIndex(int j, int n) {
+    int m = mipWrapIndex(j, 2 * n);
+    return m < n ? m : 2 * n - 1 - m;
+}
+
 // Taps of output index i along one axis whose source side has n texels.
 struct MipTaps {
     int first;   // first source texel

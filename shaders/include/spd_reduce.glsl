@@ -236,7 +236,7 @@ void spTail(int tid, int layer) {
         int outOff = pc.scratchOffset + (j & 1) * pc.scratchSize + slice;
         bool keep = j < pc.tailLevels;
         for (int i = tid; i < d.x * d.y; i += SP_GROUP) {
-            ivec2 p = ivec2(i % d.x, i / d.x);
+            ivec2 p = mipUnflatten(i, d.x);
             vec4 v;
 #define SP_LOAD_TAIL(q) spData[inOff + (q).y * s.x + (q).x]
             SP_REDUCE_TAPS(v, p, s, SP_LOAD_TAIL)

@@ -19,7 +19,7 @@ int mipGroupCount() {
 }
 
 ivec2 mipTileAt(int t, int regionX) {
-    return ivec2(t % regionX, t / regionX);
+    return mipUnflatten(t, regionX);
 }
 
 #endif

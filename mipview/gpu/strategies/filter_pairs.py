@@ -1,15 +1,18 @@
 """``filter-pairs``: short filters (docs/filters.md), two levels per dispatch.
 
-Each workgroup makes a 16x16 tile of level k from level k-1 together with the level-k halo its
-8x8 tile of level k+1 taps, in shared memory, stores its own 16x16, and after one barrier makes
+Each workgroup makes a window of level k from level k-1 (its own 16x16 texels and the halo its
+8x8 tile of level k+1 taps) in shared memory, stores its own 16x16, and after a barrier makes
 the 8x8 of level k+1 from shared memory: half the dispatches and barriers of per-level's two per
 level, and level k is never read back. The halo is computed by both neighbours, so only kernels
-whose window fits FP_SPAN texels per side are offered: box, tent, Kaiser up to width 2, Lanczos-2
-and the cubics. A chain with an odd number of levels ends with a lone level (``pair`` 0). Level
-k+1 filters level k as stored (its codes decoded again), so the promise is per-level's ``stored``.
-float16 runs one level per dispatch (the same shader, ``pair`` 0): a device may round its float16
-stores either way (lavapipe truncates), which the shared copy cannot know, and the plan says so.
-Shader: shaders/filter_pairs.comp.
+whose window fits MAX_SPAN texels per side are offered: box, tent, Kaiser up to width 2,
+Lanczos-2 and the cubics. Level k is separable through shared memory (x into rows, then y), in
+bands of window rows so that the rows fit ``SHARED_BUDGET``: ``row_windows`` gives each band the
+circular range of source rows its y taps reach. The sums are the 2D tap sum's, in the same order,
+so each texel is per-level's bit for bit. A chain with an odd number of levels ends with a lone
+level (``pair`` 0). Level k+1 filters level k as stored (its codes decoded again), so the promise
+is per-level's ``stored``. float16 runs one level per dispatch (the same shader, ``pair`` 0): a
+device may round its float16 stores either way (lavapipe truncates), which the shared copy
+cannot know, and the plan says so. Shader: shaders/filter_pairs.comp.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.filters.kernels import KAISER_ALPHA_RANGE
-from mipview.filters.resample import EDGES, Taps, axis_taps
+from mipview.filters.resample import EDGES, Taps, axis_taps, fold
 from mipview.filters.spec import FilterSpec
 from mipview.formats import Format, level_size, mip_count
 from mipview.gpu.context import DeviceCaps
@@ -31,8 +34,11 @@ from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason
 from mipview.results import DispatchStep
 
 SHORT_FILTERS = ("tent", "box", "kaiser", "lanczos2", "mitchell", "catmull-rom")
-MAX_SPAN = 32  # 32 x 32 vec4 = 16 KiB of shared memory
+MAX_SPAN = 32  # window side: fpMid's 32 x 32 vec4 = 16 KiB; level k+1's x pass: 32 x 8 lanes
 TILE = 16      # level-k texels per workgroup side (level k+1: 8)
+#: shared memory a workgroup may take (less where the device has less): lavapipe's limit, and
+#: on a GPU several 256-invocation groups per multiprocessor keep their fetches in flight
+SHARED_BUDGET = 32768
 BINDINGS = ("sampled", "storage_image", "storage_image", "storage_buffer")
 _EDGE_IDS = {e: i for i, e in enumerate(EDGES)}
 
@@ -50,7 +56,8 @@ def _kaiser_width_problem(value: str) -> str | None:
 
 @dataclass(frozen=True)
 class PairPlan:
-    """One dispatch: level ``level`` (and ``level + 1`` when ``pair``), its tables' offsets."""
+    """One dispatch: level ``level`` (and ``level + 1`` when ``pair``), its tables; ``span``:
+    the window side its workgroups make of level k."""
 
     level: int
     pair: bool
@@ -62,20 +69,25 @@ class PairPlan:
     span: int
 
 
+def _bases(n_mid: int, dst: Taps | None) -> np.ndarray:
+    """Per workgroup along one axis: the first (unfolded) level-k index of its window, as the
+    shader computes it: its own first texel, or the first tap of its first level-(k+1) texel."""
+    own = TILE * np.arange(-(-n_mid // TILE))
+    if dst is None:
+        return own
+    first = dst.index[np.minimum(own // 2, dst.index.shape[0] - 1), 0]
+    return np.minimum(own, first)
+
+
 def _span(n_mid: int, dst: Taps | None) -> int:
     """Shared texels one axis of a workgroup needs: its own 16 and its level-(k+1) taps."""
-    tiles = -(-n_mid // TILE)
-    worst = 0
-    for a in range(tiles):
-        own, end = TILE * a, min(TILE * a + TILE, n_mid)
-        base = own
-        if dst is not None:
-            m = dst.index.shape[0]
-            first, last = min(8 * a, m - 1), min(8 * a + 7, m - 1)
-            base = min(own, int(dst.index[first, 0]))
-            end = max(end, int(dst.index[last, -1]) + 1)
-        worst = max(worst, end - base)
-    return worst
+    bases = _bases(n_mid, dst)
+    own = TILE * np.arange(bases.size)
+    end = np.minimum(own + TILE, n_mid)
+    if dst is not None:
+        m = dst.index.shape[0]
+        end = np.maximum(end, dst.index[np.minimum(own // 2 + 7, m - 1), -1] + 1)
+    return int((end - bases).max(initial=0))
 
 
 def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True) -> list[PairPlan]:
@@ -97,18 +109,74 @@ def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True) -
     return out
 
 
-def pack(plans: list[PairPlan]) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
-    """The tap buffer and, per dispatch, the offsets of its mid x, mid y, dst x, dst y tables."""
+def row_windows(p: PairPlan, edge: str, band: int) -> np.ndarray:
+    """``(workgroup rows, bands, 2)``: for each band of ``band`` window rows, the first source
+    row its x pass filters and how many: the source rows its texels' y taps reach (folded by
+    ``edge``), as one range modulo the side (wrap joins the last rows to the first), starting
+    after the widest gap between them."""
+    n_src, n_mid = p.src[1], p.mid[1]
+    taps = p.mid_taps[1]
+    bases = _bases(n_mid, p.dst_taps[1] if p.dst_taps else None)
+    bands = -(-p.span // band)
+    out = np.empty((bases.size, bands, 2), np.int64)
+    for b in range(bands):
+        w = np.arange(b * band, min(b * band + band, p.span))
+        q = fold(bases[:, None] + w[None, :], n_mid, edge)
+        rows = np.sort(fold(taps.index[q], n_src, edge).reshape(bases.size, -1), axis=1)
+        gaps = np.diff(np.concatenate([rows, rows[:, :1] + n_src], axis=1), axis=1)
+        widest = gaps.argmax(axis=1)
+        out[:, b, 0] = rows[np.arange(bases.size), (widest + 1) % rows.shape[1]]
+        out[:, b, 1] = n_src - gaps.max(axis=1) + 1
+    return out
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The shader's specialization: window side, fpRows rows, band rows, most taps per texel."""
+
+    span: int
+    rows: int
+    band: int
+    taps: int
+
+    @property
+    def shared_bytes(self) -> int:
+        return 16 * (self.rows * self.span + self.span * self.span) + 8 * self.band * self.taps
+
+
+def layout(plans: list[PairPlan], edge: str, budget: int) -> tuple[Layout, list[np.ndarray]]:
+    """The fewest bands whose shared memory fits ``budget`` (one band of one row always fits a
+    span within MAX_SPAN), and each dispatch's row windows."""
+    span = max(p.span for p in plans)
+    taps = max(t.count for p in plans for t in (*p.mid_taps, *(p.dst_taps or ())))
+    for bands in range(1, span + 1):
+        band = -(-span // bands)
+        windows = [row_windows(p, edge, band) for p in plans]
+        rows = max(8, *(int(w[..., 1].max()) for w in windows))
+        chosen = Layout(span, rows, band, taps)
+        if chosen.shared_bytes <= budget or band == 1:
+            return chosen, windows
+    raise AssertionError("unreachable: the last candidate is returned")
+
+
+def pack(plans: list[PairPlan], windows: list[np.ndarray]
+         ) -> tuple[np.ndarray, list[tuple[int, int, int, int, int]]]:
+    """The tap buffer and, per dispatch, the offsets of its mid x, mid y, dst x, dst y tables
+    and of its row table (each band's first source row)."""
     parts, offsets, at = [], [], 0
-    for p in plans:
-        tables = [*p.mid_taps, *(p.dst_taps or p.mid_taps)]
+    for p, win in zip(plans, windows, strict=True):
         these = []
-        for t in tables:
-            part = np.empty(t.index.size, TAP)
+        for t in [*p.mid_taps, *(p.dst_taps or p.mid_taps)]:
+            part = np.zeros(t.index.size, TAP)
             part["index"], part["weight"] = t.index.reshape(-1), t.weight.reshape(-1)
             parts.append(part)
             these.append(at)
-            at += t.index.size
+            at += part.size
+        part = np.zeros(win.shape[0] * win.shape[1], TAP)
+        part["index"] = win[..., 0].reshape(-1)
+        parts.append(part)
+        these.append(at)
+        at += part.size
         offsets.append(tuple(these))
     return (np.concatenate(parts) if parts else np.empty(0, TAP)), offsets  # type: ignore[return-value]
 
@@ -141,13 +209,14 @@ class FilterPairs(FilterChoice, Strategy):
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         spec = cls.filter_spec(options or {})
-        if spec.edge != "clamp" and caps.device_type != "cpu":
-            # measured, not understood yet: lavapipe agrees with the reference texel for texel
-            return (f"edge={spec.edge} gives wrong border texels on GPUs (NVIDIA H200, "
-                    "2026-11-22: step error 20-36 LSB at level 1); per-level does every edge")
-        span = max((p.span for p in plan_pairs(spec, width, height)), default=0)
+        plans = plan_pairs(spec, width, height)
+        span = max((p.span for p in plans), default=0)
         if span > MAX_SPAN:
             return f"{spec.filter}: {span} texels of halo per side do not fit shared memory"
+        if plans and (need := layout(plans, spec.edge, caps.max_shared_memory)[0]
+                      .shared_bytes) > caps.max_shared_memory:
+            return f"{spec.filter}: needs {need} bytes of shared memory (the device has " \
+                f"{caps.max_shared_memory})"
         return compute_reason(caps, fmt)
 
     def prepare(self, image: MipImage) -> None:
@@ -156,16 +225,18 @@ class FilterPairs(FilterChoice, Strategy):
         plans = plan_pairs(spec, image.width, image.height, paired=not self.single)
         if not plans:
             return
-        data, offsets = pack(plans)
+        budget = min(SHARED_BUDGET, self.ctx.caps.max_shared_memory)
+        shape, windows = layout(plans, spec.edge, budget)
+        data, offsets = pack(plans, windows)
         self.taps = device_buffer(self.ctx, data)
-        span = max(16, -(-max(p.span for p in plans) // 4) * 4)
         self.pipelines = [get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
-            "FP_EDGE": _EDGE_IDS[spec.edge], "FP_SPAN": span, **mip_constants(image.fmt)})]
+            "FP_EDGE": _EDGE_IDS[spec.edge], "FP_SPAN": shape.span, "FP_ROWS": shape.rows,
+            "FP_BAND": shape.band, "FP_TAPS": shape.taps, **mip_constants(image.fmt)})]
         self.sets = DescriptorSets(self.pipelines[0], len(plans))
         sampler = get_sampler(self.ctx, linear=False)
         views = image.source_views(False)
         steps = []
-        for i, (p, off) in enumerate(zip(plans, offsets, strict=True)):
+        for i, (p, off, win) in enumerate(zip(plans, offsets, windows, strict=True)):
             top = p.level + 1 if p.pair else p.level
             self.sets.write(i, [(views[p.level - 1], sampler), image.storage_views[p.level],
                                 image.storage_views[top], (self.taps.handle, 0, self.taps.size)])
@@ -173,9 +244,12 @@ class FilterPairs(FilterChoice, Strategy):
             push = FILTER_PAIRS.pack(
                 srcSize=p.src, midSize=p.mid, dstSize=p.dst, tapsMid=(mt[0].count, mt[1].count),
                 offsetMid=(off[0], off[1]), tapsDst=(dt[0].count, dt[1].count),
-                offsetDst=(off[2], off[3]), pair=int(p.pair))
+                offsetDst=(off[2], off[3]), pair=int(p.pair), span=p.span,
+                rows=int(win[..., 1].max()), bands=win.shape[1], rowTable=off[4])
             label = f"levels {p.level}-{p.level + 1}" if p.pair else f"level {p.level}"
+            bands = f", {win.shape[1]} bands" if win.shape[1] > 1 else ""
             detail = (f"level {p.level}: {mt[0].count}x{mt[1].count} taps of level {p.level - 1}"
+                      f" (x then y through shared memory{bands})"
                       + (f", level {p.level + 1}: {dt[0].count}x{dt[1].count} taps from shared "
                          f"memory ({p.span} texels per side)" if p.pair else ""))
             groups = (-(-p.mid[0] // TILE), -(-p.mid[1] // TILE), image.layers)
