@@ -47,6 +47,7 @@ from mipview.gpu.vkapi import flag
 from mipview.results import DispatchStep, LevelSource
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
+CPU_THREADS = 1024     # on CPU devices: 2 texels per invocation and level, not 5 (see _threads)
 A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*16 + 1)
 B_SIDE = 16            # spec constant 2: region of even levels in a dispatch
 MAX_LEVELS = 6         # levels every group of a general dispatch makes, at most
@@ -55,6 +56,16 @@ GENERAL_TILE = 16      # general path, 2 levels: side of a group's tile at the s
 LONE_TILE = 32         # general path, 1 level (the chain's last): side of a group's tile
 SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer",) * 2
+
+
+def _threads(caps: DeviceCaps) -> int:
+    """Invocations per group. The shader unrolls its texel loops to ceil(33^2 / threads) copies
+    per level; lavapipe compiles every copy with LLVM at the first dispatch (tests/
+    test_npot_exact.py with Mesa's cache off: 256 s with 256, for 71 s before the unrolling), so
+    CPU devices get 1024-invocation groups and 2 copies."""
+    if caps.device_type == "cpu" and caps.max_workgroup_invocations >= CPU_THREADS:
+        return CPU_THREADS
+    return THREADS
 
 
 def _texels(size: tuple[int, int]) -> int:
@@ -268,7 +279,7 @@ class NpotExact(Strategy):
                 npot_pipelines[key] = len(self.pipelines)
                 self.pipelines.append(get_pipeline(
                     self.ctx, NPOT_EXACT, BINDINGS,
-                    constants={"local_size_x_id": THREADS, "NPOT_A_SIDE": A_SIDE,
+                    constants={"local_size_x_id": _threads(self.ctx.caps), "NPOT_A_SIDE": A_SIDE,
                                "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
                                "NPOT_ROUND_HALF": image.fmt is Format.F16,
                                "NPOT_LEVELS": key[0], "NPOT_TAIL": key[1],
