@@ -65,7 +65,7 @@ void countLevel0() {
     for (int j = 0; j < PER_THREAD; ++j) {
         int i = fcIndex(j);
         if (i < pc.srcSize.x * pc.srcSize.y) {
-            float a = texelFetch(srcLevel, ivec3(i % pc.srcSize.x, i / pc.srcSize.x, layer), 0).w;
+            float a = texelFetch(srcLevel, ivec3(mipUnflatten(i, pc.srcSize.x), layer), 0).w;
             mine += uint((MIP_UNORM8 ? a * 255.0 : a) >= FC_ALPHA_TEST);
         }
     }
