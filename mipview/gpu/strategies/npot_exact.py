@@ -13,7 +13,10 @@ A dispatcher walks the chain and asks, at each input level, how many levels one 
 * **general** path, where a side is odd: 2 levels per dispatch with overlapping tiles; a group
   makes a 16x16 tile of the second level from a 33x33 region of the first, recomputing the border
   samples its neighbour also computes instead of synchronising with it (nvpro's general pipeline);
-  and where the whole rest of the chain fits one group's shared memory, one group makes it.
+  where the whole rest of the chain fits one group's shared memory, one group makes it: as a
+  dispatch of its own where it is the whole chain, else by the last group of the dispatch before
+  (SPD's atomic hand-off, shaders/include/handoff.glsl: every group writes its texels of the last
+  level it makes to a float buffer too; H200 1920x1080: 21.0 -> 19.5 us).
 
 The general path is shaders/npot_exact.comp with the reduction of the other exact strategies
 (mip_common.glsl MIP_REDUCE_EXACT). Intermediates stay float inside a dispatch, so the chain error
