@@ -91,6 +91,11 @@ class NpotStep:
     tail: int = 0
 
     @property
+    def grouped(self) -> int:
+        """Levels every group makes (the rest, ``tail``, by the last group alone)."""
+        return self.levels - self.tail
+
+    @property
     def outputs(self) -> tuple[int, ...]:
         return tuple(range(self.src + 1, self.src + self.levels + 1))
 
@@ -103,7 +108,7 @@ class NpotStep:
 def region_sides(width: int, height: int, step: NpotStep) -> list[tuple[int, int]]:
     """Largest region (w, h) a group computes at each level of a general ``step`` before any
     tail (first level first); mirrors the lo/hi walk of npot_exact.comp."""
-    k = step.levels - step.tail
+    k = step.grouped
     sizes = [level_size(width, height, step.src + j) for j in range(k + 1)]
     rw = rh = step.tile
     out = [(min(rw, sizes[-1][0]), min(rh, sizes[-1][1]))]
@@ -117,7 +122,7 @@ def region_sides(width: int, height: int, step: NpotStep) -> list[tuple[int, int
 def _fits(width: int, height: int, step: NpotStep) -> bool:
     if step.tiles is not None:
         return True  # single-pass's tile phase: fixed 64x64 tiles, its own shared memory
-    k = step.levels - step.tail
+    k = step.grouped
     # the tail: one group, every region a whole level, j counted on from the group's levels
     tail = [level_size(width, height, step.src + j) for j in range(k + 1, step.levels + 1)]
     regions = region_sides(width, height, step) + tail
@@ -141,7 +146,10 @@ def _with_tail(width: int, height: int, step: NpotStep, finisher: NpotStep) -> N
     return merged if merged.levels <= OUTPUTS and _fits(width, height, merged) else None
 
 
-def _general(width: int, height: int, src: int, levels: int, tile: int) -> NpotStep:
+def _general(width: int, height: int, src: int, levels: int, tile: int = 0) -> NpotStep:
+    """A general dispatch of ``levels`` levels from ``src``; ``tile`` 0: the tile of a 2-level
+    (or a lone last level's) dispatch of many groups."""
+    tile = tile or (GENERAL_TILE if levels == 2 else LONE_TILE)
     lw, lh = level_size(width, height, src + levels)
     return NpotStep("general", src, levels, tile, (group_count(lw, tile), group_count(lh, tile)))
 
@@ -176,7 +184,7 @@ def _candidates(width: int, height: int, src: int, general_only: bool,
             out.append(step)
             break
     levels = min(2, remaining)
-    out.append(_general(width, height, src, levels, GENERAL_TILE if levels == 2 else LONE_TILE))
+    out.append(_general(width, height, src, levels))
     return out
 
 
@@ -197,8 +205,7 @@ def plan_steps(width: int, height: int, general_only: bool = False,
         before = steps[-2]
         if before.tiles is not None and before.levels <= 2:
             # the general path makes the same levels and can hand off (2560x1440: 6-7 + 8-11)
-            before = _general(width, height, before.src, before.levels,
-                              GENERAL_TILE if before.levels == 2 else LONE_TILE)
+            before = _general(width, height, before.src, before.levels)
         if merged := _with_tail(width, height, before, steps[-1]):
             steps[-2:] = [merged]
     return steps
@@ -208,7 +215,7 @@ def general_step(width: int, height: int, layers: int, step: NpotStep, pipeline:
                  descriptor_set: int) -> DispatchStep:
     """A planned general dispatch as recorded (``pipeline``: the one made for its level
     counts)."""
-    k = step.levels - step.tail
+    k = step.grouped
     detail = (f"{step.groups[0]}x{step.groups[1]} groups, {step.tile}x{step.tile} tiles of level "
               f"{step.src + k}")
     if step.tail:
@@ -277,7 +284,7 @@ class NpotExact(Strategy):
         # one pipeline per (levels, tail) of the general dispatches (specialization constants)
         npot_pipelines: dict[tuple[int, int], int] = {}
         for step in general:
-            key = (step.levels - step.tail, step.tail)
+            key = (step.grouped, step.tail)
             if key not in npot_pipelines:
                 npot_pipelines[key] = len(self.pipelines)
                 self.pipelines.append(get_pipeline(
@@ -289,7 +296,7 @@ class NpotExact(Strategy):
                                **mip_constants(image.fmt)}))
         if general:
             # the hand-off: level src+k of a dispatch with a tail, as fp32 vec4 per layer
-            hand = max((image.layers * _texels(image.level_size(s.src + s.levels - s.tail))
+            hand = max((image.layers * _texels(image.level_size(s.src + s.grouped))
                         for s in general if s.tail), default=1)
             self.counters = handoff.counters(self.ctx, image.layers)
             self.hand = Buffer(self.ctx, 16 * hand, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
@@ -315,7 +322,7 @@ class NpotExact(Strategy):
                 steps.append(replace(sp, label=step.label,
                                      detail=f"{sp.detail} (single-pass's tile phase)"))
             else:
-                key = (step.levels - step.tail, step.tail)
+                key = (step.grouped, step.tail)
                 steps.append(general_step(image.width, image.height, image.layers, step,
                                           npot_pipelines[key], first_set + i))
         self.steps = tuple(steps)
