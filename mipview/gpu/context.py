@@ -16,6 +16,7 @@ from typing import Any
 
 from mipview import MipviewError
 from mipview.formats import Format
+from mipview.gpu import pipeline_stats
 from mipview.gpu.vkapi import VulkanUnavailable, cstr, ffi, flag, require_vulkan, vk
 from mipview.results import DeviceSummary
 
@@ -457,6 +458,11 @@ class GpuContext:
             f12.pNext = robust
             keep.append(robust)
             extensions.append(_PIPELINE_ROBUSTNESS)
+        self.pipeline_stats = pipeline_stats.wanted(_device_extensions(self.physical_device))
+        if self.pipeline_stats:
+            keep.append(pipeline_stats.feature(f12.pNext))
+            f12.pNext = keep[-1]
+            extensions.append(pipeline_stats.EXTENSION)
         priorities = ffi.new("float[1]", [1.0])
         queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=caps.queue_family,
                                                 queueCount=1, pQueuePriorities=priorities)

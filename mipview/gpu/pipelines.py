@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from mipview.gpu import pipeline_stats
 from mipview.gpu.context import GpuContext
 from mipview.gpu.shader_interface import ShaderInterface, SpecValue
 from mipview.gpu.vkapi import ffi, flag, vk
@@ -107,8 +108,12 @@ class ComputePipeline:
                 robust = vk.VkPipelineRobustnessCreateInfoEXT(
                     storageBuffers=flag(_ROBUST_BUFFERS), uniformBuffers=flag(_ROBUST_BUFFERS),
                     images=flag("VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_ROBUST_IMAGE_ACCESS_EXT"))
-            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout, pNext=robust)
+            info = vk.VkComputePipelineCreateInfo(
+                stage=stage, layout=self.layout, pNext=robust,
+                flags=pipeline_stats.CAPTURE_STATISTICS_BIT if ctx.pipeline_stats else 0)
             self.pipeline = vk.vkCreateComputePipelines(dev, None, 1, [info], None)[0]
+            if ctx.pipeline_stats:
+                pipeline_stats.report(dev, self.pipeline, f"{key.shader.name} {key.constants}")
         finally:
             vk.vkDestroyShaderModule(dev, module, None)
 
