@@ -60,6 +60,7 @@ layout(push_constant) uniform FilterPairsPush {
 
 // Window columns per lane pass: lane l keeps column l % FP_SPAN, rows l / FP_SPAN + k * FP_STEP.
 const int FP_STEP = FP_GROUP / FP_SPAN;
+const int FP_XSTEPS = (FP_ROWS + FP_STEP - 1) / FP_STEP;  // x-pass rows per lane, at most
 
 shared vec4 fpRows[FP_ROWS * FP_SPAN];  // x-filtered source rows (slot, window column)
 shared vec4 fpMid[FP_SPAN * FP_SPAN];   // level k as stored, decoded
@@ -123,23 +124,30 @@ void main() {
                 fpYWeight[e] = tap.weight;
             }
         }
-        // x pass: slot i is source row (first + i) mod side
+        // x pass: slot i is source row (first + i) mod side; a lane's rows are a constant
+        // count of steps, so all their fetches are issued before the first sum needs one
         if (laneOn) {
-            for (int i = cr.y; i < pc.rows; i += FP_STEP) {
+            vec4 x[FP_XSTEPS * FP_TAPS];
+            [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
+                int i = cr.y + k * FP_STEP;
                 int sy = int(uint(first + i) % uint(pc.srcSize.y));
-                vec4 x[FP_TAPS];
                 [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
-                    if (t < pc.tapsMid.x) {
-                        x[t] = texelFetch(srcLevel, ivec3(sx[t], sy, layer), 0);
+                    if (i < pc.rows && t < pc.tapsMid.x) {
+                        x[k * FP_TAPS + t] = texelFetch(srcLevel, ivec3(sx[t], sy, layer), 0);
                     }
                 }
-                vec4 sum = vec4(0.0);
-                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
-                    if (t < pc.tapsMid.x) {
-                        sum += wx[t] * mipDecode(x[t]);
+            }
+            [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
+                int i = cr.y + k * FP_STEP;
+                if (i < pc.rows) {
+                    vec4 sum = vec4(0.0);
+                    [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                        if (t < pc.tapsMid.x) {
+                            sum += wx[t] * mipDecode(x[k * FP_TAPS + t]);
+                        }
                     }
+                    fpRows[i * FP_SPAN + c] = sum;
                 }
-                fpRows[i * FP_SPAN + c] = sum;
             }
         }
         barrier();
