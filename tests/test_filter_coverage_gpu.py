@@ -100,6 +100,25 @@ def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
         assert np.array_equal(a, b)
 
 
+def test_gpu_histogram_is_the_same_from_fewer_workgroups(gpu, monkeypatch) -> None:
+    """The histogram's workgroups take its chunks of 4096 texels in turn (at most
+    HISTOGRAM_GROUPS per layer, each merging its bins once): one workgroup per layer taking
+    every chunk makes the same levels as one workgroup per chunk."""
+    from mipview.gpu import filter_level
+
+    fmt = Format.UNORM
+    level0 = _foliage(fmt, layers=2)  # level 1: 128x128 texels per layer, 4 chunks
+    options = {"filter": "tent", "alpha": "coverage"}
+    each = _run(gpu, level0, fmt, options)
+    monkeypatch.setattr(filter_level, "HISTOGRAM_GROUPS", 1)
+    one = _run(gpu, level0, fmt, options)
+    groups = [(a.groups, b.groups) for a, b in zip(each.plan, one.plan, strict=True)
+              if a.label == "level 1 histogram"]
+    assert groups == [((4, 1, 2), (1, 1, 2))]
+    for a, b in zip(each.levels, one.levels, strict=True):
+        assert np.array_equal(a, b)
+
+
 def test_the_coverage_rule_fails_on_wrong_results(gpu) -> None:
     fmt = Format.UNORM
     level0 = _foliage(fmt)
@@ -207,7 +226,10 @@ def test_the_shaders_constants_are_the_hosts() -> None:
     text = (Path(__file__).resolve().parents[1] / "shaders" / "filter_coverage.comp").read_text()
     consts = dict(re.findall(r"const (?:int|float) (\w+) = ([\d.]+);", text))
     assert int(consts["COVERAGE_BINS"]) == filter_level.COVERAGE_BINS
-    assert int(consts["PER_THREAD"]) == filter_level.COVERAGE_PER_THREAD
+    assert int(consts["HIST_STEPS"]) == filter_level.HISTOGRAM_STEPS
+    assert int(consts["COUNT_STEPS"]) == filter_level.COUNT_STEPS
+    assert int(consts["STORE_STEPS"]) == filter_level.STORE_STEPS
+    assert int(consts["HIST_GROUP"]) == filter_level.COVERAGE_GROUP
     assert int(consts["SCAN_THREADS"]) == filter_level.COVERAGE_GROUP
     assert float(consts["COVERAGE_SLACK"]) == reference.COVERAGE_SLACK
     # the buffer: the bins, then one 4-byte word per scalar member

@@ -33,11 +33,18 @@ GROUP = 8
 #: taps, x-filtered rows, the unscaled level (alpha=coverage), the coverage histogram and scale
 BINDINGS = ("sampled", "storage_image", *("storage_buffer",) * 4)
 TAP = np.dtype([("index", "<i4"), ("weight", "<f4")])
-#: shaders/filter_coverage.comp: invocations per workgroup of its counting and scale passes,
-#: texels per invocation, histogram bins; its buffer: the bins, then level 0's passing count,
-#: the target fraction and the level's scale
+#: shaders/filter_coverage.comp: invocations per workgroup of its histogram and scale passes
+#: (HIST_GROUP, SCAN_THREADS), texels per invocation per chunk of the histogram (HIST_STEPS), at
+#: most this many histogram workgroups per layer (each zeroes and merges 4096 bins once),
+#: count's and store's 16x16 workgroups and their texels per invocation (COUNT_STEPS,
+#: STORE_STEPS, 16 rows apart), histogram bins; its buffer: the bins, then level 0's passing
+#: count, the target fraction and the level's scale
 COVERAGE_GROUP = 256
-COVERAGE_PER_THREAD = 16
+HISTOGRAM_STEPS = 16
+HISTOGRAM_GROUPS = 256
+TILE = 16
+COUNT_STEPS = 16
+STORE_STEPS = 4
 COVERAGE_BINS = 4096
 COVERAGE_BYTES = 4 * (COVERAGE_BINS + 3)
 #: pipelines of a coverage plan after x (0) and y (1): filter_coverage.comp's passes
@@ -82,8 +89,14 @@ def pack_tables(tables: list[LevelTables]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, TAP)
 
 
-def _count_groups(texels: int) -> int:
-    return -(-texels // (COVERAGE_GROUP * COVERAGE_PER_THREAD))
+def _tile_groups(size: tuple[int, int], steps: int, layers: int) -> tuple[int, int, int]:
+    """count's and store's grid: 16x16 invocations, each ``steps`` texels 16 rows apart."""
+    return (-(-size[0] // TILE), -(-size[1] // (TILE * steps)), layers)
+
+
+def _histogram_groups(size: tuple[int, int], layers: int) -> tuple[int, int, int]:
+    chunks = -(-size[0] * size[1] // (COVERAGE_GROUP * HISTOGRAM_STEPS))
+    return (min(chunks, HISTOGRAM_GROUPS), 1, layers)
 
 
 def plan_steps(tables: list[LevelTables], layers: int = 1,
@@ -98,7 +111,7 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
             "level 0 coverage", (), "count level 0's texels passing the alpha test (the "
             "target coverage)", pipeline=COUNT, descriptor_set=0,
             push=_coverage_push(tables[0], layers),
-            groups=(_count_groups(src[0] * src[1]), 1, layers)))
+            groups=_tile_groups(src, COUNT_STEPS, layers)))
     for t in tables:
         push = FILTER_LEVEL.pack(srcSize=t.src, dstSize=t.dst, tapsX=t.x.count,
                                  offsetX=t.offset_x, tapsY=t.y.count, offsetY=t.offset_y)
@@ -119,14 +132,15 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
         steps.append(DispatchStep(
             f"level {t.level} histogram", (), f"alpha into {COVERAGE_BINS} bins",
             pipeline=HISTOGRAM, descriptor_set=t.level - 1, push=cpush,
-            groups=(_count_groups(t.dst[0] * t.dst[1]), 1, layers)))
+            groups=_histogram_groups(t.dst, layers)))
         steps.append(DispatchStep(
             f"level {t.level} scale", (), "one workgroup: the alpha scale that keeps level "
             "0's coverage (widest gap near the target count)", pipeline=SCALE,
             descriptor_set=t.level - 1, push=cpush, groups=(1, 1, 1)))
         steps.append(DispatchStep(
             f"level {t.level} store", (t.level,), "alpha times the scale, clamped; stored",
-            pipeline=STORE, descriptor_set=t.level - 1, push=cpush, groups=(gx, gy, layers)))
+            pipeline=STORE, descriptor_set=t.level - 1, push=cpush,
+            groups=_tile_groups(t.dst, STORE_STEPS, layers)))
     return steps
 
 
@@ -193,9 +207,10 @@ def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
         test = {"FC_CUTOFF": spec.cutoff, "FC_ALPHA_TEST": alpha_test(fmt, spec.cutoff),
                 **common}
         for p in range(4):
-            local = (GROUP, GROUP) if p == 3 else (COVERAGE_GROUP, 1)
+            local = (COVERAGE_GROUP, 1) if p in (1, 2) else (TILE, TILE)
             out.append(get_pipeline(ctx, FILTER_COVERAGE, BINDINGS, constants={
-                "local_size_x_id": local[0], "local_size_y_id": local[1], "FC_PASS": p, **test}))
+                "local_size_x_id": local[0], "local_size_y_id": local[1], "FC_PASS": p,
+                "FC_SHARED_BINS": COVERAGE_BINS if p in (1, 2) else 1, **test}))
     return out
 
 
