@@ -1,18 +1,19 @@
 #version 460
 // filter_coverage.comp: alpha=coverage of filter_level.comp (docs/filters.md, "On the GPU"),
-// four small passes that keep every level's fraction of texels with alpha >= cutoff at level 0's
+// small passes that keep every level's fraction of texels with alpha >= cutoff at level 0's
 // without a host round trip. filter_level.comp's y pass (FL_COVERAGE) leaves the level unscaled
-// in a float32 buffer (`texels`, one plane per channel); then per level:
+// in a float32 buffer (`texels`, one plane per channel); then per level two dispatches:
 //   FC_PASS 1 (histogram): every texel's clamped alpha into COVERAGE_BINS bins of width 1/BINS
 //     (shared-memory counts per workgroup, added to the global histogram once per workgroup);
-//   FC_PASS 2 (scale, one workgroup): the threshold t midway in the widest run of empty bins
-//     whose count of texels above lies within COVERAGE_SLACK of the target count (ties: the
-//     count nearest the target, then the larger t), as filters.reference.coverage_scale does on
-//     the exact values, here to the bins' resolution; scale = cutoff / t (1 when t = 0). It
-//     zeroes the histogram for the next level;
-//   FC_PASS 3 (store): alpha * scale clamped to [0, 1], the texel encoded and stored.
+//     then the workgroup that finishes last chooses the scale (no dispatch of its own): the
+//     threshold t midway in the widest run of empty bins whose count of texels above lies
+//     within COVERAGE_SLACK of the target count (ties: the count nearest the target, then the
+//     larger t), as filters.reference.coverage_scale does on the exact values, here to the
+//     bins' resolution; scale = cutoff / t (1 when t = 0). It zeroes the histogram and the
+//     count of finished workgroups for the next level;
+//   FC_PASS 2 (store): alpha * scale clamped to [0, 1], the texel encoded and stored.
 // Once, before level 1, FC_PASS 0 (count) counts level 0's texels that pass the alpha test;
-// level 1's scale pass turns that count into the target fraction and zeroes it.
+// level 1's scale turns that count into the target fraction and zeroes it.
 #extension GL_GOOGLE_include_directive : require
 #include "mip_common.glsl"
 
@@ -23,7 +24,7 @@ layout(constant_id = 3) const float FC_CUTOFF = 0.5;      // the alpha test: alp
 // level 0's alpha test on decoded values, exact: 8-bit formats compare alpha * 255 with the
 // least passing code - 0.5; floats compare with the least float32 >= cutoff (set by the host)
 layout(constant_id = 4) const float FC_ALPHA_TEST = 0.5;
-// fcBins' length: COVERAGE_BINS for the histogram and scale passes, 1 for count and store, so
+// fcBins' length: COVERAGE_BINS for the histogram (and scale), 1 for count and store, so
 // those get the occupancy of a small group on a compiler that keeps unused shared arrays
 layout(constant_id = 5) const int FC_SHARED_BINS = 1;
 
@@ -48,11 +49,13 @@ layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel;
 // the level as filter_level.comp's y pass left it, planar: per layer, four planes (r, g, b, a)
 // of rows x columns floats, so the histogram reads alpha alone
 layout(std430, set = 0, binding = 4) readonly buffer FilterTexels { float texels[]; };
-layout(std430, set = 0, binding = 5) buffer FilterCoverage {
+// coherent: the histogram's last workgroup reads what the others added
+layout(std430, set = 0, binding = 5) coherent buffer FilterCoverage {
     uint covHist[COVERAGE_BINS];
-    uint covPassing;   // level 0's passing texels (FC_PASS 0), zeroed by level 1's scale pass
+    uint covPassing;   // level 0's passing texels (FC_PASS 0), zeroed by level 1's scale
     float covTarget;   // level 0's coverage, a fraction
     float covScale;    // this level's alpha scale
+    uint covDone;      // histogram workgroups finished, zeroed by the last
 } cov;
 
 layout(push_constant) uniform FilterCoveragePush {
@@ -65,6 +68,7 @@ layout(push_constant) uniform FilterCoveragePush {
 shared uint fcBins[FC_SHARED_BINS];
 shared uint fcCount;
 shared float fcScale;
+shared bool fcLast;  // this histogram workgroup finished last: it chooses the scale
 
 // channel c of texel i (within a layer of n texels) of `texels`
 int fcPlane(int layer, int c, int n) {
@@ -142,9 +146,18 @@ void histogram() {
             atomicAdd(cov.covHist[b], c);
         }
     }
+    // this workgroup's additions visible before it counts itself finished (threadfence
+    // reduction): the last to count reads every workgroup's
+    memoryBarrierBuffer();
+    barrier();
+    if (me == 0) {
+        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z;
+        fcLast = atomicAdd(cov.covDone, 1u) == groups - 1u;
+    }
+    barrier();
 }
 
-// FC_PASS 2 runs as one workgroup of SCAN_THREADS invocations, each owning BINS / SCAN_THREADS
+// The scale: the histogram's last workgroup, SCAN_THREADS invocations, each owning BINS / SCAN_THREADS
 // consecutive bins and the edges at their lower ends (edge e lies between bins e-1 and e; the
 // last invocation also owns edge BINS). Texels above edge e: C(e) = sum of bins >= e.
 const int SCAN_THREADS = 256;
@@ -159,6 +172,7 @@ shared int fcTarget;
 void chooseScale() {
     int me = int(gl_LocalInvocationIndex);
     int first = me * OWN;
+    memoryBarrierBuffer();  // after fcLast: the other workgroups' additions are read below
     // the histogram into shared memory, coalesced (all loads issued, then used), and zeroed for
     // the next level (the barrier before that level's histogram orders it)
     uint loaded[OWN];
@@ -171,6 +185,7 @@ void chooseScale() {
     }
     uint n = uint(pc.dstSize.x * pc.dstSize.y * pc.layers);
     if (me == 0) {
+        cov.covDone = 0;
         if (pc.level == 1) {
             cov.covTarget = float(cov.covPassing) / float(pc.srcSize.x * pc.srcSize.y * pc.layers);
             cov.covPassing = 0;
@@ -292,8 +307,9 @@ void main() {
         countLevel0();
     } else if (FC_PASS == 1) {
         histogram();
-    } else if (FC_PASS == 2) {
-        chooseScale();
+        if (fcLast) {  // uniform in the workgroup: barriers inside are fine
+            chooseScale();
+        }
     } else {
         storeLevel();
     }

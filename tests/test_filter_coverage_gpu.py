@@ -75,8 +75,8 @@ def test_gpu_coverage_keeps_its_promise(gpu, fmt: Format, options: dict[str, str
         assert np.array_equal(got[..., :3], plain[..., :3])
     labels = [s.label for s in res.plan]
     assert labels[:3] == ["level 0 coverage", "level 1 x", "level 1 y"]
-    assert labels[3:6] == ["level 1 histogram", "level 1 scale", "level 1 store"]
-    assert len(labels) == 1 + 5 * (len(res.levels) - 1)
+    assert labels[3:5] == ["level 1 histogram", "level 1 store"]
+    assert len(labels) == 1 + 4 * (len(res.levels) - 1)
 
 
 def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
