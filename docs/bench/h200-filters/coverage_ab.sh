@@ -12,8 +12,8 @@
 #     ratio to the base run before it (--baseline). No check (minutes of numpy at 4096^2).
 #     timing_summary.txt: per coverage run and pass kind (level 0's count, x, y, histogram,
 #     scale, store) the sum over levels of the per-dispatch medians, base and new side by side,
-#     and level 1's dispatches alone (since e151c2c's successor the histogram's last workgroup
-#     chooses the scale: no scale dispatch, its time inside the histogram's).
+#     and level 1's dispatches alone (where the histogram's last workgroup chooses the scale,
+#     a side has no scale dispatch: its time is inside the histogram's).
 #  2. the same bytes: alpha=coverage with every filter at AB_CHECK_SIZES in AB_FORMATS (2100^2
 #     makes level 1 over 256 histogram chunks: the workgroups' shared chunks), each level file of
 #     new compared with base's;
