@@ -12,6 +12,8 @@
 //     bins' resolution; scale = cutoff / t (1 when t = 0). It zeroes the histogram and the
 //     count of finished workgroups for the next level;
 //   FC_PASS 2 (store): alpha * scale clamped to [0, 1], the texel encoded and stored.
+// A small level (pc.store, the host's FUSED_TEXELS) is one dispatch: the workgroup that chooses
+// the scale stores the level too, every layer.
 // Once, before level 1, FC_PASS 0 (count) counts level 0's texels that pass the alpha test;
 // level 1's scale turns that count into the target fraction and zeroes it.
 #extension GL_GOOGLE_include_directive : require
@@ -63,6 +65,7 @@ layout(push_constant) uniform FilterCoveragePush {
     ivec2 dstSize;
     int level;
     int layers;
+    int store;      // FC_PASS 1: the last workgroup stores the level too (a small level)
 } pc;
 
 shared uint fcBins[FC_SHARED_BINS];
@@ -270,8 +273,15 @@ void chooseScale() {
     }
     barrier();
     if (me == 0) {
-        cov.covScale = fcThreshold > 0.0 ? FC_CUTOFF / fcThreshold : 1.0;
+        fcScale = fcThreshold > 0.0 ? FC_CUTOFF / fcThreshold : 1.0;
+        cov.covScale = fcScale;
     }
+}
+
+// texel v of the level at q (x, y, layer), its alpha scaled
+void fcStore(ivec3 q, vec4 v, float scale) {
+    v.w = clamp(v.w * scale, 0.0, 1.0);
+    imageStore(dstLevel, q, mipEncode(v));
 }
 
 void storeLevel() {
@@ -279,6 +289,7 @@ void storeLevel() {
         fcScale = cov.covScale;  // one load per workgroup, not per invocation
     }
     barrier();
+    float scale = fcScale;
     int layer = int(gl_WorkGroupID.z);
     ivec2 size = pc.dstSize;
     int n = size.x * size.y;
@@ -296,8 +307,33 @@ void storeLevel() {
     [[unroll]] for (int j = 0; j < STORE_STEPS; ++j) {
         ivec2 q = p + ivec2(0, j * rows);
         if (all(lessThan(q, size))) {
-            v[j].w = clamp(v[j].w * fcScale, 0.0, 1.0);
-            imageStore(dstLevel, ivec3(q, layer), mipEncode(v[j]));
+            fcStore(ivec3(q, layer), v[j], scale);
+        }
+    }
+}
+
+// a small level: the workgroup that chose the scale (HIST_GROUP invocations) stores every
+// texel of every layer, STORE_STEPS loads of each invocation in flight together
+void storeSmallLevel() {
+    float scale = fcScale;
+    ivec2 size = pc.dstSize;
+    int n = size.x * size.y;
+    int total = n * pc.layers;
+    for (int round = 0; round < total; round += HIST_GROUP * STORE_STEPS) {
+        int first = round + int(gl_LocalInvocationIndex);
+        vec4 v[STORE_STEPS];
+        [[unroll]] for (int j = 0; j < STORE_STEPS; ++j) {
+            ivec2 il = mipUnflatten(min(first + j * HIST_GROUP, total - 1), n);  // (i, layer)
+            [[unroll]] for (int c = 0; c < 4; ++c) {
+                v[j][c] = texels[fcPlane(il.y, c, n) + il.x];
+            }
+        }
+        [[unroll]] for (int j = 0; j < STORE_STEPS; ++j) {
+            int t = first + j * HIST_GROUP;
+            if (t < total) {
+                ivec2 il = mipUnflatten(t, n);
+                fcStore(ivec3(mipUnflatten(il.x, size.x), il.y), v[j], scale);
+            }
         }
     }
 }
@@ -309,6 +345,10 @@ void main() {
         histogram();
         if (fcLast) {  // uniform in the workgroup: barriers inside are fine
             chooseScale();
+            if (pc.store != 0) {
+                barrier();
+                storeSmallLevel();
+            }
         }
     } else {
         storeLevel();

@@ -47,6 +47,9 @@ TILE = 16
 COUNT_STEPS = 16
 STORE_STEPS = 4
 COVERAGE_BINS = 4096
+#: a level of at most this many texels (all layers) is one dispatch (histogram+store): each
+#: dispatch costs microseconds on a GPU before it does anything, more than such a level's work
+FUSED_TEXELS = 4096
 COVERAGE_BYTES = 4 * (COVERAGE_BINS + 4)
 #: pipelines of a coverage plan after x (0) and y (1): filter_coverage.comp's passes (FC_PASS
 #: 0, 1, 2; the histogram's last workgroup chooses the scale)
@@ -105,7 +108,9 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
                coverage: bool = False) -> list[DispatchStep]:
     """Two dispatches per level: pipeline 0 (x) and 1 (y), descriptor set k - 1. ``coverage``:
     the y pass leaves the level in a buffer, and filter_coverage.comp's passes follow it (count
-    once before level 1; histogram with the scale, and store per level)."""
+    once before level 1; histogram with the scale, and store per level; one dispatch for a
+    level of at most FUSED_TEXELS texels, all layers together: the histogram's last workgroup
+    stores it too)."""
     steps = []
     if coverage and tables:
         src = tables[0].src
@@ -130,12 +135,17 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
             pipeline=1, descriptor_set=t.level - 1, push=push, groups=(gx, gy, layers)))
         if not coverage:
             continue
-        cpush = _coverage_push(t, layers)
+        small = t.dst[0] * t.dst[1] * layers <= FUSED_TEXELS
+        scale = (f"alpha into {COVERAGE_BINS} bins; the last workgroup chooses the alpha scale "
+                 "that keeps level 0's coverage (widest gap near the target count)")
         steps.append(DispatchStep(
-            f"level {t.level} histogram", (), f"alpha into {COVERAGE_BINS} bins; the last "
-            "workgroup chooses the alpha scale that keeps level 0's coverage (widest gap near "
-            "the target count)", pipeline=HISTOGRAM, descriptor_set=t.level - 1, push=cpush,
+            f"level {t.level} histogram" + ("+store" if small else ""),
+            (t.level,) if small else (), scale + ("; and stores the level" if small else ""),
+            pipeline=HISTOGRAM, descriptor_set=t.level - 1, push=_coverage_push(t, layers, small),
             groups=_histogram_groups(t.dst, layers)))
+        if small:
+            continue
+        cpush = _coverage_push(t, layers)
         steps.append(DispatchStep(
             f"level {t.level} store", (t.level,), "alpha times the scale, clamped; stored",
             pipeline=STORE, descriptor_set=t.level - 1, push=cpush,
@@ -143,8 +153,9 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
     return steps
 
 
-def _coverage_push(t: LevelTables, layers: int) -> bytes:
-    return FILTER_COVERAGE.pack(srcSize=t.src, dstSize=t.dst, level=t.level, layers=layers)
+def _coverage_push(t: LevelTables, layers: int, store: bool = False) -> bytes:
+    return FILTER_COVERAGE.pack(srcSize=t.src, dstSize=t.dst, level=t.level, layers=layers,
+                                store=store)
 
 
 def alpha_test(fmt: Format, cutoff: float) -> float:

@@ -11,9 +11,10 @@
 #     AB_REPEAT; base, new, base, new, so drift hits both alike; each new run's table has the
 #     ratio to the base run before it (--baseline). No check (minutes of numpy at 4096^2).
 #     timing_summary.txt: per coverage run and pass kind (level 0's count, x, y, histogram,
-#     scale, store) the sum over levels of the per-dispatch medians, base and new side by side,
-#     and level 1's dispatches alone (where the histogram's last workgroup chooses the scale,
-#     a side has no scale dispatch: its time is inside the histogram's).
+#     scale, store, histogram+store) the sum over levels of the per-dispatch medians, base and
+#     new side by side, and level 0's and 1's dispatches of each side (where the histogram's
+#     last workgroup chooses the scale, a side has no scale dispatch: its time is inside the
+#     histogram's; a small level's one dispatch is histogram+store).
 #  2. the same bytes: alpha=coverage with every filter at AB_CHECK_SIZES in AB_FORMATS (2100^2
 #     makes level 1 over 256 histogram chunks: the workgroups' shared chunks), each level file of
 #     new compared with base's;
@@ -75,7 +76,7 @@ from collections import defaultdict
 from pathlib import Path
 
 out = Path(sys.argv[1])
-kinds = ("level 0 coverage", "x", "y", "histogram", "scale", "store")
+kinds = ("level 0 coverage", "x", "y", "histogram", "scale", "store", "histogram+store")
 for size in sys.argv[2:]:
     for rnd in (1, 2):
         runs = {}
@@ -103,10 +104,10 @@ for size in sys.argv[2:]:
                 sums[side] = acc
             print("  " + "  ".join(f"{k} {sums['base'][k]:.1f} -> {sums['new'][k]:.1f}"
                                    for k in kinds))
-            level1 = [(d["label"], b["median_us"], d["median_us"])
-                      for b, d in zip(old["dispatches"], new["dispatches"])
-                      if re.match(r"level [01] ", d["label"])]
-            print("  " + "  ".join(f"{lab} {b:.1f} -> {n:.1f}" for lab, b, n in level1))
+            for side, s in (("base", old), ("new", new)):
+                print(f"  {side}: " + "  ".join(f"{d['label']} {d['median_us']:.1f}"
+                                               for d in s["dispatches"]
+                                               if re.match(r"level [01] ", d["label"])))
 EOF
 
 same_bytes() {  # same_bytes TAG: level files of levels_new_TAG against levels_base_TAG
