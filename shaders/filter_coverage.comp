@@ -73,7 +73,7 @@ shared uint fcCount;
 shared float fcScale;
 shared bool fcLast;  // this histogram workgroup finished last: it chooses the scale
 
-// channel c of texel i (within a layer of n texels) of `texels`
+// where channel c of a layer (n texels) starts in `texels`: texel i's value is at fcPlane + i
 int fcPlane(int layer, int c, int n) {
     return (layer * 4 + c) * n;
 }
