@@ -28,8 +28,9 @@ struct FilterTap {
 layout(std430, set = 0, binding = 2) readonly buffer FilterTaps { FilterTap taps[]; };
 // x-filtered rows: (layer, source row, destination column), row-major
 layout(std430, set = 0, binding = 3) buffer FilterRows { vec4 rows[]; };
-// FL_COVERAGE: the unscaled level, (layer, row, column), row-major
-layout(std430, set = 0, binding = 4) writeonly buffer FilterTexels { vec4 texels[]; };
+// FL_COVERAGE: the unscaled level, planar (filter_coverage.comp's histogram reads alpha alone):
+// per layer four planes (r, g, b, a), each rows x columns, row-major
+layout(std430, set = 0, binding = 4) writeonly buffer FilterTexels { float texels[]; };
 
 layout(push_constant) uniform FilterLevelPush {
     ivec2 srcSize;
@@ -92,7 +93,10 @@ void main() {
         v = clamp(v, 0.0, 1.0);  // negative lobes overshoot; only 8-bit formats need the clamp
     }
     if (FL_COVERAGE) {
-        texels[(layer * pc.dstSize.y + p.y) * pc.dstSize.x + p.x] = v;
+        int n = pc.dstSize.x * pc.dstSize.y;
+        [[unroll]] for (int c = 0; c < 4; ++c) {
+            texels[(layer * 4 + c) * n + p.y * pc.dstSize.x + p.x] = v[c];
+        }
         return;
     }
     imageStore(dstLevel, ivec3(p, layer), mipEncode(v));

@@ -59,8 +59,10 @@ CASES = [({"filter": "tent"}, (96, 104, 64, 48)),
 @pytest.mark.parametrize(("options", "crop"), CASES,
                          ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items())
                          if isinstance(c, dict) else "x".join(map(str, c[2:])))
-def test_gpu_coverage_keeps_its_promise(gpu, fmt: Format, options: dict[str, str],
+def test_gpu_coverage_keeps_its_promise(gpu, monkeypatch, fmt: Format, options: dict[str, str],
                                         crop: tuple[int, int, int, int]) -> None:
+    from mipview.gpu import filter_level
+
     level0 = _foliage(fmt, *crop)
     res = _run(gpu, level0, fmt, {"alpha": "coverage", **options})
     assert "alpha=coverage" in res.reduction
@@ -73,10 +75,16 @@ def test_gpu_coverage_keeps_its_promise(gpu, fmt: Format, options: dict[str, str
     straight = _run(gpu, level0, fmt, options)
     for got, plain in zip(res.levels, straight.levels, strict=True):
         assert np.array_equal(got[..., :3], plain[..., :3])
+    # a small level is one dispatch (the histogram's last workgroup stores it): the same bytes
+    # as its two dispatches
     labels = [s.label for s in res.plan]
-    assert labels[:3] == ["level 0 coverage", "level 1 x", "level 1 y"]
-    assert labels[3:6] == ["level 1 histogram", "level 1 scale", "level 1 store"]
-    assert len(labels) == 1 + 5 * (len(res.levels) - 1)
+    assert labels[:4] == ["level 0 coverage", "level 1 x", "level 1 y", "level 1 histogram+store"]
+    assert len(labels) == 1 + 3 * (len(res.levels) - 1)
+    monkeypatch.setattr(filter_level, "FUSED_TEXELS", 0)
+    apart = _run(gpu, level0, fmt, {"alpha": "coverage", **options})
+    assert [s.label for s in apart.plan][3:5] == ["level 1 histogram", "level 1 store"]
+    for got, two in zip(res.levels, apart.levels, strict=True):
+        assert np.array_equal(got, two)
 
 
 def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
@@ -97,6 +105,25 @@ def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
     assert v.within_tolerance, v.summary()
     assert max(_drift(first.levels, fmt, 0.5)) <= bounds.COVERAGE_BOUND
     for a, b in zip(first.levels, again.levels, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_gpu_histogram_is_the_same_from_fewer_workgroups(gpu, monkeypatch) -> None:
+    """The histogram's workgroups take its chunks of 4096 texels in turn (at most
+    HISTOGRAM_GROUPS per layer, each merging its bins once): one workgroup per layer taking
+    every chunk makes the same levels as one workgroup per chunk."""
+    from mipview.gpu import filter_level
+
+    fmt = Format.UNORM
+    level0 = _foliage(fmt, layers=2)  # level 1: 128x128 texels per layer, 4 chunks
+    options = {"filter": "tent", "alpha": "coverage"}
+    each = _run(gpu, level0, fmt, options)
+    monkeypatch.setattr(filter_level, "HISTOGRAM_GROUPS", 1)
+    one = _run(gpu, level0, fmt, options)
+    groups = [(a.groups, b.groups) for a, b in zip(each.plan, one.plan, strict=True)
+              if a.label == "level 1 histogram"]
+    assert groups == [((4, 1, 2), (1, 1, 2))]
+    for a, b in zip(each.levels, one.levels, strict=True):
         assert np.array_equal(a, b)
 
 
@@ -207,7 +234,10 @@ def test_the_shaders_constants_are_the_hosts() -> None:
     text = (Path(__file__).resolve().parents[1] / "shaders" / "filter_coverage.comp").read_text()
     consts = dict(re.findall(r"const (?:int|float) (\w+) = ([\d.]+);", text))
     assert int(consts["COVERAGE_BINS"]) == filter_level.COVERAGE_BINS
-    assert int(consts["PER_THREAD"]) == filter_level.COVERAGE_PER_THREAD
+    assert int(consts["HIST_STEPS"]) == filter_level.HISTOGRAM_STEPS
+    assert int(consts["COUNT_STEPS"]) == filter_level.COUNT_STEPS
+    assert int(consts["STORE_STEPS"]) == filter_level.STORE_STEPS
+    assert int(consts["HIST_GROUP"]) == filter_level.COVERAGE_GROUP
     assert int(consts["SCAN_THREADS"]) == filter_level.COVERAGE_GROUP
     assert float(consts["COVERAGE_SLACK"]) == reference.COVERAGE_SLACK
     # the buffer: the bins, then one 4-byte word per scalar member

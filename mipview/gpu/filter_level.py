@@ -4,9 +4,10 @@ two dispatches per level of shaders/filter_level.comp, x into a float32 row buff
 the level. Used by ``per-level`` when its filter options are not the default box.
 
 GPU support: every filter, edge mode, source, alpha mode and kind. ``alpha=coverage`` adds
-shaders/filter_coverage.comp: the y pass leaves the level unscaled in a float32 buffer, then a
-histogram, a one-workgroup scale pass and a store pass per level (and one count of level 0's
-passing texels first) find and apply the level's alpha scale inside the command buffer.
+shaders/filter_coverage.comp: the y pass leaves the level unscaled in a float32 buffer (planar:
+the histogram reads alpha alone), then a histogram whose last workgroup chooses the scale, and a
+store pass per level (and one count of level 0's passing texels first) find and apply the
+level's alpha scale inside the command buffer.
 """
 
 from __future__ import annotations
@@ -33,15 +34,26 @@ GROUP = 8
 #: taps, x-filtered rows, the unscaled level (alpha=coverage), the coverage histogram and scale
 BINDINGS = ("sampled", "storage_image", *("storage_buffer",) * 4)
 TAP = np.dtype([("index", "<i4"), ("weight", "<f4")])
-#: shaders/filter_coverage.comp: invocations per workgroup of its counting and scale passes,
-#: texels per invocation, histogram bins; its buffer: the bins, then level 0's passing count,
-#: the target fraction and the level's scale
+#: shaders/filter_coverage.comp: invocations per workgroup of its histogram (HIST_GROUP; the
+#: last workgroup to finish chooses the scale, SCAN_THREADS), texels per invocation per chunk of
+#: the histogram (HIST_STEPS), at most this many histogram workgroups per layer (each zeroes and
+#: merges 4096 bins once), count's and store's 16x16 workgroups and their texels per invocation
+#: (COUNT_STEPS, STORE_STEPS, 16 rows apart), histogram bins; its buffer: the bins, then level
+#: 0's passing count, the target fraction, the level's scale and the finished workgroups
 COVERAGE_GROUP = 256
-COVERAGE_PER_THREAD = 16
+HISTOGRAM_STEPS = 16
+HISTOGRAM_GROUPS = 256
+TILE = 16
+COUNT_STEPS = 16
+STORE_STEPS = 4
 COVERAGE_BINS = 4096
-COVERAGE_BYTES = 4 * (COVERAGE_BINS + 3)
-#: pipelines of a coverage plan after x (0) and y (1): filter_coverage.comp's passes
-COUNT, HISTOGRAM, SCALE, STORE = 2, 3, 4, 5
+#: a level of at most this many texels (all layers) is one dispatch (histogram+store): each
+#: dispatch costs microseconds on a GPU before it does anything, more than such a level's work
+FUSED_TEXELS = 4096
+COVERAGE_BYTES = 4 * (COVERAGE_BINS + 4)
+#: pipelines of a coverage plan after x (0) and y (1): filter_coverage.comp's passes (FC_PASS
+#: 0, 1, 2; the histogram's last workgroup chooses the scale)
+COUNT, HISTOGRAM, STORE = 2, 3, 4
 
 
 @dataclass(frozen=True)
@@ -82,15 +94,23 @@ def pack_tables(tables: list[LevelTables]) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, TAP)
 
 
-def _count_groups(texels: int) -> int:
-    return -(-texels // (COVERAGE_GROUP * COVERAGE_PER_THREAD))
+def _tile_groups(size: tuple[int, int], steps: int, layers: int) -> tuple[int, int, int]:
+    """count's and store's grid: 16x16 invocations, each ``steps`` texels 16 rows apart."""
+    return (-(-size[0] // TILE), -(-size[1] // (TILE * steps)), layers)
+
+
+def _histogram_groups(size: tuple[int, int], layers: int) -> tuple[int, int, int]:
+    chunks = -(-size[0] * size[1] // (COVERAGE_GROUP * HISTOGRAM_STEPS))
+    return (min(chunks, HISTOGRAM_GROUPS), 1, layers)
 
 
 def plan_steps(tables: list[LevelTables], layers: int = 1,
                coverage: bool = False) -> list[DispatchStep]:
     """Two dispatches per level: pipeline 0 (x) and 1 (y), descriptor set k - 1. ``coverage``:
     the y pass leaves the level in a buffer, and filter_coverage.comp's passes follow it (count
-    once before level 1; histogram, scale and store per level)."""
+    once before level 1; histogram with the scale, and store per level; one dispatch for a
+    level of at most FUSED_TEXELS texels, all layers together: the histogram's last workgroup
+    stores it too)."""
     steps = []
     if coverage and tables:
         src = tables[0].src
@@ -98,7 +118,7 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
             "level 0 coverage", (), "count level 0's texels passing the alpha test (the "
             "target coverage)", pipeline=COUNT, descriptor_set=0,
             push=_coverage_push(tables[0], layers),
-            groups=(_count_groups(src[0] * src[1]), 1, layers)))
+            groups=_tile_groups(src, COUNT_STEPS, layers)))
     for t in tables:
         push = FILTER_LEVEL.pack(srcSize=t.src, dstSize=t.dst, tapsX=t.x.count,
                                  offsetX=t.offset_x, tapsY=t.y.count, offsetY=t.offset_y)
@@ -115,23 +135,27 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
             pipeline=1, descriptor_set=t.level - 1, push=push, groups=(gx, gy, layers)))
         if not coverage:
             continue
+        small = t.dst[0] * t.dst[1] * layers <= FUSED_TEXELS
+        scale = (f"alpha into {COVERAGE_BINS} bins; the last workgroup chooses the alpha scale "
+                 "that keeps level 0's coverage (widest gap near the target count)")
+        steps.append(DispatchStep(
+            f"level {t.level} histogram" + ("+store" if small else ""),
+            (t.level,) if small else (), scale + ("; and stores the level" if small else ""),
+            pipeline=HISTOGRAM, descriptor_set=t.level - 1, push=_coverage_push(t, layers, small),
+            groups=_histogram_groups(t.dst, layers)))
+        if small:
+            continue
         cpush = _coverage_push(t, layers)
         steps.append(DispatchStep(
-            f"level {t.level} histogram", (), f"alpha into {COVERAGE_BINS} bins",
-            pipeline=HISTOGRAM, descriptor_set=t.level - 1, push=cpush,
-            groups=(_count_groups(t.dst[0] * t.dst[1]), 1, layers)))
-        steps.append(DispatchStep(
-            f"level {t.level} scale", (), "one workgroup: the alpha scale that keeps level "
-            "0's coverage (widest gap near the target count)", pipeline=SCALE,
-            descriptor_set=t.level - 1, push=cpush, groups=(1, 1, 1)))
-        steps.append(DispatchStep(
             f"level {t.level} store", (t.level,), "alpha times the scale, clamped; stored",
-            pipeline=STORE, descriptor_set=t.level - 1, push=cpush, groups=(gx, gy, layers)))
+            pipeline=STORE, descriptor_set=t.level - 1, push=cpush,
+            groups=_tile_groups(t.dst, STORE_STEPS, layers)))
     return steps
 
 
-def _coverage_push(t: LevelTables, layers: int) -> bytes:
-    return FILTER_COVERAGE.pack(srcSize=t.src, dstSize=t.dst, level=t.level, layers=layers)
+def _coverage_push(t: LevelTables, layers: int, store: bool = False) -> bytes:
+    return FILTER_COVERAGE.pack(srcSize=t.src, dstSize=t.dst, level=t.level, layers=layers,
+                                store=store)
 
 
 def alpha_test(fmt: Format, cutoff: float) -> float:
@@ -168,8 +192,8 @@ def device_buffer(ctx: GpuContext, data: np.ndarray) -> Buffer:
 
 @dataclass
 class FilterResources:
-    """What one prepared image needs: pipelines (x, y, then alpha=coverage's count, histogram,
-    scale, store), one descriptor set per level, the tap buffer, the row buffer and
+    """What one prepared image needs: pipelines (x, y, then alpha=coverage's count, histogram
+    with the scale, store), one descriptor set per level, the tap buffer, the row buffer and
     alpha=coverage's two (16-byte stand-ins otherwise)."""
 
     pipelines: list
@@ -192,10 +216,11 @@ def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
     if covered:
         test = {"FC_CUTOFF": spec.cutoff, "FC_ALPHA_TEST": alpha_test(fmt, spec.cutoff),
                 **common}
-        for p in range(4):
-            local = (GROUP, GROUP) if p == 3 else (COVERAGE_GROUP, 1)
+        for p in range(3):
+            local = (COVERAGE_GROUP, 1) if p == 1 else (TILE, TILE)
             out.append(get_pipeline(ctx, FILTER_COVERAGE, BINDINGS, constants={
-                "local_size_x_id": local[0], "local_size_y_id": local[1], "FC_PASS": p, **test}))
+                "local_size_x_id": local[0], "local_size_y_id": local[1], "FC_PASS": p,
+                "FC_SHARED_BINS": COVERAGE_BINS if p == 1 else 1, **test}))
     return out
 
 
@@ -209,7 +234,8 @@ def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec) -> FilterResourc
     rows = Buffer(ctx, 16 * row_texels, usage)
     level_texels = max((t.dst[0] * t.dst[1] for t in tables), default=1) * image.layers
     texels = Buffer(ctx, 16 * level_texels if covered else 16, usage)
-    # zeroed once: the scale pass zeroes the histogram and level 0's count again after use
+    # zeroed once: the scale zeroes the histogram, level 0's count and the finished
+    # workgroups' count again after use
     coverage = device_buffer(ctx, np.zeros(COVERAGE_BYTES // 4 if covered else 4, np.uint32))
     sets = None
     if tables:

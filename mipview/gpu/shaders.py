@@ -34,8 +34,9 @@ FILTER_LEVEL = ShaderInterface(
 FILTER_COVERAGE = ShaderInterface(
     "filter_coverage",
     spec=(*_LOCAL_XY, ("FC_PASS", 2, "int"), ("FC_CUTOFF", 3, "float"),
-          ("FC_ALPHA_TEST", 4, "float"), *MIP_COMMON),
-    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("level", "int"), ("layers", "int")))
+          ("FC_ALPHA_TEST", 4, "float"), ("FC_SHARED_BINS", 5, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("level", "int"), ("layers", "int"),
+          ("store", "int")))
 
 FILTER_PAIRS = ShaderInterface(
     "filter_pairs",
