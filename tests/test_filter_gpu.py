@@ -176,6 +176,38 @@ def test_filter_pairs_plan_says_which_levels_how(gpu) -> None:
     assert "4x4 taps of level 0" in plan[0].detail and "from shared memory" in plan[0].detail
 
 
+@pytest.mark.parametrize("fmt", [Format.SRGB, Format.F16])
+def test_filter_pairs_lead_levels_are_per_levels_passes(gpu, monkeypatch, fmt: Format) -> None:
+    """Where a source level is large (PAIR_WORK), per-level's two passes make the level and the
+    pairs start below it: the plan says so, the verdict holds and the bytes are per-level's."""
+    from mipview.filters.spec import from_options
+    from mipview.gpu.runner import Session
+    from mipview.gpu.strategies import filter_pairs
+
+    level0 = _level0(fmt, "colour", np.random.default_rng(8), 67, 45)  # levels 1-6
+    options = {"filter": "kaiser", "kaiser-width": "2", "edge": "mirror"}
+    # 9 taps per axis (odd sides) from 67x45 and 33x22 are over, 9 from 16x11 is not
+    monkeypatch.setattr(filter_pairs, "PAIR_WORK", 9 * 16 * 11)
+    assert filter_pairs.lead_levels(from_options(options), 67, 45) == 2
+    spec = StrategySpec("filter-pairs", tuple(sorted(options.items())))
+    with Session(gpu, level0, fmt, [spec]) as s:
+        s.generate()
+        res = s.result().results[0]
+    labels = [p.label for p in res.plan]
+    pairs = ["levels 3-4", "levels 5-6"] if fmt is Format.SRGB else [f"level {k}" for k in
+                                                                     range(3, 7)]
+    assert labels == ["level 1 x", "level 1 y", "level 2 x", "level 2 y", *pairs]
+    assert "per-level's pass" in res.plan[0].detail
+    v = verdict.judge_result(res, level0, fmt)
+    assert v.within_tolerance, v.summary()
+    if fmt is Format.SRGB:  # f16: a device may round the shared copy's stores either way
+        _assert_same_levels(res, _run(gpu, level0, fmt, options))
+    monkeypatch.setattr(filter_pairs, "PAIR_WORK", 0)  # every level per-level's: no pairs left
+    with Session(gpu, level0, fmt, [spec]) as s:
+        s.generate()
+        assert [p.label for p in s.result().results[0].plan][-1] == "level 6 y"
+
+
 def test_filter_pairs_refuses_what_it_cannot_do(gpu) -> None:
     cls = strategies.REGISTRY["filter-pairs"]
     with pytest.raises(strategies.UnknownStrategy, match=r"must be in \[1, 2\] for filter-pairs"):

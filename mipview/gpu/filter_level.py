@@ -224,8 +224,10 @@ def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
     return out
 
 
-def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec) -> FilterResources:
-    tables = plan_tables(spec, image.width, image.height)
+def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec,
+            levels: int | None = None) -> FilterResources:
+    """``levels``: levels 1..levels only (filter-pairs' lead), every level when None."""
+    tables = plan_tables(spec, image.width, image.height)[:levels]
     covered = spec.alpha == "coverage"
     pipelines = _pipelines(ctx, spec, image.fmt)
     usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")

@@ -17,7 +17,7 @@ cannot know, and the plan says so. Shader: shaders/filter_pairs.comp.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from mipview.filters.kernels import KAISER_ALPHA_RANGE
 from mipview.filters.resample import EDGES, Taps, axis_taps, fold
 from mipview.filters.spec import FilterSpec
 from mipview.formats import Format, level_size, mip_count
+from mipview.gpu import filter_level
 from mipview.gpu.context import DeviceCaps
 from mipview.gpu.filter_level import FILTER_OPTIONS, TAP, FilterChoice, device_buffer
 from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
@@ -39,6 +40,15 @@ TILE = 16      # level-k texels per workgroup side (level k+1: 8)
 #: shared memory a workgroup may take (less where the device has less): lavapipe's limit, and
 #: on a GPU several 256-invocation groups per multiprocessor keep their fetches in flight
 SHARED_BUDGET = 32768
+#: a pair's source level at most this many texels times taps per axis; larger levels are made
+#: by per-level's two passes (the lead). On the H200 at 4096^2 (docs/bench/h200-filters/
+#: 2026-11-23-lead) a pair wins where its source is small (tent levels 3-4 from 1024^2: 19.0 us
+#: against per-level's 28.6; Kaiser-2 levels 5-6 from 256^2: 9.2 against 21.4) and loses where
+#: it is large (tent levels 1-2: 243 against 175; Kaiser-2 levels 3-4 from 1024^2: 51 against
+#: 34): its workgroups hold 93 (tent) to 217 (Kaiser) registers and wait on their tap tables
+#: and barriers, two workgroups per multiprocessor or one, where per-level's passes are small
+#: kernels that fill the GPU.
+PAIR_WORK = 4 << 20
 BINDINGS = ("sampled", "storage_image", "storage_image", "storage_buffer")
 _EDGE_IDS = {e: i for i, e in enumerate(EDGES)}
 
@@ -90,12 +100,27 @@ def _span(n_mid: int, dst: Taps | None) -> int:
     return int((end - bases).max(initial=0))
 
 
-def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True) -> list[PairPlan]:
-    """The dispatches: levels (1, 2), (3, 4), ... and a lone last one; ``paired`` False: one
-    level per dispatch."""
+def lead_levels(spec: FilterSpec, width: int, height: int) -> int:
+    """How many levels per-level's passes make before the pairs: while a level's source texels
+    times its taps per axis exceed PAIR_WORK."""
+    lead = 0
+    for k in range(1, mip_count(width, height)):
+        src, dst = level_size(width, height, k - 1), level_size(width, height, k)
+        taps = max(axis_taps(src[0], dst[0], spec.kernel, "none").count,
+                   axis_taps(src[1], dst[1], spec.kernel, "none").count)
+        if src[0] * src[1] * taps <= PAIR_WORK:
+            break
+        lead = k
+    return lead
+
+
+def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True,
+               first: int = 1) -> list[PairPlan]:
+    """The dispatches: levels (first, first + 1), ... and a lone last one; ``paired`` False:
+    one level per dispatch."""
     out = []
     levels = mip_count(width, height)
-    for k in range(1, levels, 2 if paired else 1):
+    for k in range(first, levels, 2 if paired else 1):
         pair = paired and k + 1 < levels
         src, mid = level_size(width, height, k - 1), level_size(width, height, k)
         dst = level_size(width, height, k + 1) if pair else mid
@@ -196,8 +221,10 @@ class FilterPairs(FilterChoice, Strategy):
                    f"Kaiser window alpha [{KAISER_ALPHA_RANGE[0]:g}, {KAISER_ALPHA_RANGE[1]:g}]",
                    _option("kaiser-alpha").check),
     )
-    owned = ("taps",)
+    #: the pairs' tables, and the lead's (per-level's passes: tables, rows and stand-ins)
+    owned = ("taps", "lead_taps", "rows", "texels", "coverage")
     single = False
+    lead_sets: DescriptorSets | None = None
 
     def notes(self) -> list[str]:
         if self.single:
@@ -222,17 +249,34 @@ class FilterPairs(FilterChoice, Strategy):
     def prepare(self, image: MipImage) -> None:
         spec = self.filter_spec(self.opts)
         self.single = image.fmt is Format.F16
-        plans = plan_pairs(spec, image.width, image.height, paired=not self.single)
-        if not plans:
-            return
+        lead = lead_levels(spec, image.width, image.height)
+        steps: list[DispatchStep] = []
+        self.pipelines = []
+        if lead:
+            res = filter_level.prepare(self.ctx, image, spec, levels=lead)
+            self.pipelines, self.lead_sets = list(res.pipelines), res.sets
+            self.lead_taps, self.rows, self.texels, self.coverage = (res.taps, res.rows,
+                                                                     res.texels, res.coverage)
+            steps += [replace(st, detail=f"{st.detail}; per-level's pass: a pair's workgroups "
+                              "lose to it where the source is large (PAIR_WORK)")
+                      for st in res.steps]
+        plans = plan_pairs(spec, image.width, image.height, paired=not self.single,
+                           first=lead + 1)
+        if plans:
+            steps += self._prepare_pairs(image, spec, plans, len(self.pipelines),
+                                         len(self._lead_set_list()))
+        self.steps = tuple(steps)
+
+    def _prepare_pairs(self, image: MipImage, spec: FilterSpec, plans: list[PairPlan],
+                       pipeline: int, first_set: int) -> list[DispatchStep]:
         budget = min(SHARED_BUDGET, self.ctx.caps.max_shared_memory)
         shape, windows = layout(plans, spec.edge, budget)
         data, offsets = pack(plans, windows)
         self.taps = device_buffer(self.ctx, data)
-        self.pipelines = [get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
+        self.pipelines.append(get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
             "FP_EDGE": _EDGE_IDS[spec.edge], "FP_SPAN": shape.span, "FP_ROWS": shape.rows,
-            "FP_BAND": shape.band, "FP_TAPS": shape.taps, **mip_constants(image.fmt)})]
-        self.sets = DescriptorSets(self.pipelines[0], len(plans))
+            "FP_BAND": shape.band, "FP_TAPS": shape.taps, **mip_constants(image.fmt)}))
+        self.sets = DescriptorSets(self.pipelines[pipeline], len(plans))
         sampler = get_sampler(self.ctx, linear=False)
         views = image.source_views(False)
         steps = []
@@ -254,5 +298,18 @@ class FilterPairs(FilterChoice, Strategy):
                          f"memory ({p.span} texels per side)" if p.pair else ""))
             groups = (-(-p.mid[0] // TILE), -(-p.mid[1] // TILE), image.layers)
             steps.append(DispatchStep(label, (p.level, top) if p.pair else (p.level,), detail,
-                                      pipeline=0, descriptor_set=i, push=push, groups=groups))
-        self.steps = tuple(steps)
+                                      pipeline=pipeline, descriptor_set=first_set + i,
+                                      push=push, groups=groups))
+        return steps
+
+    def _lead_set_list(self) -> list:
+        return list(self.lead_sets.sets) if self.lead_sets else []
+
+    def descriptor_sets(self) -> list:
+        return [*self._lead_set_list(), *super().descriptor_sets()]
+
+    def release(self) -> None:
+        if self.lead_sets is not None:
+            self.lead_sets.destroy()
+            self.lead_sets = None
+        super().release()
