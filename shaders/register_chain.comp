@@ -23,7 +23,7 @@
 // block were tried and dropped: 1745 us with the 2x2 boxes in indexed arrays, 925 with the
 // outer 2x2 rolled. lavapipe inlines every depth's function before specialization drops the
 // unused ones, and LLVM compiles each copy of the sRGB encode and decode: a depth-3 sRGB
-// pipeline takes ~40 s to compile there, hence the host's shallower sRGB plans.
+// pipeline takes ~40 s to compile there, and runs slower than depth 2 (register_chain.py).
 #extension GL_GOOGLE_include_directive : require
 #include "mip_common.glsl"
 

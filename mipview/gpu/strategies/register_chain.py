@@ -9,7 +9,8 @@ per odd side), then 2x2 boxes down to its texel, storing each level as it goes. 
 registers from the one above needs that level's sides even (or 1: its one texel weighs fully),
 or the blocks would share 3-tap footprints; the planner (:func:`plan_chain`, a pure function of
 the size) ends a dispatch at the first level with an odd side, so the first level of every
-dispatch may have any footprint. Up to 3 levels a dispatch (sRGB: 2, see MAX_DEPTH_SRGB).
+dispatch may have any footprint. Up to 3 levels a dispatch (sRGB: 2, see MAX_DEPTH_SRGB); 8x8 workgroups (64x1 and 16x16
+measured no faster: the bench README).
 Shader: shaders/register_chain.comp.
 
 lavapipe, 2 cores (docs/bench/lavapipe/2026-11-23-chain): 1024^2 0.55-0.57x per-level's time,
@@ -36,7 +37,9 @@ from mipview.results import DispatchStep
 
 GROUP = (8, 8)   # invocations per workgroup (x, y)
 MAX_DEPTH = 3    # levels per dispatch at most: the dst bindings of register_chain.comp
-MAX_DEPTH_SRGB = 2  # lavapipe compiles a depth-3 sRGB pipeline in ~40 s (the shader's header)
+# sRGB depth 3 on lavapipe: slower (1024^2 6984 us against 5219 with depth 2: the unrolled block's
+# decodes and encodes outgrow the registers) and ~40 s to compile (the shader's header)
+MAX_DEPTH_SRGB = 2
 BINDINGS = ("sampled",) + ("storage_image",) * MAX_DEPTH
 
 
