@@ -24,6 +24,12 @@ PER_LEVEL = ShaderInterface(
     spec=(*_LOCAL_XY, ("EVEN", 2, "bool"), ("BILINEAR", 3, "bool"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
 
+REGISTER_CHAIN = ShaderInterface(
+    "register_chain",
+    spec=(*_LOCAL_XY, ("RC_DEPTH", 2, "int"), ("RC_EVEN", 3, "bool"), ("RC_ROUND_HALF", 4, "bool"),
+          *MIP_COMMON),
+    push=(("srcSize", "ivec2"),))
+
 FILTER_LEVEL = ShaderInterface(
     "filter_level",
     spec=(*_LOCAL_XY, ("FL_PASS", 2, "int"), ("FL_PREMULTIPLIED", 3, "bool"),
@@ -108,5 +114,5 @@ MIP_CHAIN = ShaderInterface(
           ("groups", "int")))
 
 ALL: tuple[ShaderInterface, ...] = (
-    PER_LEVEL, FILTER_LEVEL, FILTER_COVERAGE, FILTER_PAIRS, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
+    PER_LEVEL, REGISTER_CHAIN, FILTER_LEVEL, FILTER_COVERAGE, FILTER_PAIRS, SINGLE_PASS, SINGLE_PASS_F16, SUBGROUP, NPOT_EXACT, MEAN, BATCH_REDUCE, BATCH_SCAN,
     BATCH_BUCKETS, BUFFER_COPY, CACHE_EVICT, IMAGE_READ)

@@ -24,7 +24,7 @@ repeat=${SPEED_REPEAT:-50}
 warm=${SPEED_WARMUP_MS:-1500}
 # every strategy's defaults (auto options as the table picks them), and the texel loads beside
 # them; SPEED_STRATEGIES replaces the set (2026-11-22 first run: single-pass:load=all,tail=all)
-S=${SPEED_STRATEGIES:-blit,per-level,npot-exact,npot-exact:load=texel,subgroup,subgroup:load=bilinear,single-pass,single-pass:load=texel,single-pass:tail=8192}
+S=${SPEED_STRATEGIES:-blit,per-level,register-chain,npot-exact,npot-exact:load=texel,subgroup,subgroup:load=bilinear,single-pass,single-pass:load=texel,single-pass:tail=8192}
 : > "$out/status.txt"
 step() {  # step NAME SECONDS LOG ARGS...: `mipview ARGS` with a time limit; exit code, duration
   local name=$1 limit=$2 log=$3; shift 3

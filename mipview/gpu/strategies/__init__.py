@@ -19,6 +19,7 @@ from mipview.results import CUSTOM_PREFIX, StrategySpec
 _MODULES = [
     "blit",
     "per_level",
+    "register_chain",
     "npot_exact",
     "subgroup",
     "single_pass",
