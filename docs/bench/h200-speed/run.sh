@@ -52,13 +52,13 @@ step f16 50 f16.log bench --size "$f16_size" --format f16 \
 # 4. verdicts of every new path on the GPU (exit 1 = something out of tolerance): NPOT, 1xN-like
 #    and the target sizes, RGBA8 and sRGB texel by texel against the exact reference
 step verdicts_unorm 70 verdicts.log bench --sizes "$check_sizes" --format unorm \
-  --strategies "single-pass:tail=all,single-pass:reduction=max,tail=all,npot-exact,npot-exact:load=all" --repeat 3 \
+  --strategies "single-pass:tail=all,single-pass:reduction=max,tail=all,npot-exact,npot-exact:load=all,register-chain" --repeat 3 \
   --warmup-ms 0 --json "$j/verdicts_unorm.json"
 step verdicts_srgb 55 verdicts.log bench --sizes "$check_small" --format srgb \
-  --strategies "single-pass:tail=all,single-pass:load=bilinear,tail=all,npot-exact" --repeat 3 \
+  --strategies "single-pass:tail=all,single-pass:load=bilinear,tail=all,npot-exact,register-chain" --repeat 3 \
   --warmup-ms 0 --json "$j/verdicts_srgb.json"
 step verdicts_f16 55 verdicts.log bench --sizes "$check_small" --format f16 \
-  --strategies "single-pass:tail=all,single-pass:fp16=on,tail=all,npot-exact" --repeat 3 --warmup-ms 0 \
+  --strategies "single-pass:tail=all,single-pass:fp16=on,tail=all,npot-exact,register-chain" --repeat 3 --warmup-ms 0 \
   --json "$j/verdicts_f16.json"
 tar -czf "$out/json.tar.gz" -C "$j" .
 rm -rf "$j"
