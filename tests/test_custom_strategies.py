@@ -147,6 +147,27 @@ def test_a_shader_that_runs_too_long_times_out_and_the_process_goes_on(tmp_path,
     assert not ctx.messages, ctx.messages
 
 
+def test_a_context_left_by_a_timed_out_session_is_given_up(tmp_path, rng):
+    """The session's close could not wait for the late submit, so its images and buffers are
+    still alive: closing the context gives the device up instead of destroying it under them,
+    however long it may wait by now (the GUI closes its hung context whenever its thread gets
+    to it; under load, after the submit has ended)."""
+    spin = tmp_path / "spin.comp"
+    spin.write_text(SPIN)
+    level0 = _source(256, 256, Format.UNORM, rng)
+    ctx = GpuContext(validate=True)
+    session = Session(ctx, level0, Format.UNORM, expand_specs(f"shader:{spin}:SPIN=60000"))
+    ctx.timeout_s = 0.1
+    with pytest.raises(GpuTimeout):
+        session.generate()
+    with pytest.raises(GpuTimeout):
+        session.close()  # still running: nothing it uses is destroyed
+    ctx.timeout_s = 120
+    ctx.close()
+    assert ctx.device is None
+    assert not ctx.messages, ctx.messages  # no "objects still alive" at vkDestroyDevice
+
+
 def test_cli_timeout_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch):
     spin = tmp_path / "spin.comp"
     spin.write_text(SPIN)
