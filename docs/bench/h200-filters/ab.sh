@@ -29,6 +29,7 @@ parts=${AB_PARTS:-timing verdicts}
 py=$(command -v "${PYTHON:-python3}"); py=${py:-python3}
 [[ $py == /* ]] || py=$new/$py
 site=${PYTHONPATH:+${PYTHONPATH%%:*}}  # the device's env puts the wheels first
+source "$(dirname "${BASH_SOURCE[0]}")/same_bytes.sh"
 side() {  # side base|new ARGS...: mipview from that side's tree
   local tree=$new; [[ $1 == base ]] && tree=$base
   shift
@@ -63,16 +64,7 @@ done > "$out/timing.log" 2>&1
     side new run --size "$sz" --format "$fmt" --strategies "filter-pairs:filter=all,edge=all" \
       --out "$out/levels_new_$tag" 2>&1 | grep -E "filter-pairs|error|Error"
     echo "== new $tag exit ${PIPESTATUS[0]}"
-    same=0; differ=0
-    while IFS= read -r f; do
-      rel=${f#"$out/levels_base_$tag/"}
-      if cmp -s "$f" "$out/levels_new_$tag/$rel"; then same=$((same + 1)); else
-        differ=$((differ + 1)); echo "DIFFERS: $tag $rel"; fi
-    done < <(find "$out/levels_base_$tag" -name 'level_*' \( -name '*.png' -o -name '*.npy' \) \
-               ! -name 'level_00.*' | sort)
-    total=$(find "$out/levels_new_$tag" -name 'level_*' \( -name '*.png' -o -name '*.npy' \) \
-              ! -name 'level_00.*' | wc -l)
-    echo "== same bytes $tag: $same level files identical, $differ differ, of $total new"
+    same_bytes "$tag"
     cp "$out/levels_new_$tag/report.json" "$out/report_new_$tag.json" 2>/dev/null
     rm -rf "$out/levels_base_$tag" "$out/levels_new_$tag"
   done
