@@ -37,8 +37,8 @@ void main() {
         v = textureLod(srcLevel, vec3(vec2(2 * p + 1) / vec2(pc.srcSize), float(layer)), 0.0);
     } else if (EVEN) {
         ivec2 q = 2 * p;
-        v = 0.25 * ((PER_LEVEL_LOAD(q) + PER_LEVEL_LOAD(q + ivec2(1, 0)))
-                    + (PER_LEVEL_LOAD(q + ivec2(0, 1)) + PER_LEVEL_LOAD(q + ivec2(1, 1))));
+        v = mipBox(PER_LEVEL_LOAD(q), PER_LEVEL_LOAD(q + ivec2(1, 0)),
+                   PER_LEVEL_LOAD(q + ivec2(0, 1)), PER_LEVEL_LOAD(q + ivec2(1, 1)));
     } else {
         MIP_REDUCE_EXACT(v, p, pc.srcSize, PER_LEVEL_LOAD)
     }

@@ -15,8 +15,8 @@
 // conversion truncates), stored, and decoded back (mipDecode) before the next level uses it.
 //
 // Texels past a level's edge (a side of 1 below a wider block) are computed from clamped loads
-// and never stored; a side of 1 weighs its one texel fully (rcQuad), so they never reach a stored
-// texel either.
+// and never stored; a side of 1 weighs its one texel fully (mipBoxSides), so they never reach a
+// stored texel either.
 //
 // The levels are nested functions, unrolled: lavapipe keeps the whole block in registers
 // (1024^2, levels 1-3: 794 us, against 962 for per-level's level 1 alone). Rolled loops over the
@@ -76,8 +76,8 @@ vec4 rcLevel1(ivec2 p) {
     vec4 v;
     if (RC_EVEN) {
         ivec2 q = 2 * c;
-        v = 0.25 * ((RC_LOAD(q) + RC_LOAD(q + ivec2(1, 0)))
-                    + (RC_LOAD(q + ivec2(0, 1)) + RC_LOAD(q + ivec2(1, 1))));
+        v = mipBox(RC_LOAD(q), RC_LOAD(q + ivec2(1, 0)), RC_LOAD(q + ivec2(0, 1)),
+                   RC_LOAD(q + ivec2(1, 1)));
     } else {
         MIP_REDUCE_EXACT(v, c, pc.srcSize, RC_LOAD)
     }
@@ -88,32 +88,17 @@ vec4 rcKeep1(ivec2 p) {
     return rcKeep(1, p, rcLevel1(p));
 }
 
-// The 2x2 box of a (0,0), b (1,0), c (0,1), d (1,1) of a level of size n whose sides are even
-// or 1; a side of 1 has no second texel, so its first one takes the whole weight. The sums are
-// per-level's, in its order.
-vec4 rcQuad(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
-    if (n.x == 1) {
-        b = a;
-        d = c;
-    }
-    if (n.y == 1) {
-        c = a;
-        d = b;
-    }
-    return 0.25 * ((a + b) + (c + d));
-}
-
 // Texel p of level S+2 (S+3), stored, from the four texels under it, each made (and stored) first.
 vec4 rcKeep2(ivec2 p) {
     ivec2 q = 2 * p;
-    return rcKeep(2, p, rcQuad(rcKeep1(q), rcKeep1(q + ivec2(1, 0)), rcKeep1(q + ivec2(0, 1)),
-                               rcKeep1(q + ivec2(1, 1)), rcSize(1)));
+    return rcKeep(2, p, mipBoxSides(rcKeep1(q), rcKeep1(q + ivec2(1, 0)),
+                                    rcKeep1(q + ivec2(0, 1)), rcKeep1(q + ivec2(1, 1)), rcSize(1)));
 }
 
 vec4 rcKeep3(ivec2 p) {
     ivec2 q = 2 * p;
-    return rcKeep(3, p, rcQuad(rcKeep2(q), rcKeep2(q + ivec2(1, 0)), rcKeep2(q + ivec2(0, 1)),
-                               rcKeep2(q + ivec2(1, 1)), rcSize(2)));
+    return rcKeep(3, p, mipBoxSides(rcKeep2(q), rcKeep2(q + ivec2(1, 0)),
+                                    rcKeep2(q + ivec2(0, 1)), rcKeep2(q + ivec2(1, 1)), rcSize(2)));
 }
 
 void main() {

@@ -118,22 +118,8 @@ void storeLevel(int j, ivec2 p, vec4 v) {
     }
 }
 
-// 2x2 box of a (0,0), b (1,0), c (0,1), d (1,1) from a source of srcSize whose sides are even or
-// 1; a side of 1 has no second texel, so its first one counts twice (exact weights 1, 0).
-vec4 reduce2x2(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 srcSize) {
-    if (srcSize.x == 1) {
-        b = a;
-        d = c;
-    }
-    if (srcSize.y == 1) {
-        c = a;
-        d = b;
-    }
-    return 0.25 * ((a + b) + (c + d));
-}
-
 vec4 reduceSrc2x2(ivec2 q) {
-    return reduce2x2(loadSrc(q), loadSrc(q + ivec2(1, 0)), loadSrc(q + ivec2(0, 1)),
+    return mipBoxSides(loadSrc(q), loadSrc(q + ivec2(1, 0)), loadSrc(q + ivec2(0, 1)),
                      loadSrc(q + ivec2(1, 1)), pc.srcSize);
 }
 
@@ -185,7 +171,7 @@ void reduceTile(ivec2 tile, ivec2 cell, ivec2 fetchCell, bool remap, int sgBits,
         if (pc.levels < 2) {
             return;  // uniform, and before any barrier
         }
-        v = reduce2x2(f.l1[0], f.l1[1], f.l1[2], f.l1[3], levelSize(1));
+        v = mipBoxSides(f.l1[0], f.l1[1], f.l1[2], f.l1[3], levelSize(1));
         storeLevel(2, (tile << 4) + fetchCell, v);
         if (remap) {
             // [512, 768): outside the grid steps' ping-pong halves
@@ -222,7 +208,7 @@ void reduceTile(ivec2 tile, ivec2 cell, ivec2 fetchCell, bool remap, int sgBits,
         }
         // Every invocation reduces (uniform control flow for the shuffles); only the corner cell
         // of each 2d x 2d block holds a meaningful value and stores it.
-        v = reduce2x2(v, b, c, e, levelSize(level - 1));
+        v = mipBoxSides(v, b, c, e, levelSize(level - 1));
         if (((cell.x | cell.y) & (2 * d - 1)) == 0) {
             storeLevel(level, (tile << (3 - j)) + (cell >> (j + 1)), v);
         }

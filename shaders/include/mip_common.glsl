@@ -185,6 +185,26 @@ MipTaps mipAxisTaps(int i, int n) {
         result = acc_;                                                                       \
     }
 
+// The box of a 2x2 quad a (0,0), b (1,0), c (0,1), d (1,1) of an even footprint, summed in the
+// order every float32 exact path uses (the same bytes wherever a device rounds alike).
+vec4 mipBox(vec4 a, vec4 b, vec4 c, vec4 d) {
+    return 0.25 * ((a + b) + (c + d));
+}
+
+// mipBox from a level of size n whose sides are even or 1: a side of 1 has no second texel, so
+// its first one takes the whole weight (the exact weights 1, 0).
+vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
+    if (n.x == 1) {
+        b = a;
+        d = c;
+    }
+    if (n.y == 1) {
+        c = a;
+        d = b;
+    }
+    return mipBox(a, b, c, d);
+}
+
 // Round each component to the nearest float16 (ties to even), returned as float32: a store to an
 // rgba16f image is then exact whatever rounding the device's conversion uses (lavapipe's
 // truncates). Normal range only: halves below 2^-14 keep float32 bits past their precision.
