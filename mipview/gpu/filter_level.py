@@ -69,10 +69,13 @@ class LevelTables:
     offset_y: int
 
 
-def plan_tables(spec: FilterSpec, width: int, height: int) -> list[LevelTables]:
-    """Every level's tap tables, packed one after the other (x then y per level)."""
+def plan_tables(spec: FilterSpec, width: int, height: int,
+                levels: int | None = None) -> list[LevelTables]:
+    """The tap tables of levels 1..levels (every level when None), packed one after the other
+    (x then y per level)."""
     out, offset = [], 0
-    for k in range(1, mip_count(width, height)):
+    last = mip_count(width, height) - 1
+    for k in range(1, 1 + (last if levels is None else min(levels, last))):
         src = (width, height) if spec.source == "level0" else level_size(width, height, k - 1)
         dst = level_size(width, height, k)
         x = axis_taps(src[0], dst[0], spec.kernel, spec.edge)
@@ -227,7 +230,7 @@ def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
 def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec,
             levels: int | None = None) -> FilterResources:
     """``levels``: levels 1..levels only (filter-pairs' lead), every level when None."""
-    tables = plan_tables(spec, image.width, image.height)[:levels]
+    tables = plan_tables(spec, image.width, image.height, levels)
     covered = spec.alpha == "coverage"
     pipelines = _pipelines(ctx, spec, image.fmt)
     usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
