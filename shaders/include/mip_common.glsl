@@ -40,7 +40,11 @@ vec3 mipLinearToSrgb(vec3 c) {
 // float32 x: no float32 lies between the exact value and the next float32 above it. No exact
 // value is a dyadic rational, so no float32 x is a tie (were one, either code would be nearest).
 // Bit patterns, because a decimal literal would go through the compiler's own rounding.
-const uint MIP_SRGB_THRESHOLDS[255] = uint[](
+// A global, not a const: glslang gives a const array that is indexed dynamically a function-local
+// copy at every place it is read, which lavapipe fills element by element at every mipEncode
+// after inlining; single-pass's sRGB pipeline took LLVM 32 s to compile that way, 2.7 s with
+// the one table (a private array with an initializer, as HLSL's static const arrays are).
+uint MIP_SRGB_THRESHOLDS[255] = uint[](
     0x391F22B4u, 0x39EEB40Eu, 0x3A46EB61u, 0x3A8B3E5Eu, 0x3AB3070Bu, 0x3ADACFB8u, 0x3B014C33u, 0x3B153089u,
     0x3B2914DFu, 0x3B3CF936u, 0x3B50F2D1u, 0x3B65FB9Bu, 0x3B7C3403u, 0x3B89D060u, 0x3B962333u, 0x3BA314BDu,
     0x3BB0A731u, 0x3BBEDCB7u, 0x3BCDB76Du, 0x3BDD3967u, 0x3BED64AFu, 0x3BFE3B46u, 0x3C07DF91u, 0x3C10F91Bu,
