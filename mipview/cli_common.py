@@ -9,7 +9,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import numpy as np
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from mipview.baseline import SavedRun
     from mipview.cli_limits import ImageDims
     from mipview.formats import Format
+    from mipview.gpu.compile_ahead import CompileProgress
     from mipview.gpu.context import GpuContext
     from mipview.imageio import SourceImage
     from mipview.results import StrategySpec
@@ -138,10 +139,32 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def open_context(args: argparse.Namespace) -> GpuContext:
-    """The device of ``--device`` (or MIPVIEW_DEVICE), validated with ``--validate``."""
+    """The device of ``--device`` (or MIPVIEW_DEVICE), validated with ``--validate``; a
+    compile that lasts (a CPU device's first run) is told on stderr."""
     from mipview.gpu.context import GpuContext
 
-    return GpuContext(device=args.device, validate=True if args.validate else None)
+    ctx = GpuContext(device=args.device, validate=True if args.validate else None)
+    ctx.compile_ahead.report = CompileReporter(sys.stderr)
+    return ctx
+
+
+class CompileReporter:
+    """Compile progress on a stream: one line rewritten in place on a terminal; elsewhere (a
+    log, a pipe) the first line and the last, not one a second."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._started = False
+
+    def __call__(self, progress: CompileProgress) -> None:
+        line = f"mipview: {progress.message()}"
+        if self.tty:
+            self.stream.write(f"\r\033[K{line}" + ("\n" if progress.finished else ""))
+        elif progress.finished or not self._started:
+            self.stream.write(line + "\n")
+        self._started = not progress.finished
+        self.stream.flush()
 
 
 def closed_messages(ctx: GpuContext, earlier: Sequence[str] = ()) -> tuple[str, ...]:

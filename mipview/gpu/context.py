@@ -10,13 +10,15 @@ import contextlib
 import itertools
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu import pipeline_stats
+from mipview.gpu.compile_ahead import CompileAhead
 from mipview.gpu.vkapi import VulkanUnavailable, cstr, ffi, flag, require_vulkan, vk
 from mipview.results import DeviceSummary
 
@@ -162,6 +164,8 @@ def env_validate() -> bool:
 
 
 DEFAULT_TIMEOUT_S = 60.0
+#: how often a wait that reports its progress wakes up
+_POLL_S = 0.25
 
 
 def env_timeout() -> float:
@@ -420,6 +424,8 @@ class GpuContext:
             self.close()
             raise
         self.memory_properties = vk.vkGetPhysicalDeviceMemoryProperties(self.physical_device)
+        #: pipelines compiled before the submits that use them (outside the timeout)
+        self.compile_ahead = CompileAhead(self)
         #: caches keyed by the modules that own them (pipelines, samplers); destroyed on close
         self.caches: dict[str, Any] = {}
         self._on_close: list[Any] = []
@@ -511,25 +517,49 @@ class GpuContext:
             commandBufferCount=1))[0]
 
     def free_command_buffer(self, cmd: Any) -> None:
+        self.compile_ahead.forget_command_buffer(cmd)
         vk.vkFreeCommandBuffers(self.device, self.command_pool, 1, [cmd])
 
-    def submit_and_wait(self, cmd: Any) -> None:
-        """Submit and wait, at most ``timeout_s``: the one place mipview waits for the GPU."""
+    def submit_and_wait(self, cmd: Any, limit_s: float | None = None,
+                        waiting: Callable[[float], None] | None = None,
+                        compiling: bool = False) -> None:
+        """Submit and wait, at most ``timeout_s``: the one place mipview waits for the GPU. The
+        pipelines ``cmd`` binds are compiled first, outside that limit
+        (mipview.gpu.compile_ahead, whose own submits pass ``compiling`` and their ``limit_s``).
+        ``waiting(seconds)`` is called a few times a second while the wait lasts."""
         self._check_hung()
+        self.compile_ahead.before_submit(cmd)
         vk.vkResetFences(self.device, 1, [self.fence])
         vk.vkQueueSubmit(self.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1,
                                                           pCommandBuffers=[cmd])], self.fence)
-        self._wait_fence()
+        self._wait_fence(self.timeout_s if limit_s is None else limit_s, waiting, compiling)
 
-    def _wait_fence(self) -> None:
+    def _wait_fence(self, limit_s: float, waiting: Callable[[float], None] | None = None,
+                    compiling: bool = False) -> None:
+        start = time.perf_counter()
+        step = limit_s if waiting is None else min(limit_s, _POLL_S)
         try:
-            vk.vkWaitForFences(self.device, 1, [self.fence], vk.VK_TRUE,
-                               int(self.timeout_s * 1e9))
+            while True:
+                try:
+                    vk.vkWaitForFences(self.device, 1, [self.fence], vk.VK_TRUE, int(step * 1e9))
+                    return
+                except vk.VkTimeout:
+                    elapsed = time.perf_counter() - start
+                    if elapsed >= limit_s:
+                        raise
+                    if waiting is not None:
+                        waiting(elapsed)
+                    step = min(_POLL_S, limit_s - elapsed)
         except (vk.VkTimeout, vk.VkErrorDeviceLost) as exc:
-            what = ("the device was lost" if isinstance(exc, vk.VkErrorDeviceLost) else
-                    f"the GPU did not finish within {self.timeout_s:g} s")
-            self.hung = GpuTimeout(f"{what}: a shader that never ends or takes far too long? "
-                                   f"(MIPVIEW_GPU_TIMEOUT=SECONDS sets the limit)")
+            if compiling:
+                text = (f"the driver did not finish compiling shaders within {limit_s:g} s "
+                        f"(nothing ran yet)")
+            else:
+                what = ("the device was lost" if isinstance(exc, vk.VkErrorDeviceLost) else
+                        f"the GPU did not finish within {limit_s:g} s")
+                text = (f"{what}: a shader that never ends or takes far too long? "
+                        f"(MIPVIEW_GPU_TIMEOUT=SECONDS sets the limit)")
+            self.hung = GpuTimeout(text)
             raise self.hung from None
 
     def _check_hung(self) -> None:
@@ -538,7 +568,7 @@ class GpuContext:
         if self.hung is not None:
             if self.device is None:
                 raise GpuTimeout(str(self.hung))
-            self._wait_fence()
+            self._wait_fence(self.timeout_s)
             self.hung = None
 
     @contextlib.contextmanager

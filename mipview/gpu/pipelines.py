@@ -118,6 +118,12 @@ class ComputePipeline:
             vk.vkDestroyShaderModule(dev, module, None)
 
     def bind(self, cmd: Any, descriptor_set: Any) -> None:
+        """Bind this pipeline and ``descriptor_set`` in ``cmd``; the driver compiles what that
+        needs before ``cmd`` is submitted (mipview.gpu.compile_ahead)."""
+        self.record_bind(cmd, descriptor_set)
+        self.ctx.compile_ahead.note(cmd, self, descriptor_set)
+
+    def record_bind(self, cmd: Any, descriptor_set: Any) -> None:
         point = flag("VK_PIPELINE_BIND_POINT_COMPUTE")
         vk.vkCmdBindPipeline(cmd, point, self.pipeline)
         vk.vkCmdBindDescriptorSets(cmd, point, self.layout, 0, 1, [descriptor_set], 0, None)
@@ -130,6 +136,7 @@ class ComputePipeline:
 
     def destroy(self) -> None:
         dev = self.ctx.device
+        self.ctx.compile_ahead.forget([self.pipeline])
         vk.vkDestroyPipeline(dev, self.pipeline, None)
         vk.vkDestroyPipelineLayout(dev, self.layout, None)
         vk.vkDestroyDescriptorSetLayout(dev, self.set_layout, None)
@@ -237,8 +244,10 @@ class DescriptorSets:
                     dstSet=self.sets[index], dstBinding=binding, descriptorCount=1,
                     descriptorType=dtype, pBufferInfo=[info]))
         vk.vkUpdateDescriptorSets(self.ctx.device, len(writes), writes, 0, None)
+        self.ctx.compile_ahead.forget([self.sets[index]])  # what it binds may compile otherwise
 
     def destroy(self) -> None:
         if self.pool is not None:
+            self.ctx.compile_ahead.forget(self.sets)
             vk.vkDestroyDescriptorPool(self.ctx.device, self.pool, None)
             self.pool = None

@@ -193,6 +193,9 @@ class GpuWorker(JobWorker):
         self._close_context()
         with _niced():
             self.ctx = GpuContext(device=wanted or None, validate=self._validate)
+        # a CPU device's first run compiles for a while: the status bar says so, not "running"
+        emit = self.sigProgress.emit
+        self.ctx.compile_ahead.report = lambda progress: emit(progress.message())
 
     def _close_context(self) -> None:
         if self.ctx is not None:

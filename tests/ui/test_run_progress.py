@@ -175,3 +175,22 @@ def test_clock_state_in_the_header_and_changes_in_the_history():
     assert WARNING in chart.clock_label.styleSheet()
     chart.warming_up(TimingPhase(2, "dev", 1000.0, live=True))
     assert "warming up 1.0 s" in chart.info.text() and chart.medians() == []
+
+
+def test_a_first_run_that_compiles_says_so_in_the_status_bar(qtbot, make_window, small_png,
+                                                             tmp_path, monkeypatch):
+    """A CPU device compiling shaders for the first Run: the status bar tells what takes the
+    time, and the Run ends as any other."""
+    from mipview.gpu import compile_ahead
+
+    monkeypatch.setenv("MESA_SHADER_CACHE_DIR", str(tmp_path / "mesa"))  # nothing compiled yet
+    monkeypatch.setattr(compile_ahead, "REPORT_AFTER_S", 0.0)
+    w = make_window()
+    shown: list[str] = []
+    w.statusBar().messageChanged.connect(shown.append)
+    open_and_wait(qtbot, w, small_png)
+    w.panel.format_combo.setCurrentIndex(w.panel.format_combo.findData("srgb"))
+    _run(qtbot, w, SPECS[1:])
+    compiling = [m for m in shown if m.startswith("compiling shaders (first run on llvmpipe")]
+    assert compiling, shown
+    assert any(m.startswith("compiled ") for m in shown[shown.index(compiling[0]):]), shown
