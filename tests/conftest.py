@@ -11,6 +11,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MIPVIEW_DEVICE", "llvmpipe")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_cache_dir(tmp_path_factory):
+    """The pipeline caches of the run's contexts go to a folder of the run, never the user's."""
+    os.environ["MIPVIEW_CACHE_DIR"] = str(tmp_path_factory.mktemp("mipview-cache"))
+
+
 @pytest.fixture(scope="session")
 def gpu_session():
     from mipview.gpu.context import GpuContext

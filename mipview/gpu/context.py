@@ -19,6 +19,7 @@ from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu import pipeline_stats
 from mipview.gpu.compile_ahead import CompileAhead
+from mipview.gpu.pipeline_cache import PipelineCache
 from mipview.gpu.vkapi import VulkanUnavailable, cstr, ffi, flag, require_vulkan, vk
 from mipview.results import DeviceSummary
 
@@ -83,6 +84,11 @@ class DeviceCaps:
     #: "pipeline" (VK_EXT_pipeline_robustness, their pipelines only), "device" (enabled for the
     #: whole device: CPU devices without the extension), or "none"
     robustness: str = "none"
+    device_id: int = 0
+    #: VkPhysicalDeviceIDProperties.deviceUUID and the pipelineCacheUUID, hex: what a saved
+    #: pipeline cache is kept and checked by (mipview.gpu.pipeline_cache)
+    device_uuid: str = ""
+    pipeline_cache_uuid: str = ""
 
     @property
     def driver(self) -> str:
@@ -278,8 +284,11 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
                   {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES")})
     ssc = ffi.new("VkPhysicalDeviceSubgroupSizeControlProperties*",
                   {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES")})
+    ids = ffi.new("VkPhysicalDeviceIDProperties*",
+                  {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES")})
     sg.pNext = drv
     drv.pNext = ssc
+    ssc.pNext = ids
     props2 = ffi.new("VkPhysicalDeviceProperties2*",
                      {"sType": flag("VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2"),
                       "pNext": sg})
@@ -343,6 +352,9 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
             bool(robust_pipeline is not None and robust_pipeline.pipelineRobustness),
             bool(core.robustBufferAccess),
             bool(api >= _API_VERSION and f13.robustImageAccess)),
+        device_id=int(p.deviceID),
+        device_uuid=bytes(ids.deviceUUID).hex(),
+        pipeline_cache_uuid=bytes(p.pipelineCacheUUID).hex(),
     )
 
 
@@ -414,6 +426,7 @@ class GpuContext:
         self.device = None
         self.command_pool = None
         self.fence = None
+        self.pipeline_cache: PipelineCache | None = None
         try:
             pds = self._instance.physical_devices()
             caps = [_query_caps(i, pd) for i, pd in enumerate(pds)]
@@ -482,6 +495,7 @@ class GpuContext:
             queueFamilyIndex=caps.queue_family,
             flags=flag("VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT")), None)
         self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
+        self.pipeline_cache = PipelineCache(self.device, caps)
 
     # --- helpers ---------------------------------------------------------------------------
     @property
@@ -612,6 +626,8 @@ class GpuContext:
             for callback in reversed(getattr(self, "_on_close", [])):
                 callback()
             self._on_close = []
+            if self.pipeline_cache is not None:
+                self.pipeline_cache.close()
             if self.fence is not None:
                 vk.vkDestroyFence(self.device, self.fence, None)
             if self.command_pool is not None:

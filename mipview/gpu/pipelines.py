@@ -111,7 +111,9 @@ class ComputePipeline:
             info = vk.VkComputePipelineCreateInfo(
                 stage=stage, layout=self.layout, pNext=robust,
                 flags=pipeline_stats.CAPTURE_STATISTICS_BIT if ctx.pipeline_stats else 0)
-            self.pipeline = vk.vkCreateComputePipelines(dev, None, 1, [info], None)[0]
+            cache = ctx.pipeline_cache
+            self.pipeline = vk.vkCreateComputePipelines(dev, cache.handle, 1, [info], None)[0]
+            cache.used = True
             if ctx.pipeline_stats:
                 pipeline_stats.report(dev, self.pipeline, f"{key.shader.name} {key.constants}")
         finally:

@@ -12,14 +12,19 @@ from mipview import MipviewError
 
 vk: Any
 ffi: Any
+#: the loader's C functions as cffi declares them: for the few the binding does not wrap
+#: (vkGetPipelineCacheData)
+vklib: Any
 try:
     import vulkan as vk  # type: ignore[no-redef]
 
     ffi = vk.ffi
+    vklib = vk.lib
     LOAD_ERROR: str | None = None
 except (OSError, ImportError) as exc:  # no loader, or the binding is not installed
     vk = None
     ffi = None
+    vklib = None
     LOAD_ERROR = f"Vulkan is not available: {exc}"
 
 
