@@ -32,21 +32,29 @@ def _level0(rng, w, h):
 
 @pytest.fixture
 def recorder(monkeypatch):
-    """Every record_steps call (the step objects) and every push and dispatch reaching Vulkan."""
+    """Every record_steps call (the step objects) and every push and dispatch it makes reach
+    Vulkan (not the zero-workgroup dispatches that compile ahead of a submit)."""
     seen = {"runs": [], "push": [], "dispatch": []}
     real_record, real_push, real_dispatch = base.record_steps, ComputePipeline.push, \
         vk.vkCmdDispatch
+    recording = [False]
 
     def record(cmd, steps, pipelines, sets, marks):
         seen["runs"].append(list(steps))
-        real_record(cmd, steps, pipelines, sets, marks)
+        recording[0] = True
+        try:
+            real_record(cmd, steps, pipelines, sets, marks)
+        finally:
+            recording[0] = False
 
     def push(self, cmd, data):
-        seen["push"].append(bytes(data))
+        if recording[0]:
+            seen["push"].append(bytes(data))
         real_push(self, cmd, data)
 
     def dispatch_(cmd, x, y, z):
-        seen["dispatch"].append((x, y, z))
+        if recording[0]:
+            seen["dispatch"].append((x, y, z))
         real_dispatch(cmd, x, y, z)
 
     monkeypatch.setattr(base, "record_steps", record)

@@ -44,9 +44,9 @@ def level0(rng):
 def test_a_saved_cache_is_handed_to_the_next_context_of_the_device(cache_dir, level0):
     first = _run(level0)
     assert first.pipeline_cache.ignored == "none saved yet" and first.pipeline_cache.loaded == 0
-    path = cache_path(first.caps)
+    path = cache_path(first.caps.identity)
     assert path.parent.parent == cache_dir
-    data, why = read_cache(path, first.caps)
+    data, why = read_cache(path, first.caps.identity)
     assert why is None and len(data) >= 32  # at least the driver's header
     second = _run(level0)
     assert second.pipeline_cache.ignored is None
@@ -56,7 +56,7 @@ def test_a_saved_cache_is_handed_to_the_next_context_of_the_device(cache_dir, le
 @pytest.mark.parametrize("damage", ["flipped byte", "truncated", "not ours", "empty"])
 def test_a_corrupt_cache_is_ignored_and_replaced(cache_dir, level0, damage):
     ctx = _run(level0)
-    path = cache_path(ctx.caps)
+    path = cache_path(ctx.caps.identity)
     blob = path.read_bytes()
     if damage == "flipped byte":
         blob = blob[:-1] + bytes([blob[-1] ^ 0xFF])
@@ -69,21 +69,21 @@ def test_a_corrupt_cache_is_ignored_and_replaced(cache_dir, level0, damage):
     path.write_bytes(blob)
     after = _run(level0)
     assert after.pipeline_cache.ignored == "corrupt" and after.pipeline_cache.loaded == 0
-    assert read_cache(path, ctx.caps)[1] is None  # saved whole again on close
+    assert read_cache(path, ctx.caps.identity)[1] is None  # saved whole again on close
 
 
 def test_a_cache_of_another_device_is_ignored(cache_dir, level0):
     ctx = _run(level0)
-    path = cache_path(ctx.caps)
-    data, _ = read_cache(path, ctx.caps)
+    path = cache_path(ctx.caps.identity)
+    data, _ = read_cache(path, ctx.caps.identity)
     # another device's file is another file...
-    other = dataclasses.replace(ctx.caps, device_uuid="00" * 16)
+    other = dataclasses.replace(ctx.caps.identity, device_uuid="00" * 16)
     assert cache_path(other) != path
     # ...and a file whose driver header names another device or driver is not handed over
     foreign = bytearray(data)
     foreign[16:32] = bytes(range(16))  # pipelineCacheUUID
     write_cache(path, bytes(foreign))
-    assert read_cache(path, ctx.caps)[1] == "written for another device or driver"
+    assert read_cache(path, ctx.caps.identity)[1] == "written for another device or driver"
     after = _run(level0)
     assert after.pipeline_cache.ignored == "written for another device or driver"
     assert after.pipeline_cache.loaded == 0

@@ -20,14 +20,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mipview.gpu.sync import memory_barrier
 from mipview.gpu.vkapi import ffi, flag, vk
-
-if TYPE_CHECKING:
-    from mipview.gpu.context import GpuContext
-    from mipview.gpu.pipelines import ComputePipeline
 
 #: compiling is not executing: a shader that never ends is caught by the GPU timeout of the real
 #: submit, so this limit only ends a compiler that is itself stuck
@@ -69,23 +65,47 @@ def _key(handle: Any) -> int:
     return int(ffi.cast("uintptr_t", handle))
 
 
+# What this module uses of a pipeline and of the context, which import it (so it imports
+# neither): mipview.gpu.pipelines.ComputePipeline and mipview.gpu.context.GpuContext.
+class Pipeline(Protocol):
+    pipeline: Any
+    push_size: int
+
+    def record_bind(self, cmd: Any, descriptor_set: Any) -> None: ...
+
+    def push(self, cmd: Any, data: bytes) -> None: ...
+
+
+class Submitter(Protocol):
+    hung: Exception | None
+
+    def allocate_command_buffer(self) -> Any: ...
+
+    def free_command_buffer(self, cmd: Any) -> None: ...
+
+    def submit_and_wait(self, cmd: Any, limit_s: float | None = None,
+                        waiting: Callable[[float], None] | None = None,
+                        compiling: bool = False) -> None: ...
+
+
 class CompileAhead:
     """The pairs each command buffer binds, and those the driver has compiled (one per
-    context). ``report`` receives :class:`CompileProgress` while a compile lasts longer than
-    :data:`REPORT_AFTER_S`."""
+    context, on ``device``). ``report`` receives :class:`CompileProgress` while a compile lasts
+    longer than :data:`REPORT_AFTER_S`."""
 
-    def __init__(self, ctx: GpuContext) -> None:
+    def __init__(self, ctx: Submitter, device: str) -> None:
         self.ctx = ctx
+        self.device = device
         self.report: Callable[[CompileProgress], None] | None = None
         #: command buffer -> {(pipeline, set) key: (pipeline, set handle)} bound in it
-        self._bound: dict[int, dict[tuple[int, int], tuple[ComputePipeline, Any]]] = {}
+        self._bound: dict[int, dict[tuple[int, int], tuple[Pipeline, Any]]] = {}
         self._ready: set[tuple[int, int]] = set()
         #: seconds spent waiting for compiles, and the submits that compiled (tests read
         #: them; a user reads the reports)
         self.seconds = 0.0
         self.submits = 0
 
-    def note(self, cmd: Any, pipeline: ComputePipeline, descriptor_set: Any) -> None:
+    def note(self, cmd: Any, pipeline: Pipeline, descriptor_set: Any) -> None:
         """``cmd`` binds ``pipeline`` with ``descriptor_set`` (recorded, not yet submitted)."""
         key = (_key(pipeline.pipeline), _key(descriptor_set))
         if key not in self._ready:
@@ -109,7 +129,7 @@ class CompileAhead:
         bound = self._bound.pop(_key(cmd), None)
         if not bound:
             return
-        by_pipeline: dict[int, list[tuple[tuple[int, int], ComputePipeline, Any]]] = {}
+        by_pipeline: dict[int, list[tuple[tuple[int, int], Pipeline, Any]]] = {}
         for key, (pipeline, descriptor_set) in bound.items():
             if key not in self._ready:
                 by_pipeline.setdefault(key[0], []).append((key, pipeline, descriptor_set))
@@ -121,7 +141,7 @@ class CompileAhead:
             elapsed = time.perf_counter() - start
             if elapsed >= REPORT_AFTER_S and int(elapsed) > reported and self.report is not None:
                 reported = int(elapsed)
-                self.report(CompileProgress(done, len(by_pipeline), elapsed, self.ctx.caps.name))
+                self.report(CompileProgress(done, len(by_pipeline), elapsed, self.device))
 
         for done, pairs in enumerate(by_pipeline.values()):
             self._compile(pairs, lambda _, done=done: waiting(done))
@@ -130,9 +150,9 @@ class CompileAhead:
         self.seconds += elapsed
         if reported and self.report is not None:
             self.report(CompileProgress(len(by_pipeline), len(by_pipeline), elapsed,
-                                        self.ctx.caps.name, finished=True))
+                                        self.device, finished=True))
 
-    def _compile(self, pairs: list[tuple[tuple[int, int], ComputePipeline, Any]],
+    def _compile(self, pairs: list[tuple[tuple[int, int], Pipeline, Any]],
                  waiting: Callable[[float], None]) -> None:
         ctx = self.ctx
         warm = ctx.allocate_command_buffer()
@@ -144,8 +164,8 @@ class CompileAhead:
                 memory_barrier(warm, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
                                "COMPUTE_SHADER", "SHADER_READ|SHADER_WRITE")
                 pipeline.record_bind(warm, descriptor_set)
-                if pipeline.key.push_size:
-                    pipeline.push(warm, bytes(pipeline.key.push_size))
+                if pipeline.push_size:
+                    pipeline.push(warm, bytes(pipeline.push_size))
                 vk.vkCmdDispatch(warm, 0, 0, 0)
             memory_barrier(warm, "COMPUTE_SHADER", "SHADER_READ|SHADER_WRITE", "ALL_COMMANDS",
                            "MEMORY_READ|MEMORY_WRITE")

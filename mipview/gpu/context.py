@@ -19,7 +19,7 @@ from mipview import MipviewError
 from mipview.formats import Format
 from mipview.gpu import pipeline_stats
 from mipview.gpu.compile_ahead import CompileAhead
-from mipview.gpu.pipeline_cache import PipelineCache
+from mipview.gpu.pipeline_cache import DeviceIdentity, PipelineCache
 from mipview.gpu.vkapi import VulkanUnavailable, cstr, ffi, flag, require_vulkan, vk
 from mipview.results import DeviceSummary
 
@@ -94,6 +94,11 @@ class DeviceCaps:
     def driver(self) -> str:
         info = f" ({self.driver_info})" if self.driver_info else ""
         return f"{self.driver_name} {self.driver_version}{info}".strip()
+
+    @property
+    def identity(self) -> DeviceIdentity:
+        return DeviceIdentity(self.vendor_id, self.device_id, self.device_uuid,
+                              self.pipeline_cache_uuid, self.driver_version)
 
     def has_subgroup_op(self, op: str) -> bool:
         return self.subgroup_in_compute and op in self.subgroup_ops
@@ -438,7 +443,7 @@ class GpuContext:
             raise
         self.memory_properties = vk.vkGetPhysicalDeviceMemoryProperties(self.physical_device)
         #: pipelines compiled before the submits that use them (outside the timeout)
-        self.compile_ahead = CompileAhead(self)
+        self.compile_ahead = CompileAhead(self, self.caps.name)
         #: caches keyed by the modules that own them (pipelines, samplers); destroyed on close
         self.caches: dict[str, Any] = {}
         self._on_close: list[Any] = []
@@ -495,7 +500,7 @@ class GpuContext:
             queueFamilyIndex=caps.queue_family,
             flags=flag("VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT")), None)
         self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
-        self.pipeline_cache = PipelineCache(self.device, caps)
+        self.pipeline_cache = PipelineCache(self.device, caps.identity)
 
     # --- helpers ---------------------------------------------------------------------------
     @property

@@ -19,18 +19,29 @@ import hashlib
 import os
 import struct
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mipview.gpu.vkapi import ffi, vk, vklib
-
-if TYPE_CHECKING:
-    from mipview.gpu.context import DeviceCaps
 
 _MAGIC = b"mipview pipeline cache 1\n"
 _DIGEST = 32  # sha256
 #: VkPipelineCacheHeaderVersionOne: header size, version, vendor, device (uint32), cache UUID
 _HEADER = struct.Struct("<IIII16s")
+
+
+@dataclass(frozen=True)
+class DeviceIdentity:
+    """What a saved cache is kept by (file name) and checked against (the driver's header):
+    :attr:`mipview.gpu.context.DeviceCaps.identity`."""
+
+    vendor_id: int
+    device_id: int
+    #: VkPhysicalDeviceIDProperties.deviceUUID and VkPhysicalDeviceProperties.pipelineCacheUUID
+    device_uuid: str
+    pipeline_cache_uuid: str
+    driver_version: str
 
 
 def cache_dir() -> Path:
@@ -44,12 +55,12 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("mipview", appauthor=False))
 
 
-def cache_path(caps: DeviceCaps) -> Path:
-    driver = "".join(c if c.isalnum() or c in ".-" else "_" for c in caps.driver_version)
-    return cache_dir() / "pipelines" / f"{caps.device_uuid}-{driver}.bin"
+def cache_path(device: DeviceIdentity) -> Path:
+    driver = "".join(c if c.isalnum() or c in ".-" else "_" for c in device.driver_version)
+    return cache_dir() / "pipelines" / f"{device.device_uuid}-{driver}.bin"
 
 
-def read_cache(path: Path, caps: DeviceCaps) -> tuple[bytes, str | None]:
+def read_cache(path: Path, device: DeviceIdentity) -> tuple[bytes, str | None]:
     """(the driver's data, None), or (b"", why it is not used)."""
     try:
         blob = path.read_bytes()
@@ -63,9 +74,9 @@ def read_cache(path: Path, caps: DeviceCaps) -> tuple[bytes, str | None]:
         return b"", "corrupt"
     if len(data) < _HEADER.size:
         return b"", "corrupt"
-    size, version, vendor, device, uuid = _HEADER.unpack_from(data)
-    if (size < _HEADER.size or version != 1 or vendor != caps.vendor_id
-            or device != caps.device_id or uuid.hex() != caps.pipeline_cache_uuid):
+    size, version, vendor, device_id, uuid = _HEADER.unpack_from(data)
+    if (size < _HEADER.size or version != 1 or vendor != device.vendor_id
+            or device_id != device.device_id or uuid.hex() != device.pipeline_cache_uuid):
         return b"", "written for another device or driver"
     return data, None
 
@@ -87,10 +98,10 @@ class PipelineCache:
     """The device's VkPipelineCache, filled from the saved file and saved back on
     :meth:`close` when pipelines were made meanwhile."""
 
-    def __init__(self, device: Any, caps: DeviceCaps) -> None:
+    def __init__(self, device: Any, identity: DeviceIdentity) -> None:
         self.device = device
-        self.path = cache_path(caps)
-        data, self.ignored = read_cache(self.path, caps)
+        self.path = cache_path(identity)
+        data, self.ignored = read_cache(self.path, identity)
         #: bytes handed to the driver from the saved file
         self.loaded = len(data)
         keep = ffi.new("uint8_t[]", data) if data else None

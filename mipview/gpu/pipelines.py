@@ -119,6 +119,10 @@ class ComputePipeline:
         finally:
             vk.vkDestroyShaderModule(dev, module, None)
 
+    @property
+    def push_size(self) -> int:
+        return self.key.push_size
+
     def bind(self, cmd: Any, descriptor_set: Any) -> None:
         """Bind this pipeline and ``descriptor_set`` in ``cmd``; the driver compiles what that
         needs before ``cmd`` is submitted (mipview.gpu.compile_ahead)."""
