@@ -7,4 +7,8 @@ bash scripts/setup.sh
 export QT_QPA_PLATFORM=offscreen
 export MIPVIEW_VALIDATE=1
 export MIPVIEW_DEVICE=${MIPVIEW_TEST_DEVICE:-llvmpipe}
-exec .venv/bin/python -m pytest "$@"
+# One worker per core, at most 4 (each holds a lavapipe device and up to ~5 GB at its peak); a
+# file stays on one worker, so what a file's tests share (one session per image) is made once.
+# MIPVIEW_TEST_WORKERS=0 runs in one process; later -n/--dist arguments win.
+workers=${MIPVIEW_TEST_WORKERS:-$(cores=$(nproc 2>/dev/null || echo 2); echo $((cores < 4 ? cores : 4)))}
+exec .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"

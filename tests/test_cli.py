@@ -19,6 +19,7 @@ from mipview.results import (
     StrategySpec,
     TimingStats,
 )
+from tests.stderr import without_compile_progress
 
 
 @pytest.fixture
@@ -116,7 +117,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv_fn, needle):
     if argv[0] == "run":
         argv += ["--out", str(tmp_path / "o")]
     assert main(argv) == 2
-    err = capsys.readouterr().err.strip()
+    err = without_compile_progress(capsys.readouterr().err).strip()
     assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
     assert needle.lower() in err.lower()
 

@@ -23,7 +23,7 @@ from tests.stderr import without_compile_progress
 
 
 def _one_line_error(capsys, needle: str) -> str:
-    err = capsys.readouterr().err.strip()
+    err = without_compile_progress(capsys.readouterr().err).strip()
     assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
     assert needle.lower() in err.lower(), err
     return err

@@ -19,6 +19,7 @@ from mipview.results import (
     StrategySpec,
     TimingStats,
 )
+from tests.stderr import without_compile_progress
 
 
 def test_bench_sizes_times_every_size_in_one_loop_and_keeps_each_in_the_json(
@@ -72,7 +73,7 @@ def test_parse_sizes():
 ], ids=["empty", "empty-item", "word", "zero", "twice", "size", "dirty", "too-large"])
 def test_bad_sizes_are_one_line_and_exit_2(capsys, argv, needle):
     assert main(["bench", "--strategies", "per-level", "--repeat", "1", *argv]) == 2
-    err = capsys.readouterr().err.strip()
+    err = without_compile_progress(capsys.readouterr().err).strip()
     assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
     assert needle.lower() in err.lower()
 

@@ -19,6 +19,7 @@ from mipview.cli_limits import peek_dims
 from mipview.formats import Format
 from mipview.layers import make_layers
 from mipview.reference import reference_pyramid, stored_chain
+from tests.stderr import without_compile_progress
 
 SIZE = "37x23"
 
@@ -38,7 +39,7 @@ def _entry(report: dict, name: str) -> dict:
 
 
 def _one_line_error(capsys, *fragments: str) -> str:
-    err = capsys.readouterr().err.strip()
+    err = without_compile_progress(capsys.readouterr().err).strip()
     assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
     for fragment in fragments:
         assert fragment in err, err

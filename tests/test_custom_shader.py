@@ -21,6 +21,7 @@ from mipview.gpu.strategies import strategy_class
 from mipview.gpu.strategies.custom import custom_version, pin, unpin
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
 from mipview.results import StrategySpec, parse_spec_list
+from tests.stderr import without_compile_progress
 
 pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
                                 shutil.which("spirv-cross") is None,
@@ -170,7 +171,7 @@ def test_cli_compile_error_is_one_line_and_exit_2(tmp_path, capsys):
     path = write(tmp_path, OWN.replace("return;", "return"))
     assert main(["run", "--size", "8", "--strategies", f"shader:{path}",
                  "--out", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err
+    err = without_compile_progress(capsys.readouterr().err)
     assert err.count("\n") == 1 and err.startswith(f"mipview: error: {path}:")
     assert not (tmp_path / "out").exists()
 

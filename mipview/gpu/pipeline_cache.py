@@ -50,8 +50,10 @@ def cache_dir() -> Path:
     override = os.environ.get("MIPVIEW_CACHE_DIR")
     if override:
         return Path(override)
-    import platformdirs
-
+    try:
+        import platformdirs
+    except ImportError:  # a source tree run without its dependencies (the GPU machine's recipe)
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mipview"
     return Path(platformdirs.user_cache_dir("mipview", appauthor=False))
 
 
