@@ -10,7 +10,7 @@ import pytest
 
 from mipview.cli import main
 from mipview.formats import Format, to_storage
-from mipview.gpu import compile_ahead
+from mipview.gpu import compile_ahead, context
 from mipview.gpu.compile_ahead import CompileProgress
 from mipview.gpu.context import GpuContext, GpuTimeout
 from mipview.gpu.runner import Session
@@ -77,7 +77,8 @@ def test_what_is_ready_is_not_compiled_again_and_what_is_destroyed_is_forgotten(
 
 def test_the_cli_says_it_is_compiling(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("MESA_SHADER_CACHE_DIR", str(tmp_path / "mesa"))
-    monkeypatch.setattr(compile_ahead, "REPORT_AFTER_S", 0.0)
+    monkeypatch.setattr(compile_ahead, "REPORT_AFTER_S", 0.0)  # told from the first poll,
+    monkeypatch.setattr(context, "_POLL_S", 0.01)  # which comes soon: any real compile is told
     assert main(["run", "--size", "67x33", "--format", "srgb", "--strategies", "per-level",
                  "--out", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err.splitlines()

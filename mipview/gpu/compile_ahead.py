@@ -134,13 +134,14 @@ class CompileAhead:
             if key not in self._ready:
                 by_pipeline.setdefault(key[0], []).append((key, pipeline, descriptor_set))
         start = time.perf_counter()
-        reported = 0  # whole seconds reported so far
+        next_report = REPORT_AFTER_S  # seconds into the compile; then once a second
+        reported = False
 
         def waiting(done: int) -> None:
-            nonlocal reported
+            nonlocal next_report, reported
             elapsed = time.perf_counter() - start
-            if elapsed >= REPORT_AFTER_S and int(elapsed) > reported and self.report is not None:
-                reported = int(elapsed)
+            if elapsed >= next_report and self.report is not None:
+                reported, next_report = True, elapsed + 1.0
                 self.report(CompileProgress(done, len(by_pipeline), elapsed, self.device))
 
         for done, pairs in enumerate(by_pipeline.values()):
