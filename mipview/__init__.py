@@ -1,7 +1,7 @@
 """mipview: visualise, check and profile GPU mipmap generation strategies."""
 
+from mipview.core.errors import MipviewError
+
 __version__ = "0.1.0"
 
-
-class MipviewError(Exception):
-    """An error with a message a person can act on (CLI: one line on stderr, exit 2)."""
+__all__ = ["MipviewError", "__version__"]

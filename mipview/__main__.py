@@ -6,6 +6,6 @@ import sys
 # product) and take the cores that the UI thread and the analysis bands need.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from mipview.cli import main  # noqa: E402
+from mipview.cli.main import main  # noqa: E402
 
 sys.exit(main())

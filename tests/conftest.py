@@ -19,7 +19,7 @@ def own_cache_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def gpu_session():
-    from mipview.gpu.context import GpuContext
+    from mipview.gpu.vulkan.context import GpuContext
 
     ctx = GpuContext(device=os.environ["MIPVIEW_DEVICE"], validate=True)
     yield ctx

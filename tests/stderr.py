@@ -1,5 +1,5 @@
 """stderr as the tests that check it read it: without the lines that tell shaders are being
-compiled (mipview.cli_common.CompileReporter). A first run on a CPU device prints them, so
+compiled (mipview.cli.common.CompileReporter). A first run on a CPU device prints them, so
 whether a test sees them depends on what the driver's cache holds, not on the test."""
 
 from __future__ import annotations

@@ -12,14 +12,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mipview.formats import Format, to_storage
-from mipview.gpu.runner import run_once
+from mipview.check.verdict import judge_result
+from mipview.core.formats import Format, to_storage
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies import REGISTRY, auto
 from mipview.gpu.strategies.single_pass import plan_passes
 from mipview.gpu.strategies.specs import expand_specs
-from mipview.report import strategy_dict
-from mipview.results import StrategySpec
-from mipview.verdict import judge_result
+from mipview.run.report import strategy_dict
 
 SP, SG = REGISTRY["single-pass"], REGISTRY["subgroup"]
 BIG = "4096² to 8192²"

@@ -9,14 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from mipview.compare import error_report
-from mipview.formats import Format, mip_count
+from mipview.check.compare import error_report
+from mipview.check.reference import reference_pyramid
+from mipview.core.formats import Format, mip_count
 from mipview.gpu.batch import WAYS, BatchSession, unsupported_reason
 from mipview.gpu.batch.expansion import bucket_chunks, expected_mapping
 from mipview.gpu.batch.packing import BatchTooLarge, plan_layout
 from mipview.gpu.batch.runner import TILE
 from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
-from mipview.reference import reference_pyramid
 
 
 def _sizes_50() -> list[tuple[int, int]]:
@@ -161,7 +161,7 @@ def test_synthetic_sizes_are_seeded_and_heavy_tailed():
 def test_cli_bench_batch_dir(tmp_path, capsys):
     from PIL import Image
 
-    from mipview.cli import main
+    from mipview.cli.main import main
 
     rng = np.random.default_rng(2)
     for i, (w, h) in enumerate([(5, 3), (40, 21), (1, 1)]):

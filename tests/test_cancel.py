@@ -1,4 +1,4 @@
-"""Cooperative cancellation (mipview.cancel): long reference and comparison work ends within
+"""Cooperative cancellation (mipview.core.cancel): long reference and comparison work ends within
 one step once its stop token is set, and runs unchanged without one."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import threading
 import numpy as np
 import pytest
 
-from mipview import compare, reference
-from mipview.cancel import Cancelled, checkpoint, run_with, stop_token
-from mipview.formats import Format, mip_count
-from mipview.verdict import ReferenceCache
+from mipview.check import compare, reference
+from mipview.check.verdict import ReferenceCache
+from mipview.core.cancel import Cancelled, checkpoint, run_with, stop_token
+from mipview.core.formats import Format, mip_count
 
 FMT = Format.UNORM
 
@@ -119,8 +119,8 @@ def test_comparisons_stop_between_levels(monkeypatch):
 
 
 def test_a_run_stops_between_strategies(gpu, monkeypatch):
-    from mipview.gpu.runner import Session
-    from mipview.results import StrategySpec
+    from mipview.core.specs import StrategySpec
+    from mipview.gpu.session import Session
 
     submitted: list[str] = []
     specs = [StrategySpec("blit"), StrategySpec("per-level")]

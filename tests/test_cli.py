@@ -8,17 +8,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import report
-from mipview.cli import main
-from mipview.formats import Format
-from mipview.results import (
-    DeviceSummary,
-    GpuTiming,
-    MipResult,
-    StrategyResult,
-    StrategySpec,
-    TimingStats,
-)
+from mipview.cli.main import main
+from mipview.core.formats import Format
+from mipview.core.results import DeviceSummary, GpuTiming, MipResult, StrategyResult, TimingStats
+from mipview.core.specs import StrategySpec
+from mipview.run import report
 from tests.stderr import without_compile_progress
 
 
@@ -144,12 +138,12 @@ def test_bench_times_with_the_device_default_settings_and_records_clock_and_drif
     """No --warmup-ms: the device's default (lavapipe: none, it has no clock to raise), taken
     from TimingSettings.for_device, the builder the window uses too; the JSON says the clock
     could not be read and whether each timing drifted."""
-    from mipview.gpu import runner
-    from mipview.results import TimingSettings
+    from mipview.core.results import TimingSettings
+    from mipview.gpu import session
 
     seen = []
-    original = runner.Session.time_with
-    monkeypatch.setattr(runner.Session, "time_with",
+    original = session.Session.time_with
+    monkeypatch.setattr(session.Session, "time_with",
                         lambda self, settings, *a, **k: seen.append(settings)
                         or original(self, settings, *a, **k))
     path = tmp_path / "b.json"
@@ -195,7 +189,7 @@ def test_bench_keeps_samples_compares_with_its_own_run_and_writes_a_trace(tmp_pa
     """bench --json keeps every sample; a second bench with the first as --baseline prints one
     line per strategy and dispatch against it; --trace holds one event per dispatch per run,
     where the GPU ran it, with the samples as durations."""
-    from mipview.trace import PID
+    from mipview.run.trace import PID
 
     old, new, trace_path = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "t.json"
     argv = ["bench", "--size", "40x24", "--strategies", "per-level,single-pass", "--repeat", "12",

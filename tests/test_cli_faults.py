@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mipview import cli_limits, imageio
-from mipview.cli import main
-from mipview.formats import Format
-from mipview.gpu import context as gpu_context
-from mipview.gpu import resources
-from mipview.gpu.vkapi import vk
+from mipview.cli import limits as cli_limits
+from mipview.cli.main import main
+from mipview.core.formats import Format
+from mipview.gpu.vulkan import context as gpu_context
+from mipview.gpu.vulkan import resources
+from mipview.gpu.vulkan.vkapi import vk
+from mipview.io import imageio
 from tests.stderr import without_compile_progress
 
 
@@ -201,7 +202,7 @@ def test_host_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
 
 
 def test_host_out_of_memory_after_the_gpu_work_is_one_line(tmp_path, capsys, monkeypatch):
-    from mipview import verdict
+    from mipview.check import verdict
 
     def oom(*args, **kwargs):
         raise MemoryError()
@@ -270,7 +271,7 @@ def test_bench_exits_1_when_a_result_is_out_of_tolerance(capsys, corrupt_level_2
 
 
 def test_batch_bench_no_check_skips_the_check(capsys, monkeypatch):
-    from mipview import cli_batch
+    from mipview.cli import batch as cli_batch
 
     def must_not_check(*args, **kwargs):
         raise AssertionError("checked despite --no-check")

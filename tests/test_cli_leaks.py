@@ -8,9 +8,12 @@ import json
 
 import pytest
 
-from mipview import cli, cli_batch, cli_common, cli_mean
-from mipview.cli import main
-from mipview.gpu.vkapi import flag, vk
+from mipview.cli import batch as cli_batch
+from mipview.cli import common as cli_common
+from mipview.cli import main as cli
+from mipview.cli import mean as cli_mean
+from mipview.cli.main import main
+from mipview.gpu.vulkan.vkapi import flag, vk
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mipview import cli_output, imageio
-from mipview.cli import main
+from mipview.cli import output as cli_output
+from mipview.cli.main import main
+from mipview.io import atomic
 from tests.stderr import without_compile_progress
 from tests.test_cli_faults import _one_line_error, no_work  # noqa: F401 (a fixture)
 
@@ -83,7 +84,7 @@ def test_a_full_disk_under_json_is_one_line_and_keeps_the_old_file(command, tmp_
                                                                    monkeypatch):
     target = tmp_path / "r.json"
     target.write_text('{"previous": true}')
-    monkeypatch.setattr(imageio, "write_atomic", _full)
+    monkeypatch.setattr(atomic, "write_atomic", _full)
     assert main([*COMMANDS[command], "--json", str(target)]) == 2
     _one_line_error(capsys, f"cannot write {target}: No space left on device")
     assert json.loads(target.read_text()) == {"previous": True}
@@ -97,15 +98,14 @@ def test_a_full_disk_under_out_is_one_line_and_leaves_nothing(where, tmp_path, c
         monkeypatch.setattr(Path, "write_text", _full)
         said = f"cannot write {out}: No space left on device"
     else:  # the level writer's own message, about the file where it was to be
-        real, calls = imageio.write_atomic, []
+        real = atomic.write_atomic
 
-        def fills_up(*args, **kwargs):
-            calls.append(1)
-            if len(calls) == 3:  # mid-way through the levels
+        def fills_up(path, data):
+            if Path(path).name == "level_02.png":  # mid-way through the levels
                 _full()
-            return real(*args, **kwargs)
+            return real(path, data)
 
-        monkeypatch.setattr(imageio, "write_atomic", fills_up)
+        monkeypatch.setattr(atomic, "write_atomic", fills_up)
         said = f"cannot write '{out}/per-level/level_02.png': No space left on device"
     assert main(["run", "--size", "40x24", "--strategies", "per-level", "--out", str(out)]) == 2
     _one_line_error(capsys, said)

@@ -7,28 +7,22 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from mipview import report
-from mipview.cli import main
-from mipview.cli_sizes import parse_sizes
-from mipview.formats import Format
-from mipview.results import (
-    DeviceSummary,
-    GpuTiming,
-    MipResult,
-    StrategyResult,
-    StrategySpec,
-    TimingStats,
-)
+from mipview.cli.main import main
+from mipview.cli.sizes import parse_sizes
+from mipview.core.formats import Format
+from mipview.core.results import DeviceSummary, GpuTiming, MipResult, StrategyResult, TimingStats
+from mipview.core.specs import StrategySpec
+from mipview.run import report
 from tests.stderr import without_compile_progress
 
 
 def test_bench_sizes_times_every_size_in_one_loop_and_keeps_each_in_the_json(
         tmp_path, capsys, monkeypatch):
-    from mipview.gpu import runner
+    from mipview.gpu import session
 
     loops = []
-    original = runner.time_interleaved
-    monkeypatch.setattr(runner, "time_interleaved",
+    original = session.time_interleaved
+    monkeypatch.setattr(session, "time_interleaved",
                         lambda works, settings, *a: loops.append((len(works), settings))
                         or original(works, settings, *a))
     path = tmp_path / "s.json"

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import containers, imageio
-from mipview.cli import main
-from mipview.cli_limits import peek_dims
-from mipview.formats import Format
-from mipview.layers import make_layers
-from mipview.reference import reference_pyramid, stored_chain
+from mipview.check.reference import reference_pyramid, stored_chain
+from mipview.cli.limits import peek_dims
+from mipview.cli.main import main
+from mipview.core.formats import Format
+from mipview.io import containers, imageio
+from mipview.io.layers import make_layers
 from tests.stderr import without_compile_progress
 
 SIZE = "37x23"
@@ -52,7 +52,7 @@ def no_gpu_work(monkeypatch):
     through): what is refused must be refused before."""
     def refuse(*args, **kwargs):
         raise AssertionError("GPU work started")
-    monkeypatch.setattr("mipview.gpu.runner.Session", refuse)
+    monkeypatch.setattr("mipview.gpu.session.Session", refuse)
 
 
 # --- --export -----------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def test_export_all_of_a_float_run_writes_every_kind_per_strategy(tmp_path, caps
         assert files[12:] == [f"{slug}/{slug}.ktx2", f"{slug}/{slug}.dds"] + [
             f"{slug}/{slug}.level{i:02d}.exr" for i in range(6)]
         for kind_file in (files[12], files[13], files[14]):
-            chain = containers.read_chain(out / kind_file)
+            chain = imageio.read_chain(out / kind_file)
             assert chain.fmt is Format.F16 and len(chain.levels) == 6
             for mine, theirs in zip(chain.levels, exact, strict=True):
                 assert _same(mine, theirs), kind_file
@@ -89,7 +89,7 @@ def test_export_of_an_8bit_run_reads_back_as_its_png_levels(tmp_path):
     assert files[6:] == ["per-level/per-level.ktx2", "per-level/per-level.dds"]
     pngs = [np.asarray(Image.open(out / f)) for f in files[:6]]
     for name in files[6:]:
-        chain = containers.read_chain(out / name)
+        chain = imageio.read_chain(out / name)
         assert len(chain.levels) == 6
         for mine, png in zip(chain.levels, pngs, strict=True):
             assert _same(mine, png), name
@@ -149,10 +149,10 @@ def test_run_of_a_ktx2_chain_judges_it_like_a_strategy(tmp_path, capsys, how):
     assert entry["within_tolerance"] is True and "timing" not in entry
     assert len(entry["files"]) == 6  # written like a strategy's levels
     png = np.asarray(Image.open(out / entry["files"][3]))
-    assert _same(png, containers.read_chain(path).levels[3])
+    assert _same(png, imageio.read_chain(path).levels[3])
 
     _swap_level3_texels(path)
-    assert not _same(containers.read_chain(path).levels[3], png)
+    assert not _same(imageio.read_chain(path).levels[3], png)
     assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 1
     report = _report(out)
     entry = _entry(report, "file")

@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mipview import report
-from mipview.drift import detect_drift
-from mipview.formats import Format
-from mipview.gpu.clocks import NVIDIA_VENDOR_ID, ClockSample, ClockState, open_reader
-from mipview.results import DeviceSummary, MipResult
+from mipview.check.drift import detect_drift
+from mipview.core.formats import Format
+from mipview.core.results import DeviceSummary, MipResult
+from mipview.gpu.measure.clocks import NVIDIA_VENDOR_ID, ClockSample, ClockState, open_reader
+from mipview.run import report
 
 
 class FakeNvml:
@@ -117,15 +117,17 @@ def test_a_small_steady_shift_within_five_percent_is_noise():
 
 def test_session_records_the_clock_after_every_timed_round(gpu, monkeypatch):
     """The one timing path samples the clock after each round and puts it on the result."""
-    from mipview.formats import Format
-    from mipview.gpu import clocks, runner
-    from mipview.gpu.clocks import ClockReader
-    from mipview.results import StrategySpec, TimingSettings
+    from mipview.core.formats import Format
+    from mipview.core.results import TimingSettings
+    from mipview.core.specs import StrategySpec
+    from mipview.gpu.measure import clocks
+    from mipview.gpu.measure.clocks import ClockReader
+    from mipview.gpu.session import Session
 
     reader = ClockReader(FakeNvml(["x"], [1980, 1980, 1500]), 0)
     monkeypatch.setattr(clocks, "clock_reader", lambda ctx: reader)
     level0 = np.zeros((8, 8, 4), np.uint8)
-    with runner.Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
+    with Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
         session.generate()
         assert session.result().clock is None  # not timed yet
         session.time_with(TimingSettings(repeat=6, warmup_ms=0, runs_per_batch=2))
@@ -137,8 +139,8 @@ def test_session_records_the_clock_after_every_timed_round(gpu, monkeypatch):
 def test_warm_up_ends_once_the_clock_has_held_its_maximum(monkeypatch):
     """ClockLog.warm: the SM clock at the device's maximum for WARM_S, not before; a reading
     below the maximum starts the wait over; nothing readable never ends a warm-up early."""
-    from mipview.gpu import clocks
-    from mipview.gpu.clocks import ClockLog, ClockReader
+    from mipview.gpu.measure import clocks
+    from mipview.gpu.measure.clocks import ClockLog, ClockReader
 
     now = [0.0]
     monkeypatch.setattr(clocks.time, "perf_counter", lambda: now[0])
@@ -162,17 +164,19 @@ def test_session_warm_up_stops_when_the_clock_is_up(gpu, monkeypatch):
     whole time."""
     import time
 
-    from mipview.formats import Format
-    from mipview.gpu import clocks, runner
-    from mipview.gpu.clocks import ClockReader
-    from mipview.results import StrategySpec, TimingSettings
+    from mipview.core.formats import Format
+    from mipview.core.results import TimingSettings
+    from mipview.core.specs import StrategySpec
+    from mipview.gpu.measure import clocks
+    from mipview.gpu.measure.clocks import ClockReader
+    from mipview.gpu.session import Session
 
     level0 = np.zeros((8, 8, 4), np.uint8)
     took = {}
     for sm in (1980, 1500):
         reader = ClockReader(FakeNvml(["x"], [sm]), 0)
         monkeypatch.setattr(clocks, "clock_reader", lambda ctx, r=reader: r)
-        with runner.Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
+        with Session(gpu, level0, Format.UNORM, [StrategySpec("per-level")]) as session:
             t = time.perf_counter()
             session.time_with(TimingSettings(repeat=2, warmup_ms=1500, runs_per_batch=2))
             took[sm] = time.perf_counter() - t

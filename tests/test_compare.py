@@ -8,11 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from mipview.compare import (
-    TOLERANCE,
+from mipview.check.compare import (
     ErrorReport,
     chain_errors,
-    chain_tolerance,
     difference_map,
     error_map,
     error_report,
@@ -21,8 +19,9 @@ from mipview.compare import (
     step_errors,
     texel_errors,
 )
-from mipview.formats import Format
-from mipview.reference import blit_reference, reference_pyramid
+from mipview.check.reference import blit_reference, reference_pyramid
+from mipview.check.tolerances import TOLERANCE, chain_tolerance
+from mipview.core.formats import Format
 
 
 def rounded_chain(src: np.ndarray, fmt: Format) -> list[np.ndarray]:
@@ -236,7 +235,7 @@ def _plain_level_error(a: np.ndarray, ref: np.ndarray, fmt: Format, level: int):
 @pytest.mark.parametrize("equal", [False, True], ids=["differs", "equal"])
 def test_level_error_map_is_level_error_and_error_map(src: np.ndarray, fmt: Format,
                                                       equal: bool) -> None:
-    from mipview.compare import level_error, level_error_map
+    from mipview.check.compare import level_error, level_error_map
 
     rng = np.random.default_rng(4)
     a = src.astype(fmt.dtype) if fmt.is_float else src
@@ -280,7 +279,7 @@ def error_maps_of(levels, ref, fmt):
 
 
 def test_signed_error_keeps_the_sign_per_channel() -> None:
-    from mipview.compare import signed_error
+    from mipview.check.compare import signed_error
 
     a = np.zeros((2, 3, 4), np.uint8)
     ref = np.zeros((2, 3, 4), np.float64)
@@ -303,7 +302,7 @@ def test_memo_reuses_a_level_stored_alike_and_nothing_else(src) -> None:
     """error_report's memo: figures and heatmaps of a level whose bytes (and the bytes below)
     another pyramid had are that one's, computed once; a changed level, or a changed level
     below (its step), is computed again; every figure equals the report without a memo."""
-    from mipview.compare import digest
+    from mipview.check.compare import digest
 
     fmt = Format.UNORM
     chain = reference_pyramid(src, fmt)
@@ -339,8 +338,8 @@ def test_memo_reuses_a_level_stored_alike_and_nothing_else(src) -> None:
 
 
 def test_max_error_in_bands_is_the_maximum(src, monkeypatch) -> None:
-    from mipview import bands
-    from mipview.compare import max_error
+    from mipview.check.compare import max_error
+    from mipview.core import bands
 
     monkeypatch.setattr(bands, "MIN_ELEMENTS", 16)  # bands even on a small level
     fmt = Format.F16

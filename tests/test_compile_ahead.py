@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from mipview.cli import main
-from mipview.formats import Format, to_storage
-from mipview.gpu import compile_ahead, context
-from mipview.gpu.compile_ahead import CompileProgress
-from mipview.gpu.context import GpuContext, GpuTimeout
-from mipview.gpu.runner import Session
+from mipview.check.verdict import judge_result
+from mipview.cli.main import main
+from mipview.core.formats import Format, to_storage
+from mipview.gpu.session import Session
 from mipview.gpu.strategies.specs import expand_specs
-from mipview.gpu.vkapi import ffi
-from mipview.verdict import judge_result
+from mipview.gpu.vulkan import compile_ahead, context
+from mipview.gpu.vulkan.compile_ahead import CompileProgress
+from mipview.gpu.vulkan.context import GpuContext, GpuTimeout
+from mipview.gpu.vulkan.vkapi import ffi
 
 #: far below what LLVM takes for an sRGB per-level pipeline (~2 s here), far above its run
 #: on 67x33 (~5 ms)

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import containers, imageio
-from mipview.formats import Format, level_size, mip_count
-from mipview.imageio import ImageLoadError
-from mipview.verdict import judge
+from mipview.check.verdict import judge
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.io import containers, imageio
+from mipview.io.imageio import ImageLoadError
 
 
 def _chain(fmt: Format, width: int = 37, height: int = 23, layers: int | None = 2,
@@ -144,7 +144,7 @@ def test_ktx2_bottom_up_orientation_is_shown_top_down(tmp_path):
                                                                 b"KTXorientation\0ru")
     path = tmp_path / "up.ktx2"
     path.write_bytes(data)
-    texture = containers.read_chain(path)
+    texture = imageio.read_chain(path)
     assert np.array_equal(texture.levels[1], levels[1][::-1])
     assert "KTXorientation 'ru'" in texture.notes[0]
 
@@ -195,12 +195,12 @@ def test_dds_formats_and_kinds_mipview_cannot_read_are_named(tmp_path, dds_file,
 ])
 def test_dds_block_and_bgra_formats_are_named_and_decoded(tmp_path, dxgi, name, fmt, family,
                                                          block):
-    from mipview.containers import dds_header
+    from mipview.io.containers import dds_header
 
     data = dds_header.pack_dx10(4, 4, 1, dxgi, 1, 16) + bytes(range(block))
     path = tmp_path / "x.dds"
     path.write_bytes(data)
-    texture = containers.read_chain(path)
+    texture = imageio.read_chain(path)
     assert (texture.pixel_format, texture.fmt, texture.decoded_from) == (name, fmt, family)
     assert texture.levels[0].shape == (4, 4, 4)
     if family == "BC4":  # Vulkan's channels of a one-channel format: (R, 0, 0, 1)
@@ -256,7 +256,7 @@ _BC1_ROW0 = [(255, 0, 0, 255), (0, 0, 255, 255), (170, 0, 85, 255), (85, 0, 170,
 
 
 def _bc1_chain_dds(levels: int) -> bytes:
-    from mipview.containers import dds_header
+    from mipview.io.containers import dds_header
 
     return dds_header.pack_dx10(4, 4, levels, 71, 1, 8, linear_size=True) + _BC1_BLOCK * levels
 
@@ -264,7 +264,7 @@ def _bc1_chain_dds(levels: int) -> bytes:
 def test_a_hand_made_bc1_chain_decodes_to_known_colours_and_is_checked(tmp_path):
     path = tmp_path / "bc1.dds"
     path.write_bytes(_bc1_chain_dds(3))  # 4x4, 2x2, 1x1: one block each
-    texture = containers.read_chain(path)
+    texture = imageio.read_chain(path)
     assert texture.pixel_format == "DXGI_FORMAT_BC1_UNORM" and len(texture.levels) == 3
     assert [tuple(t) for t in texture.levels[0][0]] == _BC1_ROW0
     assert (texture.levels[0][1:] == (255, 0, 0, 255)).all()
@@ -292,12 +292,12 @@ def _bc1_chain_ktx2(vk_format: int, levels: int) -> bytes:
 def test_bc1_in_ktx2_decodes_like_bc1_in_dds(tmp_path):
     path = tmp_path / "bc1.ktx2"
     path.write_bytes(_bc1_chain_ktx2(134, 3))  # VK_FORMAT_BC1_RGBA_SRGB_BLOCK
-    texture = containers.read_chain(path)
+    texture = imageio.read_chain(path)
     assert (texture.fmt, texture.decoded_from, len(texture.levels)) == (Format.SRGB, "BC1", 3)
     assert texture.description() == "KTX2 VK_FORMAT_BC1_RGBA_SRGB_BLOCK, 3 levels, decoded from BC1"
     assert [tuple(t) for t in texture.levels[0][0]] == _BC1_ROW0
     path.write_bytes(_bc1_chain_ktx2(131, 3))  # the RGB variant: alpha 1 whatever the block
-    assert (containers.read_chain(path).levels[0][..., 3] == 255).all()
+    assert (imageio.read_chain(path).levels[0][..., 3] == 255).all()
 
 
 # --- EXR -----------------------------------------------------------------------------------------

@@ -15,12 +15,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import MipviewError, containers, imageio
-from mipview.formats import Format
-from mipview.gpu.runner import Session
-from mipview.layers import make_layers
-from mipview.results import StrategySpec
-from mipview.verdict import judge
+from mipview.check.verdict import judge
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import Session
+from mipview.io import containers, imageio
+from mipview.io.layers import make_layers
 
 WIDTH, HEIGHT, LAYERS = 37, 23, 2
 
@@ -227,10 +228,10 @@ def test_a_chain_altered_at_level_3_is_out_of_tolerance_exactly_at_level_3(chain
                                                                            fmt, kind):
     files = containers.export(tmp_path, "chain", chains[fmt], fmt, [kind])
     path = _first_file(files, kind)
-    before = containers.read_chain(path)
+    before = imageio.read_chain(path)
     assert judge(before.levels, before.levels[0], fmt).within_tolerance
     _alter_level3(path, kind, fmt)
-    after = containers.read_chain(path)
+    after = imageio.read_chain(path)
     assert not _same(after.levels[3], before.levels[3])
     verdict = judge(after.as_result().levels, after.levels[0], fmt)
     assert not verdict.within_tolerance
@@ -240,7 +241,7 @@ def test_a_chain_altered_at_level_3_is_out_of_tolerance_exactly_at_level_3(chain
 # --- the file's chain as a result ---------------------------------------------------------------
 def test_the_file_chain_is_a_result_named_after_the_file(chains, tmp_path):
     (path,) = containers.export(tmp_path, "photo", chains[Format.SRGB], Format.SRGB, ["ktx2"])
-    texture = containers.read_chain(path)
+    texture = imageio.read_chain(path)
     result = texture.as_result()
     assert str(result.spec) == "file:name=photo.ktx2"
     assert result.promise == "file" and result.reduction == "mean"
@@ -251,7 +252,7 @@ def test_the_file_chain_is_a_result_named_after_the_file(chains, tmp_path):
     assert "checked as unorm" in texture.as_result(Format.UNORM).notes[-1]
     assert "f16" in texture.mismatch(Format.F16, level0.astype(np.float16))
     assert "level 0" in texture.mismatch(Format.SRGB, make_layers(level0[0], 3))
-    one = containers.read_chain(containers.export(tmp_path, "one", chains[Format.SRGB][:1],
+    one = imageio.read_chain(containers.export(tmp_path, "one", chains[Format.SRGB][:1],
                                                   Format.SRGB, ["ktx2"])[0])
     assert one.mismatch(Format.SRGB, one.levels[0]) == "the file holds one level, no chain"
 

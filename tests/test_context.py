@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from mipview.formats import Format
-from mipview.gpu.context import DeviceCaps, GpuContext, choose_device, list_devices
-from mipview.gpu.resources import MipImage
-from mipview.gpu.vkapi import VulkanUnavailable
+from mipview.core.formats import Format
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext, choose_device, list_devices
+from mipview.gpu.vulkan.resources import MipImage
+from mipview.gpu.vulkan.vkapi import VulkanUnavailable
 
 
 def _caps(index, name, kind):
@@ -55,8 +55,8 @@ def test_lavapipe_is_listed_with_capabilities():
 
 def test_validation_reports_a_real_error():
     """The collector is live: an invalid call (mapping memory twice) must be reported."""
-    from mipview.gpu.resources import Buffer
-    from mipview.gpu.vkapi import flag, vk
+    from mipview.gpu.vulkan.resources import Buffer
+    from mipview.gpu.vulkan.vkapi import flag, vk
 
     ctx = GpuContext(device="llvmpipe", validate=True)
     try:
@@ -78,7 +78,7 @@ def test_leaked_object_is_reported_after_close_and_only_by_its_context():
     """What the layer reports while the device is destroyed (here: a sampler never destroyed)
     is in ``messages`` after close(), of the leaking context alone; a clean context beside it
     reports nothing, before or after its own close."""
-    from mipview.gpu.vkapi import flag, vk
+    from mipview.gpu.vulkan.vkapi import flag, vk
 
     clean = GpuContext(device="llvmpipe", validate=True)
     leaky = GpuContext(device="llvmpipe", validate=True)
@@ -117,7 +117,7 @@ def test_image_round_trip_with_layers_and_sentinel(gpu, fmt, rng):
 
 
 def test_image_larger_than_device_limit_is_refused(gpu):
-    from mipview import MipviewError
+    from mipview.core.errors import MipviewError
 
     limit = gpu.caps.max_image_dimension_2d
     with pytest.raises(MipviewError, match="device limit"):
@@ -125,9 +125,9 @@ def test_image_larger_than_device_limit_is_refused(gpu):
 
 
 def test_out_of_gpu_memory_names_what_and_frees_what_was_made(gpu, monkeypatch):
-    from mipview import MipviewError
-    from mipview.gpu import resources
-    from mipview.gpu.vkapi import flag, vk
+    from mipview.core.errors import MipviewError
+    from mipview.gpu.vulkan import resources
+    from mipview.gpu.vulkan.vkapi import flag, vk
 
     # the memory types picked: host-visible coherent for a host buffer, else device-local
     types = []
@@ -159,7 +159,7 @@ def test_out_of_gpu_memory_names_what_and_frees_what_was_made(gpu, monkeypatch):
 
 
 def test_robust_access_is_per_pipeline_where_offered_else_device_wide_on_a_cpu():
-    from mipview.gpu.context import _robustness
+    from mipview.gpu.vulkan.context import _robustness
 
     assert _robustness("discrete", True, True, True) == "pipeline"
     assert _robustness("cpu", True, True, True) == "pipeline"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from mipview.gpu.pipelines import closing_cache, get_sampler
+from mipview.gpu.vulkan.pipelines import closing_cache, get_sampler
 
 
 def test_closing_cache_frees_its_values_once_on_close() -> None:

@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from mipview import MipviewError
-from mipview.cli import main
-from mipview.formats import Format
-from mipview.gpu import custom_shader
-from mipview.gpu.custom_shader import InterfaceError, load_custom_shader
-from mipview.gpu.glslc import DEBUG, OPTIMISE, CompileError, compile_glsl
-from mipview.gpu.shader_pragmas import DeclarationError
-from mipview.gpu.strategies import strategy_class
+from mipview.cli.main import main
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec, parse_spec_list
+from mipview.gpu.shaders.glslc import DEBUG, OPTIMISE, CompileError, compile_glsl
+from mipview.gpu.shaders.pragmas import DeclarationError
+from mipview.gpu.strategies import custom_shader, strategy_class
 from mipview.gpu.strategies.custom import custom_version, pin, unpin
+from mipview.gpu.strategies.custom_shader import InterfaceError, load_custom_shader
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
-from mipview.results import StrategySpec, parse_spec_list
 from tests.stderr import without_compile_progress
 
 pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or

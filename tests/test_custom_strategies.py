@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mipview import compare, reference
-from mipview.cli import main
-from mipview.formats import Format, to_storage
-from mipview.gpu.context import GpuContext, GpuTimeout
-from mipview.gpu.runner import Session, run_once
+from mipview.check import compare, reference, tolerances
+from mipview.check.verdict import judge_result
+from mipview.cli.main import main
+from mipview.core.formats import Format, to_storage
+from mipview.core.results import TimingSettings
+from mipview.gpu.session import Session, run_once
 from mipview.gpu.strategies.specs import expand_specs
-from mipview.results import TimingSettings
-from mipview.verdict import judge_result
+from mipview.gpu.vulkan.context import GpuContext, GpuTimeout
 from tests.stderr import without_compile_progress
 
 pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
@@ -81,7 +81,7 @@ def test_wrong_example_fails_at_exactly_the_skipped_texels(gpu, rng):
     bug, box = (list(r.levels) for r in mip.results)
     verdict = judge_result(mip.results[0], level0, fmt)
     assert not verdict.within_tolerance and verdict.failing_levels == (1, 2, 3, 4, 5)
-    step_bound = compare.TOLERANCE[fmt][0]
+    step_bound = tolerances.TOLERANCE[fmt][0]
     for level in range(1, len(bug)):
         below = bug[level - 1]
         skipped = np.zeros(bug[level].shape[:2], bool)
@@ -90,7 +90,7 @@ def test_wrong_example_fails_at_exactly_the_skipped_texels(gpu, rng):
         # the heatmap of each level against the exact reduction of the level below as stored
         err = compare.error_map(bug[level], reference.step_level(below, fmt), fmt)
         assert np.array_equal(err > step_bound, skipped), level
-        assert err[~skipped].max(initial=0.0) <= 0.5 + compare.REFERENCE_SLACK
+        assert err[~skipped].max(initial=0.0) <= 0.5 + tolerances.REFERENCE_SLACK
     # level 1 comes from the same level 0 as the correct example's: equal bit for bit except
     # at the skipped texels, and against the exact reference only those break the bound
     diff = compare.difference_map(bug[1], box[1], fmt)

@@ -8,17 +8,18 @@ import dataclasses
 
 import pytest
 
-from mipview.formats import Format, to_storage
-from mipview.gpu import dispatch
+from mipview.core.formats import Format, to_storage
+from mipview.core.results import DispatchStep, TimingSettings
+from mipview.core.specs import StrategySpec
 from mipview.gpu.dirty import run_strategy
-from mipview.gpu.pipelines import ComputePipeline
-from mipview.gpu.resources import MipImage
-from mipview.gpu.runner import Session
+from mipview.gpu.session import Session
 from mipview.gpu.strategies import base
 from mipview.gpu.strategies.single_pass import SinglePass
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import vk
-from mipview.results import DispatchStep, StrategySpec, TimingSettings
+from mipview.gpu.vulkan import dispatch
+from mipview.gpu.vulkan.pipelines import ComputePipeline
+from mipview.gpu.vulkan.resources import MipImage
+from mipview.gpu.vulkan.timing import Marks
+from mipview.gpu.vulkan.vkapi import vk
 
 COMPUTE = ["per-level", "per-level:load=bilinear", "npot-exact", "npot-exact:path=general",
            "subgroup", "subgroup:tile=32,layout=square", "subgroup:load=bilinear,tiles=4",

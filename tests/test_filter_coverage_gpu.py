@@ -1,4 +1,4 @@
-"""per-level's alpha=coverage on the GPU (mipview/gpu/filter_level.py, shaders/filter_coverage.comp)
+"""per-level's alpha=coverage on the GPU (mipview/gpu/strategies/filter_level.py, mipview/gpu/strategies/filter_coverage.comp)
 and the verdict's rule for it (docs/filters.md): each level the exact filter of the stored level
 below with its alpha times one scale of the level's own, and level 0's coverage kept within 1%."""
 
@@ -8,20 +8,22 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import bounds, verdict
-from mipview.filters.reference import (
+from mipview.check import tolerances, verdict
+from mipview.check.filter_reference import (
     coverage,
     coverage_scale,
     fit_scale,
     make_level,
     stored_chain,
 )
-from mipview.filters.spec import parse_filter
-from mipview.formats import Format
+from mipview.core.filters.spec import parse_filter
+from mipview.core.formats import Format
+from mipview.core.results import TimingSettings
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies  # noqa: F401  (first: filter_level imports the registry)
-from mipview.gpu.filter_level import alpha_test
-from mipview.results import StrategySpec, TimingSettings
-from mipview.samples import sample_path
+from mipview.gpu.strategies.filter_level import alpha_test
+from mipview.io.samples import sample_path
+from tools import build_shaders
 
 
 def _foliage(fmt: Format, x: int = 0, y: int = 0, w: int = 256, h: int = 256,
@@ -34,7 +36,7 @@ def _foliage(fmt: Format, x: int = 0, y: int = 0, w: int = 256, h: int = 256,
 
 
 def _run(gpu, level0: np.ndarray, fmt: Format, options: dict[str, str]):
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     spec = StrategySpec("per-level", tuple(sorted(options.items())))
     with Session(gpu, level0, fmt, [spec]) as s:
@@ -46,7 +48,7 @@ def _drift(levels, fmt: Format, cutoff: float) -> list[float]:
     """|coverage - level 0's| of every level the 1% promise covers."""
     c0 = coverage(levels[0], fmt, cutoff)
     return [abs(coverage(lv, fmt, cutoff) - c0) for lv in levels[1:]
-            if np.asarray(lv)[..., 0].size >= bounds.COVERAGE_MIN_TEXELS]
+            if np.asarray(lv)[..., 0].size >= tolerances.COVERAGE_MIN_TEXELS]
 
 
 CASES = [({"filter": "tent"}, (96, 104, 64, 48)),
@@ -61,7 +63,7 @@ CASES = [({"filter": "tent"}, (96, 104, 64, 48)),
                          if isinstance(c, dict) else "x".join(map(str, c[2:])))
 def test_gpu_coverage_keeps_its_promise(gpu, monkeypatch, fmt: Format, options: dict[str, str],
                                         crop: tuple[int, int, int, int]) -> None:
-    from mipview.gpu import filter_level
+    from mipview.gpu.strategies import filter_level
 
     level0 = _foliage(fmt, *crop)
     res = _run(gpu, level0, fmt, {"alpha": "coverage", **options})
@@ -70,7 +72,7 @@ def test_gpu_coverage_keeps_its_promise(gpu, monkeypatch, fmt: Format, options: 
     assert v.within_tolerance, v.summary()
     assert "coverage" in v.rule
     cutoff = float(options.get("cutoff", 0.5))
-    assert max(_drift(res.levels, fmt, cutoff), default=0.0) <= bounds.COVERAGE_BOUND
+    assert max(_drift(res.levels, fmt, cutoff), default=0.0) <= tolerances.COVERAGE_BOUND
     # RGB as straight alpha makes it (the colour of a level does not depend on alpha)
     straight = _run(gpu, level0, fmt, options)
     for got, plain in zip(res.levels, straight.levels, strict=True):
@@ -90,7 +92,7 @@ def test_gpu_coverage_keeps_its_promise(gpu, monkeypatch, fmt: Format, options: 
 def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
     """One scale per level over every layer; the histogram and level 0's count are zeroed by
     the passes that read them, so runs recorded back to back (timing) make the same levels."""
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     fmt = Format.UNORM
     level0 = _foliage(fmt, 96, 104, 64, 48, layers=2)
@@ -103,7 +105,7 @@ def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
         again = s.result().results[0]
     v = verdict.judge_result(first, level0, fmt)
     assert v.within_tolerance, v.summary()
-    assert max(_drift(first.levels, fmt, 0.5)) <= bounds.COVERAGE_BOUND
+    assert max(_drift(first.levels, fmt, 0.5)) <= tolerances.COVERAGE_BOUND
     for a, b in zip(first.levels, again.levels, strict=True):
         assert np.array_equal(a, b)
 
@@ -112,7 +114,7 @@ def test_gpu_histogram_is_the_same_from_fewer_workgroups(gpu, monkeypatch) -> No
     """The histogram's workgroups take its chunks of 4096 texels in turn (at most
     HISTOGRAM_GROUPS per layer, each merging its bins once): one workgroup per layer taking
     every chunk makes the same levels as one workgroup per chunk."""
-    from mipview.gpu import filter_level
+    from mipview.gpu.strategies import filter_level
 
     fmt = Format.UNORM
     level0 = _foliage(fmt, layers=2)  # level 1: 128x128 texels per layer, 4 chunks
@@ -152,7 +154,7 @@ def test_the_coverage_rule_fails_on_wrong_results(gpu) -> None:
     assert not bad.within_tolerance and bad.breaches[0].figure == "step"
     # the filter without the scaling: its coverage drifts
     straight = _run(gpu, level0, fmt, {"filter": "tent"})
-    assert max(_drift(straight.levels, fmt, 0.5)) > bounds.COVERAGE_BOUND
+    assert max(_drift(straight.levels, fmt, 0.5)) > tolerances.COVERAGE_BOUND
     plain = verdict.judge(straight.levels, level0, fmt, name)
     assert not plain.within_tolerance
     assert "coverage" in {b.figure for b in plain.breaches}
@@ -226,12 +228,10 @@ def test_the_shaders_constants_are_the_hosts() -> None:
     """filter_coverage.comp's sizes are constants of the GLSL (array sizes); the host plans
     with the same ones (filter_level.py) and the scale pass with the reference's slack."""
     import re
-    from pathlib import Path
 
-    from mipview.filters import reference
-    from mipview.gpu import filter_level
+    from mipview.gpu.strategies import filter_level
 
-    text = (Path(__file__).resolve().parents[1] / "shaders" / "filter_coverage.comp").read_text()
+    text = build_shaders.source("filter_coverage").read_text()
     consts = dict(re.findall(r"const (?:int|float) (\w+) = ([\d.]+);", text))
     assert int(consts["COVERAGE_BINS"]) == filter_level.COVERAGE_BINS
     assert int(consts["HIST_STEPS"]) == filter_level.HISTOGRAM_STEPS
@@ -239,7 +239,7 @@ def test_the_shaders_constants_are_the_hosts() -> None:
     assert int(consts["STORE_STEPS"]) == filter_level.STORE_STEPS
     assert int(consts["HIST_GROUP"]) == filter_level.COVERAGE_GROUP
     assert int(consts["SCAN_THREADS"]) == filter_level.COVERAGE_GROUP
-    assert float(consts["COVERAGE_SLACK"]) == reference.COVERAGE_SLACK
+    assert float(consts["COVERAGE_SLACK"]) == tolerances.COVERAGE_SLACK
     # the buffer: the bins, then one 4-byte word per scalar member
     block = text[text.index("buffer FilterCoverage {"):text.index("} cov;")]
     scalars = re.findall(r"^\s+(?:uint|float) \w+;", block, re.M)

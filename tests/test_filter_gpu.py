@@ -1,4 +1,4 @@
-"""per-level's filter options on the GPU (mipview/gpu/filter_level.py, shaders/filter_level.comp):
+"""per-level's filter options on the GPU (mipview/gpu/strategies/filter_level.py, mipview/gpu/strategies/filter_level.comp):
 every filter, edge, source and kind checked against its own exact reference by the verdict."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mipview import verdict
-from mipview.filters.reference import step_of
-from mipview.formats import Format
+from mipview.check import verdict
+from mipview.check.filter_reference import step_of
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
-from mipview.results import StrategySpec
 
 CASES = [
     {"filter": "lanczos3", "edge": "wrap"},
@@ -37,7 +37,7 @@ def _level0(fmt: Format, kind: str, rng: np.random.Generator, w: int = 21,
 
 
 def _run(gpu, level0: np.ndarray, fmt: Format, options: dict[str, str]):
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     spec = StrategySpec("per-level", tuple(sorted(options.items())))
     with Session(gpu, level0, fmt, [spec]) as s:
@@ -125,7 +125,7 @@ PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"
     f"{k}={v}" for k, v in o.items()) or "default")
 def test_filter_pairs_keeps_the_stored_promise(gpu, fmt: Format, size: tuple[int, int],
                                                options: dict[str, str]) -> None:
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     level0 = _level0(fmt, "colour", np.random.default_rng(size[0]), *size)
     spec = StrategySpec("filter-pairs", tuple(sorted(options.items())))
@@ -150,7 +150,7 @@ def _assert_same_levels(res, per_level) -> None:
 def test_filter_pairs_in_bands_makes_the_same_levels(gpu, monkeypatch) -> None:
     """A shared-memory budget too small for one band: the window is made in several bands of
     rows, with the same bytes (and the plan says so)."""
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
     from mipview.gpu.strategies import filter_pairs
 
     level0 = _level0(Format.UNORM, "colour", np.random.default_rng(5), 67, 45)
@@ -165,7 +165,7 @@ def test_filter_pairs_in_bands_makes_the_same_levels(gpu, monkeypatch) -> None:
 
 
 def test_filter_pairs_plan_says_which_levels_how(gpu) -> None:
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     level0 = _level0(Format.UNORM, "colour", np.random.default_rng(3), 40, 24)  # 6 levels
     with Session(gpu, level0, Format.UNORM, [StrategySpec("filter-pairs")]) as s:
@@ -180,8 +180,8 @@ def test_filter_pairs_plan_says_which_levels_how(gpu) -> None:
 def test_filter_pairs_lead_levels_are_per_levels_passes(gpu, monkeypatch, fmt: Format) -> None:
     """Where a source level is large (PAIR_WORK), per-level's two passes make the level and the
     pairs start below it: the plan says so, the verdict holds and the bytes are per-level's."""
-    from mipview.filters.spec import from_options
-    from mipview.gpu.runner import Session
+    from mipview.core.filters.spec import from_options
+    from mipview.gpu.session import Session
     from mipview.gpu.strategies import filter_pairs
 
     level0 = _level0(fmt, "colour", np.random.default_rng(8), 67, 45)  # levels 1-6
@@ -241,7 +241,7 @@ def test_row_windows_hold_every_row_the_y_taps_reach(edge: str, size: tuple[int,
                                                      band: int) -> None:
     """Each band's x pass filters `length` source rows from `first` (modulo the side): every
     source row a texel of the band takes must be one of them, as the shader's slot says."""
-    from mipview.filters.resample import fold
+    from mipview.core.filters.resample import fold
     from mipview.gpu.strategies.filter_pairs import _bases, plan_pairs, row_windows
 
     spec = strategies.REGISTRY["filter-pairs"].filter_spec({"filter": "kaiser", "edge": edge})
@@ -262,7 +262,7 @@ def test_row_windows_hold_every_row_the_y_taps_reach(edge: str, size: tuple[int,
 
 
 def test_filter_pairs_f16_runs_one_level_per_dispatch(gpu) -> None:
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     level0 = _level0(Format.F16, "colour", np.random.default_rng(4), 16, 16)
     with Session(gpu, level0, Format.F16, [StrategySpec("filter-pairs")]) as s:

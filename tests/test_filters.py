@@ -1,4 +1,4 @@
-"""Filters and texture kinds of issue 17 (mipview.filters): tap tables, the exact references,
+"""Filters and texture kinds of issue 17 (mipview.core.filters): tap tables, the exact references,
 cross-checks with Pillow, edge modes on hand-made images, kinds, and their verdict."""
 
 from __future__ import annotations
@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import bounds, verdict
-from mipview.compare import texel_errors
-from mipview.filters.kernels import FILTER_NAMES, kernel
-from mipview.filters.reference import (
+from mipview.check import bounds, verdict
+from mipview.check.compare import texel_errors
+from mipview.check.filter_reference import (
     coverage,
     filtered_pyramid,
     level_stats,
@@ -18,10 +17,11 @@ from mipview.filters.reference import (
     normal_map_problem,
     stored_chain,
 )
-from mipview.filters.resample import EDGES, Taps, apply_axis, axis_taps
-from mipview.filters.spec import FilterSpec, from_options, parse_filter
-from mipview.formats import Format, level_size
-from mipview.reference import reduce_level, reference_pyramid
+from mipview.check.reference import reduce_level, reference_pyramid
+from mipview.core.filters.kernels import FILTER_NAMES, kernel
+from mipview.core.filters.resample import EDGES, Taps, apply_axis, axis_taps
+from mipview.core.filters.spec import FilterSpec, from_options, parse_filter
+from mipview.core.formats import Format, level_size
 
 SIZES = [(1, 1), (2, 1), (3, 1), (8, 4), (9, 4), (13, 6), (64, 32), (63, 31), (64, 8), (27, 3)]
 
@@ -263,7 +263,7 @@ def test_verdict_holds_a_filter_to_its_own_reference(fmt: Format, name: str) -> 
 
 
 def test_bundled_samples_of_each_kind() -> None:
-    from mipview.samples import SAMPLES, sample_path
+    from mipview.io.samples import SAMPLES, sample_path
 
     for name in ("tiling_256.png", "foliage_256.png", "normal_256.png"):
         stored = np.asarray(Image.open(sample_path(name)).convert("RGBA"))
@@ -292,7 +292,7 @@ def _tap_sum(a: np.ndarray, w: int, h: int, name: str, dtype: type) -> np.ndarra
 
 @pytest.mark.parametrize("name", ["lanczos3", "kaiser", "catmull-rom"])
 def test_filter_arith_bounds_float32_tap_sums(name: str) -> None:
-    from mipview.bounds import filter_arith
+    from mipview.check.bounds import filter_arith
 
     a = np.random.default_rng(9).random((64, 96, 4))
     exact = _tap_sum(a, 48, 32, name, np.float64)

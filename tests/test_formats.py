@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from mipview.formats import Format, to_storage
+from mipview.core.formats import Format, to_storage
 
 
 @pytest.mark.parametrize("fmt", list(Format))

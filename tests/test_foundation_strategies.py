@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
-from mipview import compare, reference
-from mipview.formats import Format, to_storage
+from mipview.check import compare, reference, tolerances
+from mipview.core.formats import Format, to_storage
+from mipview.core.results import TimingSettings
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
-from mipview.gpu.runner import run_once
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies.base import Strategy
-from mipview.results import StrategySpec, TimingSettings
 
 SMALL = [(1, 1), (2, 2), (3, 3), (5, 5), (3, 5), (1, 7), (7, 1), (31, 33), (64, 64), (255, 129)]
 
@@ -77,7 +78,7 @@ def test_per_level_strips_at_the_device_limit(gpu, rng, size):
     level0 = _source(*size, fmt, rng)
     levels = _generate(gpu, level0, fmt, "per-level")
     report = compare.error_report(levels, fmt, reference.reference_pyramid(level0, fmt))
-    assert report.max_step <= compare.TOLERANCE[fmt][0]
+    assert report.max_step <= tolerances.TOLERANCE[fmt][0]
     for err in report.chain:
         assert err.max_error <= 0.5 * err.level + 1e-6, compare.format_worst(err)
 
@@ -148,7 +149,7 @@ def test_a_strategy_that_writes_nothing_fails(gpu, rng, monkeypatch, fmt):
 
 
 def test_timing_has_per_level_marks(gpu, rng):
-    from mipview.gpu.runner import Session
+    from mipview.gpu.session import Session
 
     fmt = Format.UNORM
     with Session(gpu, _source(40, 20, fmt, rng), fmt, [StrategySpec("per-level")]) as s:

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import MipviewError, imageio
-from mipview.formats import Format
-from mipview.imageio import (
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.io import imageio
+from mipview.io.imageio import (
     ImageLoadError,
     SourceImage,
     encode_png16,
@@ -21,7 +22,7 @@ from mipview.imageio import (
     save_level,
     synthetic,
 )
-from mipview.samples import SAMPLES, generate, sample_path
+from mipview.io.samples import SAMPLES, generate, sample_path
 
 # --- a minimal PNG codec for 16-bit data, independent of the code under test -------------------
 
@@ -469,7 +470,7 @@ def test_samples_present_and_small() -> None:
 
 
 def test_samples_match_generator(tmp_path: Path) -> None:
-    # the committed PNGs are what `python -m mipview.samples` writes, compared as pixels (zlib
+    # the committed PNGs are what `python -m mipview.io.samples` writes, compared as pixels (zlib
     # versions change the bytes) and within 1 LSB (libm/SIMD differences in cos and pow can
     # tip a rounding on another machine)
     for path in generate(tmp_path):
@@ -484,8 +485,8 @@ def test_samples_match_generator(tmp_path: Path) -> None:
 def test_8bit_fast_path_equals_float_path(tmp_path: Path, mode: str) -> None:
     """The uint8-keeping loader gives bit for bit the float32 pixels the float loader
     (``_rgba(samples, 255.0)``) gave, and storage() equals to_storage() of those pixels."""
-    from mipview.formats import to_storage
-    from mipview.imageio import _rgba
+    from mipview.core.formats import to_storage
+    from mipview.io.imageio import _rgba
 
     values = np.arange(256, dtype=np.uint8)  # every 8-bit value, in every channel
     a = np.stack([np.roll(values, 37 * c) for c in range(4)], -1).reshape(16, 16, 4)

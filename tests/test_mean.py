@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mipview import imageio
-from mipview.formats import Format, to_storage
+from mipview.core.formats import Format, to_storage
 from mipview.gpu.mean import MeanError, gpu_mean, mean_reference, plan_passes
+from mipview.io import imageio
 
 # float32 arithmetic over a tree of merges: a few ulps (2^-24 ~ 6e-8) relative
 RTOL = 1e-6

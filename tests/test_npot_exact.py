@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mipview import compare, imageio
-from mipview.formats import Format, level_size, mip_count, to_storage
-from mipview.gpu.runner import run_once
+from mipview.check import compare
+from mipview.core.formats import Format, level_size, mip_count, to_storage
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies.npot_exact import (
     A_SIDE,
     B_SIDE,
@@ -22,7 +23,7 @@ from mipview.gpu.strategies.npot_exact import (
     plan_steps,
     region_sides,
 )
-from mipview.results import StrategySpec
+from mipview.io import imageio
 
 PLAN_SIZES = [(1, 1), (2, 1), (3, 3), (5, 7), (64, 64), (67, 33), (1, 4097), (1920, 1080),
               (2047, 2047), (2052, 2052), (4094, 4094), (4095, 4095), (4096, 4096),

@@ -10,12 +10,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mipview.formats import Format, to_storage
-from mipview.gpu.context import GpuContext
-from mipview.gpu.pipeline_cache import cache_path, read_cache, write_cache
-from mipview.gpu.runner import run_once
+from mipview.check.verdict import judge_result
+from mipview.core.formats import Format, to_storage
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies.specs import expand_specs
-from mipview.verdict import judge_result
+from mipview.gpu.vulkan.context import GpuContext
+from mipview.gpu.vulkan.pipeline_cache import cache_path, read_cache, write_cache
 
 
 @pytest.fixture

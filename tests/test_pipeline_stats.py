@@ -1,4 +1,4 @@
-"""MIPVIEW_PIPELINE_STATS (mipview/gpu/pipeline_stats.py): asked for and offered, or nothing."""
+"""MIPVIEW_PIPELINE_STATS (mipview/gpu/vulkan/pipeline_stats.py): asked for and offered, or nothing."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from mipview.gpu import pipeline_stats
-from mipview.gpu.vkapi import flag
+from mipview.gpu.vulkan import pipeline_stats
+from mipview.gpu.vulkan.vkapi import flag
 
 
 @pytest.mark.parametrize(("env", "offered", "wanted"), [

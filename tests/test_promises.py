@@ -1,4 +1,4 @@
-"""What each kind of strategy promises (mipview/bounds.py, mipview/verdict.py, README "What
+"""What each kind of strategy promises (mipview/check/bounds.py, mipview/check/verdict.py, README "What
 correct means"), checked from outside:
 
 - the analysis: the bounds follow from the rounding model (the test derives the expected ones
@@ -17,14 +17,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mipview import bounds, imageio
-from mipview.compare import RELATIVE_FLOOR, texel_errors
-from mipview.formats import Format, decode, encode, mip_count
+from mipview.check import bounds
+from mipview.check.compare import texel_errors
+from mipview.check.reference import reference_pyramid, step_level, stored_chain
+from mipview.check.tolerances import RELATIVE_FLOOR
+from mipview.check.verdict import ReferenceCache, judge, judge_result
+from mipview.core.formats import Format, decode, encode, mip_count
+from mipview.core.results import LevelSource
+from mipview.core.specs import StrategySpec
 from mipview.gpu.batch import WAYS, BatchSession
-from mipview.gpu.runner import Session
-from mipview.reference import reference_pyramid, step_level, stored_chain
-from mipview.results import LevelSource, StrategySpec
-from mipview.verdict import ReferenceCache, judge, judge_result
+from mipview.gpu.session import Session
+from mipview.io import imageio
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 TEXEL = [LevelSource()]
@@ -144,7 +147,7 @@ SPECS = ["per-level", "per-level:load=bilinear", "subgroup", "subgroup:tile=32",
 
 def _level0(image: str, fmt: Format) -> np.ndarray:
     if image == "photo":
-        from mipview.formats import to_storage
+        from mipview.core.formats import to_storage
 
         level0 = to_storage(_photo().astype(np.float32) / np.float32(255), fmt)
         level0.setflags(write=False)
@@ -322,7 +325,7 @@ def test_signed_float_texels_are_judged_relative_to_what_their_sums_round(gpu, f
     result may be far off relative to its own small value and still correct. Errors are taken
     relative to the mean of |texels| (compare.magnitude_below, the chain of |level 0|), where
     the bounds hold; a texel just over that bound still fails."""
-    from mipview.compare import magnitude_below
+    from mipview.check.compare import magnitude_below
 
     rng = np.random.default_rng(11)
     level0 = (rng.random((45, 61, 4)) * 2.0 - 0.5).astype(fmt.dtype)  # [-0.5, 1.5)

@@ -8,8 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from mipview.formats import Format, decode, level_size, mip_count
-from mipview.reference import (
+from mipview.check.reference import (
     blit_reference,
     exact_mean,
     reduce_level,
@@ -17,6 +16,7 @@ from mipview.reference import (
     reference_pyramid,
     step_reference,
 )
+from mipview.core.formats import Format, decode, level_size, mip_count
 
 
 def rgba(grey: np.ndarray) -> np.ndarray:
@@ -308,8 +308,8 @@ def test_decode_lookup_matches_decode() -> None:
 
 def _taps_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
     """blit_reference as written before its strided taps: every tap a gather (np.take)."""
-    from mipview.formats import encode
-    from mipview.reference import _quantise
+    from mipview.check.reference import _quantise
+    from mipview.core.formats import encode
 
     def bilinear(a: np.ndarray, axis: int, dst: int) -> np.ndarray:
         src = a.shape[axis]
@@ -337,13 +337,12 @@ def _taps_reference(level0: np.ndarray, fmt: Format) -> list[np.ndarray]:
 @pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
 @pytest.mark.parametrize("shape", [(16, 32, 4), (23, 37, 4), (3, 12, 10, 4), (1, 9, 4)])
 def test_fast_decode_and_blit_taps_give_the_same_bits(fmt: Format, shape) -> None:
-    """The table decode (one lookup for all channels, sRGB alpha redone) and the strided taps
-    of a halving side change no value: bit for bit the plain computation."""
-    from mipview.formats import to_storage
-    from mipview.reference import _decode
+    """The table decode in bands (one lookup for all channels, sRGB alpha redone) and the
+    strided taps of a halving side change no value: bit for bit the plain computation."""
+    from mipview.core.formats import _decode_plain, to_storage
 
     level0 = to_storage(np.random.default_rng(3).random(shape) * 2.0, fmt)
-    assert _decode(level0, fmt).tobytes() == decode(level0, fmt).tobytes()
+    assert decode(level0, fmt).tobytes() == _decode_plain(level0, fmt).tobytes()
     got, want = blit_reference(level0, fmt), _taps_reference(level0, fmt)
     assert [a.tobytes() for a in got] == [b.tobytes() for b in want]
 
@@ -352,10 +351,10 @@ def test_fast_decode_and_blit_taps_give_the_same_bits(fmt: Format, shape) -> Non
 @pytest.mark.parametrize("shape", [(23, 37, 4), (2, 21, 9, 4), (1, 17, 4), (17, 1, 4),
                                    (64, 48, 4)])
 def test_levels_in_bands_are_the_same_bits(fmt: Format, shape, monkeypatch) -> None:
-    """Decode, reduce and encode in bands of rows on every core (mipview.bands) give the bytes
+    """Decode, reduce and encode in bands of rows on every core (mipview.core.bands) give the bytes
     of the whole level in one piece: odd sides take their weights from the whole side."""
-    from mipview import bands
-    from mipview.formats import to_storage
+    from mipview.core import bands
+    from mipview.core.formats import to_storage
 
     level0 = to_storage(np.random.default_rng(5).random(shape) * 1.5, fmt)
     monkeypatch.setattr(bands, "MIN_ELEMENTS", 1 << 40)  # one piece
@@ -391,7 +390,7 @@ def _plain_reduce(a: np.ndarray) -> np.ndarray:
 
 
 def test_a_failing_band_raises() -> None:
-    from mipview import bands
+    from mipview.core import bands
 
     def band(start: int, stop: int) -> None:
         if stop == 64:  # the last band (the only one on one core)
@@ -405,7 +404,7 @@ def test_bands_within_bands_run_in_place(monkeypatch) -> None:
     """A band that splits its work again (compare.max_error's bands call texel_errors, itself
     in bands) must not wait on the pool it runs in: with every pool thread inside a band,
     that wait would never end."""
-    from mipview import bands
+    from mipview.core import bands
 
     monkeypatch.setattr(bands, "MIN_ELEMENTS", 1)
     seen = []
@@ -428,8 +427,8 @@ def test_bands_within_bands_run_in_place(monkeypatch) -> None:
 def test_stored_chain_from_the_chain_references_level_one(fmt: Format) -> None:
     """The exact reduction of level 0 is the chain reference's level 1, bit for bit: a stored
     chain started from it is the chain started from level 0 (and a wrong ``first`` shows)."""
-    from mipview.formats import to_storage
-    from mipview.reference import stored_chain
+    from mipview.check.reference import stored_chain
+    from mipview.core.formats import to_storage
 
     level0 = to_storage(np.random.default_rng(8).random((21, 34, 4)), fmt)
     ref = reference_pyramid(level0, fmt)

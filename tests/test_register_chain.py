@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mipview import compare, imageio, reference
-from mipview.formats import Format, level_size, mip_count, to_storage
+from mipview.check import compare, reference, tolerances
+from mipview.core.formats import Format, level_size, mip_count, to_storage
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
-from mipview.gpu.runner import run_once
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies.register_chain import MAX_DEPTH, MAX_DEPTH_SRGB, max_depth, plan_chain
-from mipview.results import StrategySpec
+from mipview.io import imageio
 
 PLAN_SIZES = [(1, 1), (2, 1), (1, 17), (3, 3), (67, 33), (64, 64), (1024, 1024), (1920, 1080),
               (4097, 3), (4095, 4095), (16384, 16384)]
@@ -64,7 +65,7 @@ def _check(gpu, w, h, fmt, layers=1, strip=False):
     levels = list(res.levels)
     report = compare.error_report(levels, fmt, reference.reference_pyramid(level0, fmt))
     if strip:  # as per-level's strips: 0.5 LSB per stored level, the provable bound
-        assert report.max_step <= compare.TOLERANCE[fmt][0]
+        assert report.max_step <= tolerances.TOLERANCE[fmt][0]
         for err in report.chain:
             assert err.max_error <= 0.5 * err.level + 1e-6, compare.format_worst(err)
     else:

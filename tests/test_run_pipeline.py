@@ -1,4 +1,4 @@
-"""The window's Run without Qt (mipview.run_pipeline): steps in order, timings through the one
+"""The window's Run without Qt (mipview.run.staged): steps in order, timings through the one
 timing path, the same verdicts and heatmaps as the serial path, references computed once, stop."""
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mipview import compare, run_pipeline, verdict
-from mipview.formats import Format, to_storage
-from mipview.results import StrategySpec, TimingSettings
-from mipview.run_pipeline import RunListener
+from mipview.check import compare, verdict
+from mipview.core.formats import Format, to_storage
+from mipview.core.results import TimingSettings
+from mipview.core.specs import StrategySpec
+from mipview.run import staged
+from mipview.run.staged import RunListener
 
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
@@ -64,7 +66,7 @@ def test_steps_come_in_order_and_figures_match_the_serial_verdict(gpu, pool):
     level0 = _level0()
     rec = Recorder()
     settings = TimingSettings(repeat=6, warmup_ms=0, runs_per_batch=2)
-    out = run_pipeline.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
+    out = staged.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
                            rec, pool=pool)
     assert out is not None and not out.mip.validation_messages
     kinds = rec.kinds()
@@ -101,7 +103,7 @@ def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool
     monkeypatch.setattr(gpu, "caps", dataclasses.replace(gpu.caps, device_type="discrete"))
     rec = Recorder()
     seen_at = []
-    real = run_pipeline.analysis.analyse_strategy
+    real = staged.analysis.analyse_strategy
 
     def spying(*args):
         seen_at.append([k for k, _ in rec.events])
@@ -114,11 +116,11 @@ def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool
         levels.append(level)
         return real_level(a, ref, fmt, level, with_map, mag)
 
-    monkeypatch.setattr(run_pipeline.analysis, "analyse_strategy", spying)
+    monkeypatch.setattr(staged.analysis, "analyse_strategy", spying)
     monkeypatch.setattr(compare, "_level_error", counting)
     level0 = _level0()
     settings = TimingSettings(repeat=4, warmup_ms=300, runs_per_batch=2)
-    out = run_pipeline.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
+    out = staged.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
                            rec, pool=pool)
     assert out is not None and not out.mip.validation_messages
     assert len(seen_at) == 2 * len(SPECS)  # during the timing, then after it
@@ -134,7 +136,7 @@ def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool
 
 def test_levels_only_without_settings(gpu, pool):
     rec = Recorder()
-    out = run_pipeline.run(gpu, _level0(), Format.UNORM, SPECS[1:2], None,
+    out = staged.run(gpu, _level0(), Format.UNORM, SPECS[1:2], None,
                            verdict.ReferenceCache(), rec, pool=pool)
     assert out is not None and out.timings_s is None
     assert rec.kinds() == ["levels", "reference", "analysed"]
@@ -154,17 +156,17 @@ def test_references_computed_once_per_image_and_format(gpu, pool, monkeypatch):
     refs = verdict.ReferenceCache()
     level0 = _level0()
     for _ in range(2):
-        run_pipeline.run(gpu, level0, Format.UNORM, SPECS, None, refs, RunListener(), pool=pool)
+        staged.run(gpu, level0, Format.UNORM, SPECS, None, refs, RunListener(), pool=pool)
     assert sorted(calls) == sorted([("mean", Format.UNORM), ("blit", Format.UNORM)])
     srgb = _level0(Format.SRGB)  # another image (and format): its own references
-    run_pipeline.run(gpu, srgb, Format.SRGB, SPECS[1:2], None, refs, RunListener(), pool=pool)
+    staged.run(gpu, srgb, Format.SRGB, SPECS[1:2], None, refs, RunListener(), pool=pool)
     assert calls[2:] == [("mean", Format.SRGB)]
 
 
 def test_stop_during_the_analysis_returns_none_and_leaves_nothing_running(gpu, monkeypatch):
     stop = threading.Event()
     started = []
-    real = run_pipeline.analysis.analyse_strategy
+    real = staged.analysis.analyse_strategy
 
     def slow(*args):
         started.append(1)
@@ -172,10 +174,10 @@ def test_stop_during_the_analysis_returns_none_and_leaves_nothing_running(gpu, m
         time.sleep(0.3)  # longer than the run takes to see it
         return real(*args)
 
-    monkeypatch.setattr(run_pipeline.analysis, "analyse_strategy", slow)
+    monkeypatch.setattr(staged.analysis, "analyse_strategy", slow)
     rec = Recorder()
     with ThreadPoolExecutor(1) as pool:
-        out = run_pipeline.run(gpu, _level0(), Format.UNORM, SPECS, None,
+        out = staged.run(gpu, _level0(), Format.UNORM, SPECS, None,
                                verdict.ReferenceCache(), rec, stop.is_set, pool)
         assert out is None
         assert pool.submit(lambda: 1).result(timeout=5) == 1  # the pool is free again
@@ -187,9 +189,9 @@ def test_a_failing_analysis_raises_from_run(gpu, pool, monkeypatch):
     def broken(*args):
         raise RuntimeError("analysis exploded")
 
-    monkeypatch.setattr(run_pipeline.analysis, "analyse_strategy", broken)
+    monkeypatch.setattr(staged.analysis, "analyse_strategy", broken)
     with pytest.raises(RuntimeError, match="analysis exploded"):
-        run_pipeline.run(gpu, _level0(), Format.UNORM, SPECS[:1], None,
+        staged.run(gpu, _level0(), Format.UNORM, SPECS[:1], None,
                          verdict.ReferenceCache(), RunListener(), pool=pool)
 
 
@@ -202,24 +204,24 @@ def test_shader_digests_follow_the_version_that_runs(tmp_path):
     shader = tmp_path / "mine.comp"
     shader.write_text(box)
     specs = [StrategySpec("per-level"), StrategySpec(f"shader:{shader}")]
-    first = run_pipeline.shader_digests(specs)
+    first = staged.shader_digests(specs)
     assert [s for s, _ in first] == [f"shader:{shader}"]
-    assert run_pipeline.shader_digests(specs) == first
+    assert staged.shader_digests(specs) == first
     shader.write_text(box + "// edited\n")
-    edited = run_pipeline.shader_digests(specs)
+    edited = staged.shader_digests(specs)
     assert edited != first
     custom.pin(custom.custom_version(f"shader:{shader}"))
     try:
         shader.write_text("this does not compile\n")
-        assert run_pipeline.shader_digests(specs) == edited
+        assert staged.shader_digests(specs) == edited
     finally:
         custom.unpin(f"shader:{shader}")
     shader.unlink()
-    assert run_pipeline.shader_digests(specs) == ((f"shader:{shader}", "unreadable"),)
+    assert staged.shader_digests(specs) == ((f"shader:{shader}", "unreadable"),)
 
 
 def test_headless_entry_prints_when_timings_and_everything_were_ready(capsys):
-    status = run_pipeline.main(["--size", "32", "--strategies", "blit,per-level",
+    status = staged.main(["--size", "32", "--strategies", "blit,per-level",
                                 "--repeat", "3", "--runs", "2", "--device", "llvmpipe"])
     text = capsys.readouterr().out
     assert status == 0, text

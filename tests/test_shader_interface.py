@@ -1,5 +1,5 @@
 """Host and shaders agree on specialization constants and push-constant blocks: every shader in
-shaders/ has a declaration in mipview/gpu/shaders.py that matches its GLSL (includes followed),
+the package has a declaration in mipview/gpu/shaders/shipped.py that matches its GLSL (includes followed),
 the check catches a wrong declaration, and packing follows std430."""
 
 from __future__ import annotations
@@ -9,17 +9,18 @@ import struct
 
 import pytest
 
-from mipview import build_shaders
-from mipview.gpu import shaders
-from mipview.gpu.shader_interface import ShaderInterface, mismatches, read_interface
+from mipview.gpu.shaders import shipped
+from mipview.gpu.shaders.glslc import include_dir
+from mipview.gpu.shaders.interface import ShaderInterface, mismatches, read_interface
+from tools import build_shaders
 
-DECLARED = {s.name: s for s in shaders.ALL}
+DECLARED = {s.name: s for s in shipped.ALL}
 SOURCES = build_shaders.sources()
-INCLUDE = build_shaders.SHADER_DIR / "include"
+INCLUDE = include_dir()
 
 
 def test_every_shader_is_declared_once():
-    assert len(DECLARED) == len(shaders.ALL)
+    assert len(DECLARED) == len(shipped.ALL)
     assert set(DECLARED) == {p.stem for p in SOURCES}
 
 
@@ -32,9 +33,9 @@ def test_declaration_matches_the_glsl(path):
 def test_includes_are_followed():
     # MIP_SRGB lives in mip_common.glsl, reached through batch_common.glsl; SP_* and the push
     # block of single_pass.comp live in spd_reduce.glsl
-    batch = read_interface(build_shaders.SHADER_DIR / "batch_scan.comp", INCLUDE)
+    batch = read_interface(build_shaders.source("batch_scan"), INCLUDE)
     assert ("MIP_SRGB", 10, "bool") in batch.spec and ("BATCH_TILE", 5, "uint") in batch.spec
-    sp = read_interface(build_shaders.SHADER_DIR / "single_pass.comp", INCLUDE)
+    sp = read_interface(build_shaders.source("single_pass"), INCLUDE)
     assert ("SP_REDUCTION", 0, "int") in sp.spec and len(sp.push) == 11
 
 
@@ -60,14 +61,14 @@ def _wrong(name, **change):
     ("per_level", {"push": (("dstSize", "ivec2"), ("srcSize", "ivec2"))}, "push block"),
 ])
 def test_the_check_fails_on_a_wrong_declaration(shader, wrong, needle):
-    found = read_interface(build_shaders.SHADER_DIR / f"{shader}.comp", INCLUDE)
+    found = read_interface(build_shaders.source(shader), INCLUDE)
     problems = mismatches(_wrong(shader, **wrong), found)
     assert problems and any(needle in p for p in problems), problems
 
 
 def test_reader_sees_a_changed_shader(tmp_path):
     """A shader edited without its declaration: the reader reports what the GLSL now says."""
-    src = (build_shaders.SHADER_DIR / "image_read.comp").read_text()
+    src = (build_shaders.source("image_read")).read_text()
     edited = src.replace("float never;", "float never;\n    int extra;")
     assert edited != src
     (tmp_path / "image_read.comp").write_text(edited)
@@ -86,10 +87,10 @@ def test_pack_is_std430():
 
 
 def test_declared_blocks_pack_as_the_shaders_read_them():
-    assert shaders.MEAN.pack(gridSize=(300, 200), imageSize=(300, 200), span=1, firstPass=1,
+    assert shipped.MEAN.pack(gridSize=(300, 200), imageSize=(300, 200), span=1, firstPass=1,
                              lastPass=0, scale=1.0) == struct.pack("<7if", 300, 200, 300, 200,
                                                                   1, 1, 0, 1.0)
-    assert shaders.SINGLE_PASS.push_size == 13 * 4
+    assert shipped.SINGLE_PASS.push_size == 13 * 4
 
 
 @pytest.mark.parametrize("values", [
@@ -99,33 +100,33 @@ def test_declared_blocks_pack_as_the_shaders_read_them():
 ])
 def test_pack_refuses_what_the_block_does_not_hold(values):
     with pytest.raises(ValueError):
-        shaders.PER_LEVEL.pack(**values)
+        shipped.PER_LEVEL.pack(**values)
 
 
 def test_constants_by_name():
-    ids = shaders.PER_LEVEL.spec_values({"local_size_x_id": 8, "local_size_y_id": 8,
+    ids = shipped.PER_LEVEL.spec_values({"local_size_x_id": 8, "local_size_y_id": 8,
                                          "EVEN": True, "BILINEAR": False, "MIP_SRGB": True})
     assert ids == ((0, 8), (1, 8), (2, True), (3, False), (10, True))
     # two names of one id (MEAN_S is also local_size_x_id) must agree
-    assert shaders.MEAN.spec_values({"MEAN_S": 16, "local_size_x_id": 16}) == ((0, 16),)
-    data = shaders.MEAN.spec_data(shaders.MEAN.spec_values({"MEAN_S": 8, "MEAN_LOG_EPS": 1e-4,
+    assert shipped.MEAN.spec_values({"MEAN_S": 16, "local_size_x_id": 16}) == ((0, 16),)
+    data = shipped.MEAN.spec_data(shipped.MEAN.spec_values({"MEAN_S": 8, "MEAN_LOG_EPS": 1e-4,
                                                             "MEAN_LOG": True}))
     assert data == struct.pack("<iIf", 8, 1, 1e-4)
 
 
 @pytest.mark.parametrize("shader,values", [
-    (shaders.MEAN, {"MEAN_S": 8, "local_size_x_id": 16}),  # one id, two values
-    (shaders.PER_LEVEL, {"EVEN ": True}),                   # no such constant
-    (shaders.PER_LEVEL, {"EVEN": 1}),                       # a bool given an int
-    (shaders.MEAN, {"MEAN_LOG_EPS": True}),                 # a float given a bool
-    (shaders.BATCH_REDUCE, {"BATCH_WORDS": -1}),            # a uint out of range
+    (shipped.MEAN, {"MEAN_S": 8, "local_size_x_id": 16}),  # one id, two values
+    (shipped.PER_LEVEL, {"EVEN ": True}),                   # no such constant
+    (shipped.PER_LEVEL, {"EVEN": 1}),                       # a bool given an int
+    (shipped.MEAN, {"MEAN_LOG_EPS": True}),                 # a float given a bool
+    (shipped.BATCH_REDUCE, {"BATCH_WORDS": -1}),            # a uint out of range
 ])
 def test_constants_refuse_wrong_values(shader, values):
     with pytest.raises(ValueError):
         shader.spec_values(values)
 
 
-@pytest.mark.parametrize("declared", [shaders.MIP_LEVEL, shaders.MIP_CHAIN], ids=lambda d: d.name)
+@pytest.mark.parametrize("declared", [shipped.MIP_LEVEL, shipped.MIP_CHAIN], ids=lambda d: d.name)
 def test_custom_strategy_includes_match_their_declaration(declared):
     # the push blocks every custom per-level / whole-chain shader is checked against
     found = read_interface(INCLUDE / f"{declared.name}.glsl", INCLUDE)

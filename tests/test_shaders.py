@@ -1,18 +1,18 @@
-"""The SPIR-V shipped in the package must be what the GLSL in shaders/ compiles to."""
+"""The SPIR-V shipped in the package must be what the package's GLSL compiles to."""
 
 import shutil
 import struct
 
 import pytest
 
-from mipview import build_shaders
-from mipview.gpu import reflection
+from mipview.gpu.shaders import reflection
+from tools import build_shaders
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")
 def test_shipped_spirv_is_fresh():
     stale = build_shaders.stale_shaders()
-    assert not stale, f"stale SPIR-V: {stale}; run python -m mipview.build_shaders"
+    assert not stale, f"stale SPIR-V: {stale}; run python -m tools.build_shaders"
 
 
 def test_every_shader_ships():

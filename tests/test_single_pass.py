@@ -6,24 +6,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mipview import compare
-from mipview.formats import Format, mip_count, to_storage
+from mipview.check import compare, tolerances
+from mipview.check.reference import reference_pyramid
+from mipview.core.formats import Format, mip_count, to_storage
+from mipview.core.results import StrategyResult
+from mipview.core.specs import StrategySpec
 from mipview.gpu.dirty import parse_rect, run_strategy, upload_rect
-from mipview.gpu.resources import MipImage
-from mipview.gpu.runner import run_once
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies.single_pass import (
     TAIL_CHOICES,
     TAIL_TEXELS,
     SinglePass,
     plan_passes,
 )
-from mipview.layers import make_layers
-from mipview.reference import reference_pyramid
-from mipview.results import StrategyResult, StrategySpec
+from mipview.gpu.vulkan.resources import MipImage
+from mipview.io.layers import make_layers
 
 # the flat base chain tolerance (stricter than within_tolerance for floats), with the
 # reference's float64 slack
-SLACK = compare.REFERENCE_SLACK
+SLACK = tolerances.REFERENCE_SLACK
 
 
 def _spec(**opts: str) -> StrategySpec:
@@ -41,7 +42,7 @@ def _check(levels: list[np.ndarray], level0: np.ndarray, fmt: Format, reduction:
     assert len(levels) == len(ref)
     if reduction == "mean":
         rep = compare.error_report(levels, fmt, ref, reduction)
-        step_tol, chain_tol = compare.TOLERANCE[fmt]
+        step_tol, chain_tol = tolerances.TOLERANCE[fmt]
         worst = compare.format_worst(max(rep.chain + rep.step, key=lambda e: e.max_error))
         assert rep.max_step <= step_tol + SLACK and rep.max_chain <= chain_tol + SLACK, worst
     else:  # min/max pick source values: exactly equal

@@ -15,15 +15,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mipview import compare, imageio
-from mipview.formats import Format
-from mipview.gpu.glslc import compile_glsl, include_dir
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline
-from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shader_interface import ShaderInterface
-from mipview.gpu.shaders import MIP_COMMON
-from mipview.gpu.vkapi import flag, vk
-from mipview.results import StrategySpec
+from mipview.check import compare
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
+from mipview.gpu.shaders.glslc import compile_glsl, include_dir
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import MIP_COMMON
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.vkapi import flag, vk
+from mipview.io import imageio
 
 ROOT = Path(__file__).resolve().parent.parent
 PHOTO = ROOT / "resources" / "photo_npot_1000x750.png"
@@ -175,7 +176,7 @@ def srgb_sources():
 @pytest.mark.parametrize("source", ["photo", "ramp"])
 @pytest.mark.parametrize("strategy", ["per-level", "subgroup", "single-pass", "npot-exact"])
 def test_srgb_strategies_step_error(gpu, srgb_sources, source, strategy):
-    from mipview.gpu.runner import run_once
+    from mipview.gpu.session import run_once
 
     result = run_once(gpu, srgb_sources[source], Format.SRGB, [StrategySpec.parse(strategy)])
     levels = list(result.results[0].levels)

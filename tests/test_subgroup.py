@@ -11,10 +11,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mipview import compare
-from mipview.formats import Format, mip_count
-from mipview.gpu.resources import MipImage
-from mipview.gpu.runner import run_once
+from mipview.check import compare, tolerances
+from mipview.check.reference import reference_pyramid
+from mipview.core.formats import Format, mip_count
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import run_once
 from mipview.gpu.strategies.subgroup import (
     LAYOUTS,
     MODE_PER_LEVEL,
@@ -27,15 +28,14 @@ from mipview.gpu.strategies.subgroup import (
     scratch_offsets,
     subgroup_levels,
 )
-from mipview.gpu.timing import Marks
-from mipview.reference import reference_pyramid
-from mipview.results import StrategySpec
+from mipview.gpu.vulkan.resources import MipImage
+from mipview.gpu.vulkan.timing import Marks
 
 FORMATS = (Format.UNORM, Format.SRGB, Format.F16)
-# compare.REFERENCE_SLACK absorbs the reference's float64 noise on a tie-bound 1.0 LSB step
+# tolerances.REFERENCE_SLACK absorbs the reference's float64 noise on a tie-bound 1.0 LSB step
 # error; the chain is held to the flat base tolerance here (stricter than within_tolerance's
 # one-ulp-per-level allowance for floats), since this strategy keeps float intermediates.
-REFERENCE_NOISE = compare.REFERENCE_SLACK
+REFERENCE_NOISE = tolerances.REFERENCE_SLACK
 SMALL = ((1, 1), (2, 2), (3, 5), (16, 16), (31, 33), (32, 32), (64, 64), (1, 40), (70, 2))
 
 
@@ -54,8 +54,8 @@ def _check(ctx, level0: np.ndarray, fmt: Format, **options: str) -> compare.Erro
     result = mip.results[0]
     report = compare.error_report(result.levels, fmt, reference_pyramid(level0, fmt))
     worst = [compare.format_worst(e) for e in (*report.step, *report.chain)
-             if e.max_error > 0.5 * compare.TOLERANCE[fmt][0]]
-    step_tol, chain_tol = compare.TOLERANCE[fmt]
+             if e.max_error > 0.5 * tolerances.TOLERANCE[fmt][0]]
+    step_tol, chain_tol = tolerances.TOLERANCE[fmt]
     within = (report.max_step <= step_tol + REFERENCE_NOISE
               and report.max_chain <= chain_tol + REFERENCE_NOISE)
     assert within, f"{spec} {fmt.label}: step {report.max_step:.3g}, " \

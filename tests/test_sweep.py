@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 
-from mipview import imageio
-from mipview.formats import Format, to_storage
+from mipview.core.formats import Format, to_storage
+from mipview.core.specs import StrategySpec
 from mipview.gpu.mean import mean_reference
-from mipview.results import StrategySpec
-from mipview.sweep import sweep_curves
+from mipview.io import imageio
+from mipview.run.sweep import sweep_curves
 
 SPECS = [StrategySpec("blit"), StrategySpec("per-level")]
 
@@ -44,7 +44,7 @@ def test_sweep_stops_and_reports_progress(gpu):
 
 
 def test_cli_sweep_json(gpu, tmp_path, capsys):
-    from mipview.cli import main
+    from mipview.cli.main import main
 
     out = tmp_path / "s.json"
     code = main(["sweep", "--width-range", "30:32", "--height", "17", "--strategies",

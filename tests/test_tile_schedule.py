@@ -1,4 +1,4 @@
-"""How tiles are spread over workgroups (strategies/base.py, shaders/include/tile_schedule.glsl):
+"""How tiles are spread over workgroups (strategies/base.py, mipview/gpu/shaders/include/tile_schedule.glsl):
 no device needed."""
 
 from __future__ import annotations

@@ -8,11 +8,12 @@ import time
 import numpy as np
 import pytest
 
-from mipview.formats import Format, to_storage
-from mipview.gpu import timing
-from mipview.gpu.runner import Session
-from mipview.gpu.vkapi import vk
-from mipview.results import StrategySpec, TimingSettings
+from mipview.core.formats import Format, to_storage
+from mipview.core.results import TimingSettings
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import Session
+from mipview.gpu.vulkan import timing
+from mipview.gpu.vulkan.vkapi import vk
 
 
 class _Work:

@@ -1,4 +1,4 @@
-"""The per-dispatch timeline in the Chrome trace event format (mipview/trace.py): one complete
+"""The per-dispatch timeline in the Chrome trace event format (mipview/run/trace.py): one complete
 event per dispatch per run, durations that are the samples, runs where the GPU ran them (or, with
 no start times kept, in the order the timing loop took them), never overlapping on a track."""
 
@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import json
 
-from mipview.formats import Format
-from mipview.results import (
+from mipview.core.formats import Format
+from mipview.core.results import (
     DeviceSummary,
     DispatchStep,
     GpuTiming,
     MipResult,
     StrategyResult,
-    StrategySpec,
     TimingStats,
 )
-from mipview.trace import chrome_trace
+from mipview.core.specs import StrategySpec
+from mipview.run.trace import chrome_trace
 
 DEVICE = DeviceSummary("gpu", "discrete", "d", "1.3", 32)
 

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mipview import imageio, reference
-from mipview.formats import Format
-from mipview.imageio import ImageLoadError, load
-from mipview.nonfinite import NonFinite, count_nonfinite, nonfinite_per_level
+from mipview.check import reference
+from mipview.core.formats import Format
+from mipview.core.nonfinite import NonFinite, count_nonfinite, nonfinite_per_level
+from mipview.io import imageio
+from mipview.io.imageio import ImageLoadError, load
 from tests.stderr import without_compile_progress
 
 
@@ -207,7 +208,7 @@ def _nonfinite_tif(tmp_path: Path) -> Path:
 
 
 def test_run_tells_nonfinite_once_and_reports_propagation(tmp_path: Path, capfd) -> None:
-    from mipview.cli import main
+    from mipview.cli.main import main
 
     out = tmp_path / "o"
     assert main(["run", str(_nonfinite_tif(tmp_path)), "--format", "f32", "--out", str(out),
@@ -232,7 +233,7 @@ def test_run_tells_nonfinite_once_and_reports_propagation(tmp_path: Path, capfd)
 
 
 def test_8bit_run_says_how_nonfinite_texels_were_stored(tmp_path: Path, capfd) -> None:
-    from mipview.cli import main
+    from mipview.cli.main import main
 
     assert main(["run", str(_nonfinite_tif(tmp_path)), "--format", "unorm", "--out",
                  str(tmp_path / "o"), "--strategies", "per-level"]) == 0
@@ -244,7 +245,7 @@ def test_8bit_run_says_how_nonfinite_texels_were_stored(tmp_path: Path, capfd) -
 
 
 def test_mean_of_nonfinite_image_says_what_nan_means(tmp_path: Path, capfd) -> None:
-    from mipview.cli import main
+    from mipview.cli.main import main
 
     assert main(["mean", str(_nonfinite_tif(tmp_path)), "--format", "f32",
                  "--strategies", "per-level"]) == 0
@@ -259,7 +260,7 @@ def test_mean_of_nonfinite_image_says_what_nan_means(tmp_path: Path, capfd) -> N
 
 
 def test_propagation_says_where_a_result_differs_from_the_exact_reduction() -> None:
-    from mipview.verdict import judge
+    from mipview.check.verdict import judge
 
     level0 = np.ones((4, 4, 4), np.float32)
     level0[0, 0, 0] = np.nan

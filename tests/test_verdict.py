@@ -1,4 +1,4 @@
-"""The one verdict (mipview/verdict.py): a corrupted level is out of tolerance and named, the
+"""The one verdict (mipview/check/verdict.py): a corrupted level is out of tolerance and named, the
 rule follows the result's promise, and the reference cache computes each pyramid once."""
 
 from __future__ import annotations
@@ -6,13 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mipview import bounds
-from mipview import verdict as verdict_mod
-from mipview.formats import Format, to_storage
-from mipview.gpu.runner import run_once
-from mipview.reference import blit_reference, named_reference, reference_pyramid, stored_chain
-from mipview.results import LevelSource, StrategySpec
-from mipview.verdict import ReferenceCache, judge, judge_result
+from mipview.check import bounds
+from mipview.check import verdict as verdict_mod
+from mipview.check.filter_reference import named_reference
+from mipview.check.reference import blit_reference, reference_pyramid, stored_chain
+from mipview.check.verdict import ReferenceCache, judge, judge_result
+from mipview.core.formats import Format, to_storage
+from mipview.core.results import LevelSource
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import run_once
 
 
 def _level0(w: int, h: int, fmt: Format, seed: int = 5) -> np.ndarray:

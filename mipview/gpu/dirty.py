@@ -10,15 +10,15 @@ from typing import Any
 
 import numpy as np
 
-from mipview import MipviewError
-from mipview.formats import Format
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
-from mipview.gpu.context import GpuContext
-from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimedBatch, timing_from_runs
-from mipview.gpu.vkapi import flag, vk
-from mipview.results import StrategySpec
+from mipview.gpu.vulkan.context import GpuContext
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.sync import memory_barrier
+from mipview.gpu.vulkan.timing import Marks, TimedBatch, timing_from_runs
+from mipview.gpu.vulkan.vkapi import flag, vk
 
 Rect = tuple[int, int, int, int]
 

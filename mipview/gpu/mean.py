@@ -1,4 +1,4 @@
-"""The exact mean (and log-mean) of an image of any size on the GPU (shaders/mean.comp).
+"""The exact mean (and log-mean) of an image of any size on the GPU (mipview/gpu/mean.comp).
 
 A blit pyramid's 1x1 level is not the image mean on NPOT sizes, and it jumps when a window grows
 by one pixel (auto-exposure flicker). This reduces level 0 directly: passes of 4S x 4S blocks per
@@ -24,18 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from mipview import MipviewError
-from mipview.formats import Format, decode, encode
-from mipview.gpu.context import GpuContext
-from mipview.gpu.dispatch import record_steps
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shaders import MEAN
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimedWork, time_interleaved
-from mipview.gpu.vkapi import flag
-from mipview.reference import _check
-from mipview.results import DispatchStep, TimingSettings, TimingStats
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format, decode, encode, texels
+from mipview.core.results import DispatchStep, TimingSettings, TimingStats
+from mipview.gpu.shaders.shipped import MEAN
+from mipview.gpu.vulkan.context import GpuContext
+from mipview.gpu.vulkan.dispatch import record_steps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.sync import memory_barrier
+from mipview.gpu.vulkan.timing import Marks, TimedWork, time_interleaved
+from mipview.gpu.vulkan.vkapi import flag
 
 KINDS = ("mean", "log-mean")
 METHODS = ("weighted", "padded")
@@ -59,9 +58,9 @@ def _check_args(kind: str, block: int, method: str) -> None:
 
 # --- numpy reference ------------------------------------------------------------------------------
 def mean_reference(level0: np.ndarray, fmt: Format, kind: str = "mean") -> np.ndarray:
-    """float64 reference: ``mean`` is :func:`mipview.reference.exact_mean` (storage units, (4,)
+    """float64 reference: ``mean`` is :func:`mipview.check.reference.exact_mean` (storage units, (4,)
     or (L, 4)); ``log-mean`` is the geometric mean luminance, linear, shape () or (L,)."""
-    a = _check(level0)
+    a = texels(level0)
     # NaN or +Inf with -Inf in a float image make a NaN mean, as IEEE arithmetic says: no
     # warning about it (the command says so once, in its words)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -156,7 +155,7 @@ def _result(values: np.ndarray, fmt: Format, kind: str, layered: bool) -> np.nda
 
 
 def _upload(ctx: GpuContext, level0: np.ndarray, fmt: Format) -> tuple[MipImage, bool]:
-    a = _check(level0)
+    a = texels(level0)
     layered = a.ndim == 4
     a4 = a if layered else a[None]
     image = MipImage(ctx, fmt, a4.shape[2], a4.shape[1], a4.shape[0], levels=1)

@@ -11,7 +11,7 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from mipview import MipviewError
+from mipview.core.errors import MipviewError
 
 
 def ensure_app() -> QApplication:
@@ -29,7 +29,7 @@ def ensure_app() -> QApplication:
 
 def default_image() -> str | None:
     try:
-        from mipview.samples import sample_path
+        from mipview.io.samples import sample_path
 
         return str(sample_path())
     except (ImportError, MipviewError):
@@ -134,8 +134,8 @@ def freeze_startup_objects() -> None:
 def run_gui(args: argparse.Namespace) -> int:
     """Entry point of ``mipview gui``; returns the exit status."""
     reserve_ui_core()
-    from mipview.baseline import load_run
     from mipview.gpu.strategies.specs import expand_specs
+    from mipview.run.baseline import load_run
     from mipview.ui.main_window import MainWindow
 
     specs = expand_specs(args.run) if getattr(args, "run", None) else None

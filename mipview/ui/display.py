@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview.formats import Format, linear_to_srgb
+from mipview.core.formats import Format, linear_to_srgb
 
 
 def first_layer(a: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 The window owns three worker threads: the :class:`GpuWorker` (every Vulkan call), a
 :class:`CompareWorker` (strategy-against-strategy heatmaps) and, through the Custom shaders dock
-(:mod:`mipview.ui.shader_panel`), a shader compiler. It sends each request, a frozen dataclass
+(:mod:`mipview.ui.panels.shader_panel`), a shader compiler. It sends each request, a frozen dataclass
 with a job id, by one queued signal per worker, keeps the latest request of each kind, and
 applies a result only when it belongs to that job (so a stopped or superseded job's late results
 are dropped); it never waits on a worker.
@@ -47,17 +47,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview import containers, preview
-from mipview.baseline import BaselineError, SavedRun, load_run
-from mipview.formats import Format
-from mipview.gpu.context import DeviceCaps
-from mipview.imageio import SourceImage
-from mipview.results import MipResult, StrategySpec
-from mipview.ui.batch_view import BatchView
-from mipview.ui.compare_worker import CompareWorker, timed_run_dict
-from mipview.ui.export_dialog import ExportDialog
-from mipview.ui.heatmap_view import HeatmapView
-from mipview.ui.jobs import OneInFlight, worker_thread
+from mipview.core.formats import Format
+from mipview.core.results import MipResult
+from mipview.core.specs import StrategySpec
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.io import containers
+from mipview.io.imageio import SourceImage
+from mipview.run import preview
+from mipview.run.baseline import BaselineError, SavedRun, load_run
+from mipview.ui.dialogs.export_dialog import ExportDialog
+from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.messages import (
     Analysis,
     BaselineDeltas,
@@ -85,15 +84,18 @@ from mipview.ui.messages import (
     WorkerError,
     saved_stats,
 )
-from mipview.ui.preview_view import PreviewView
-from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView
-from mipview.ui.shader_panel import ShaderPanel
-from mipview.ui.shortcuts_dialog import ShortcutsDialog
-from mipview.ui.strategy_panel import AUTO_FORMAT, StrategyPanel
-from mipview.ui.sweep_view import SweepView
-from mipview.ui.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
-from mipview.ui.viewer_actions import build_viewer_menus
-from mipview.ui.worker import GpuWorker
+from mipview.ui.panels.shader_panel import ShaderPanel
+from mipview.ui.panels.strategy_panel import AUTO_FORMAT, StrategyPanel
+from mipview.ui.views.batch_view import BatchView
+from mipview.ui.views.heatmap_view import HeatmapView
+from mipview.ui.views.preview_view import PreviewView
+from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView
+from mipview.ui.views.sweep_view import SweepView
+from mipview.ui.views.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
+from mipview.ui.views.viewer_actions import build_viewer_menus
+from mipview.ui.workers.compare_worker import CompareWorker, timed_run_dict
+from mipview.ui.workers.gpu_worker import GpuWorker
+from mipview.ui.workers.jobs import OneInFlight, worker_thread
 
 IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp "
                 + " ".join(f"*{s}" for s in containers.SUFFIXES) + ");;All files (*)")
@@ -274,7 +276,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = m.addMenu("Open &Recent")
         samples = m.addMenu("Open &Sample")
         try:
-            from mipview import samples as sample_mod
+            from mipview.io import samples as sample_mod
 
             for name in sample_mod.SAMPLES:
                 a = QAction(name, self)

@@ -16,19 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mipview.analysis import StrategyErrors
-from mipview.baseline import BaselineReport, SavedRun, saved_timings
-from mipview.compare import LevelError
-from mipview.drift import Drift, detect_drift
-from mipview.formats import Format
+from mipview.check.compare import LevelError
+from mipview.check.drift import Drift, detect_drift
+from mipview.core.formats import Format
+from mipview.core.results import ClockState, GpuTiming, MipResult
+from mipview.core.specs import StrategySpec
 from mipview.gpu.batch import BatchResult
-from mipview.gpu.context import DeviceCaps
-from mipview.imageio import SourceImage
-from mipview.preview import PreviewImage, PreviewSettings
-from mipview.results import ClockState, GpuTiming, MipResult, StrategySpec
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.io.imageio import SourceImage
+from mipview.run.analysis import StrategyErrors
+from mipview.run.baseline import BaselineReport, SavedRun, saved_timings
+from mipview.run.preview import PreviewImage, PreviewSettings
 
 if TYPE_CHECKING:
-    from mipview.sweep import SweepResult
+    from mipview.run.sweep import SweepResult
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class RunRequest:
     specs: tuple[StrategySpec, ...]
     repeat: int = 20
     live: bool = False
-    #: > 1: run on this many layers made from the image by ``mipview.layers.make_layers``
+    #: > 1: run on this many layers made from the image by ``mipview.io.layers.make_layers``
     layers: int = 1
     #: empty the caches before every timed run (``mipview bench --cold``)
     cold: bool = False
@@ -136,7 +137,7 @@ class TimingFigures:
     max: float
     #: the median of each mark (the per-dispatch breakdown), in plan order
     marks: tuple[tuple[str, float], ...] = ()
-    #: the samples drifted while they were taken (mipview.drift): the median describes neither
+    #: the samples drifted while they were taken (mipview.check.drift): the median describes neither
     #: the start nor the end
     drift: Drift | None = None
     #: the samples' histogram (the chart's distribution view): DIST_BINS counts over equal bins
@@ -256,7 +257,7 @@ class SweepProgress:
 
 @dataclass(frozen=True)
 class SweepOutput:
-    """``mipview.sweep.SweepResult`` of a sweep (the widths done, if it was stopped)."""
+    """``mipview.run.sweep.SweepResult`` of a sweep (the widths done, if it was stopped)."""
 
     job: int
     result: SweepResult
@@ -291,7 +292,7 @@ class Comparison:
 @dataclass(frozen=True)
 class ExportRequest:
     """File > Export...: the chain ``levels`` (storage values of ``fmt``, as a run read them
-    back) written into ``folder`` as ``stem`` + each of ``kinds`` (mipview.containers.export)."""
+    back) written into ``folder`` as ``stem`` + each of ``kinds`` (mipview.io.containers.export)."""
 
     job: int
     folder: str
@@ -303,7 +304,7 @@ class ExportRequest:
 
 @dataclass(frozen=True)
 class BaselineRequest:
-    """The timings of a run against a saved run (mipview.baseline.compare_runs), off the UI
+    """The timings of a run against a saved run (mipview.run.baseline.compare_runs), off the UI
     thread. ``run``: the window's run (a MipResult with its timings; ``cache`` and ``repeat``
     as bench's JSON says them), or the JSON of a saved run the window shows."""
 
@@ -322,7 +323,7 @@ class BaselineDeltas:
 
 @dataclass(frozen=True)
 class PreviewRequest:
-    """The sampled preview (mipview.preview.render) of one result's ``levels``."""
+    """The sampled preview (mipview.run.preview.render) of one result's ``levels``."""
 
     job: int
     name: str

@@ -8,11 +8,11 @@ from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from mipview import compare
-from mipview.formats import Format, mip_count
+from mipview.check import compare
+from mipview.check.reference import reference_pyramid
+from mipview.core.formats import Format, mip_count
 from mipview.gpu.batch import WAYS, unsupported_reason
 from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
-from mipview.reference import reference_pyramid
 from tests.ui.conftest import stamp_image
 
 WAIT_MS = 60_000

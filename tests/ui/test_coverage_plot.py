@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from mipview.analysis import LevelFigures
-from mipview.filters.reference import coverage, filtered_pyramid, result_figures
-from mipview.filters.spec import parse_filter
-from mipview.results import StrategySpec
-from mipview.ui.coverage_plot import CoveragePlot
+from mipview.check import tolerances
+from mipview.check.filter_reference import coverage, filtered_pyramid, result_figures
+from mipview.core.filters.spec import parse_filter
+from mipview.core.specs import StrategySpec
+from mipview.run.analysis import LevelFigures
+from mipview.ui.views.coverage_plot import CoveragePlot
 from tests.ui.test_main_window import open_and_wait, run_and_wait
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +74,6 @@ def test_plot_hides_without_figures_and_draws_normal_map_lengths(qtbot):
 def test_coverage_is_a_choice_of_the_panel_and_its_plot_keeps_level0s(qtbot, make_window):
     """alpha=coverage runs on the GPU now: its row is enabled (the panel greys out what
     unsupported_reason says), and the plotted coverage stays within 1% of level 0's."""
-    from mipview import bounds
 
     kept = StrategySpec.parse("per-level:filter=tent,alpha=coverage")
     w = make_window()
@@ -86,5 +86,5 @@ def test_coverage_is_a_choice_of_the_panel_and_its_plot_keeps_level0s(qtbot, mak
     res = got["output"].mip.results[0]
     w.heatmap.select(str(res.spec))
     y = _curve(w.heatmap.coverage.result)[1]
-    big = [k for k, lv in enumerate(res.levels) if lv[..., 0].size >= bounds.COVERAGE_MIN_TEXELS]
-    assert len(big) > 3 and max(abs(y[k] - y[0]) for k in big) <= bounds.COVERAGE_BOUND
+    big = [k for k, lv in enumerate(res.levels) if lv[..., 0].size >= tolerances.COVERAGE_MIN_TEXELS]
+    assert len(big) > 3 and max(abs(y[k] - y[0]) for k in big) <= tolerances.COVERAGE_BOUND

@@ -16,8 +16,8 @@ from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
-from mipview.results import StrategySpec
-from mipview.ui.shader_watch import shader_name
+from mipview.core.specs import StrategySpec
+from mipview.ui.workers.shader_watch import shader_name
 from tests.test_custom_strategies import SPIN
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
 

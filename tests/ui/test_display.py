@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from mipview.formats import Format
+from mipview.core.formats import Format
 from mipview.ui.display import texel_text, to_display
 
 
@@ -18,7 +18,7 @@ def test_to_display_and_texel_text():
 
 
 def test_level_layout_stacks_levels_right_of_level0():
-    from mipview.ui.pyramid_view import level_layout
+    from mipview.ui.views.pyramid_view import level_layout
 
     rects = level_layout([(64, 48), (32, 24), (16, 12), (8, 6)], gap=2)
     assert [(r.x(), r.y(), r.width(), r.height()) for r in rects] == [

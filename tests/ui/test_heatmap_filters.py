@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt
 
-from mipview.results import StrategySpec
+from mipview.core.specs import StrategySpec
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
 
 BOX = StrategySpec.parse("per-level")

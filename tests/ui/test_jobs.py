@@ -9,9 +9,10 @@ import threading
 import numpy as np
 from PySide6.QtCore import Qt
 
-from mipview import compare, imageio
-from mipview.ui.jobs import JobWorker
+from mipview.check import compare
+from mipview.io import imageio
 from mipview.ui.messages import Comparison, LiveStats, OpenRequest, RunOutput
+from mipview.ui.workers.jobs import JobWorker
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait
 
 
@@ -71,7 +72,7 @@ def test_failing_run_shows_error_and_finishes(qtbot, make_window, small_png, mon
         threads.append(threading.get_ident())
         raise RuntimeError("analysis exploded")
 
-    monkeypatch.setattr("mipview.analysis.analyse_strategy", broken_analyse)
+    monkeypatch.setattr("mipview.run.analysis.analyse_strategy", broken_analyse)
     w = make_window()
     open_and_wait(qtbot, w, small_png)
     shown = []

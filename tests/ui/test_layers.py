@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from mipview import compare
-from mipview.layers import make_layers
-from mipview.reference import reference_pyramid
-from mipview.results import StrategySpec
+from mipview.check import compare
+from mipview.check.reference import reference_pyramid
+from mipview.core.specs import StrategySpec
+from mipview.io.layers import make_layers
 from tests.ui.conftest import stamp_image
 from tests.ui.test_main_window import open_and_wait, run_and_wait
 

@@ -13,14 +13,14 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage
 from PySide6.QtWidgets import QMessageBox
 
-from mipview import compare
-from mipview.formats import Format
+from mipview.check import compare
+from mipview.check.reference import reference_pyramid
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import OptionSpec, Strategy
-from mipview.reference import reference_pyramid
-from mipview.results import StrategySpec
-from mipview.ui.heatmap_view import format_value
+from mipview.ui.views.heatmap_view import format_value
 
 WAIT_MS = 60_000
 

@@ -9,8 +9,8 @@ import numpy as np
 from PIL import Image
 from PySide6.QtCore import Qt
 
-from mipview.results import StrategySpec
-from mipview.ui.heatmap_view import NONFINITE_COLUMN
+from mipview.core.specs import StrategySpec
+from mipview.ui.views.heatmap_view import NONFINITE_COLUMN
 from tests.ui.test_main_window import open_and_wait, run_and_wait
 
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QAction
 
-from mipview.results import ClockSample, ClockState, GpuTiming, StrategySpec, TimingStats
+from mipview.core.results import ClockSample, ClockState, GpuTiming, TimingStats
+from mipview.core.specs import StrategySpec
 from mipview.ui.messages import DIST_BINS, LiveStats
-from mipview.ui.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
+from mipview.ui.views.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
 
 WAIT_MS = 60_000
 

@@ -10,10 +10,11 @@ import threading
 import numpy as np
 import pytest
 
-from mipview import verdict
-from mipview.results import ClockSample, ClockState, GpuTiming, StrategySpec, TimingStats
+from mipview.check import verdict
+from mipview.core.results import ClockSample, ClockState, GpuTiming, TimingStats
+from mipview.core.specs import StrategySpec
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
-from mipview.ui.timing_chart import WARNING, TimingChart, clock_text, history_marks
+from mipview.ui.views.timing_chart import WARNING, TimingChart, clock_text, history_marks
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait
 
 FIVE = [StrategySpec(n) for n in ("blit", "per-level", "npot-exact", "subgroup", "single-pass")]
@@ -181,7 +182,7 @@ def test_a_first_run_that_compiles_says_so_in_the_status_bar(qtbot, make_window,
                                                              tmp_path, monkeypatch):
     """A CPU device compiling shaders for the first Run: the status bar tells what takes the
     time, and the Run ends as any other."""
-    from mipview.gpu import compile_ahead, context
+    from mipview.gpu.vulkan import compile_ahead, context
 
     monkeypatch.setenv("MESA_SHADER_CACHE_DIR", str(tmp_path / "mesa"))  # nothing compiled yet
     monkeypatch.setattr(compile_ahead, "REPORT_AFTER_S", 0.0)  # told from the first poll,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from mipview import reference
+from mipview.check import reference
 from tests.ui.test_main_window import ROOT, SPECS, WAIT_MS, open_and_wait
 
 #: what Stop and close must take (0.5 s), with room for a loaded 2-core CI machine
@@ -138,8 +138,8 @@ def test_automation_still_exits_0_on_a_good_image(tmp_path):
 
 
 def test_a_job_registered_without_checkpoints_is_not_abandoned_by_them(qapp):
-    from mipview.cancel import checkpoint
-    from mipview.ui.jobs import JobWorker
+    from mipview.core.cancel import checkpoint
+    from mipview.ui.workers.jobs import JobWorker
 
     done: list[tuple[str, int]] = []
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mipview.formats import Format
-from mipview.results import StrategySpec
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
 
 WAIT_MS = 60_000
 SPECS = [StrategySpec("blit"), StrategySpec("per-level")]

@@ -8,13 +8,13 @@ from __future__ import annotations
 import ktx2_spec_reader
 import numpy as np
 
-from mipview import containers
-from mipview.formats import Format
-from mipview.reference import stored_chain
-from mipview.results import StrategySpec
-from mipview.ui.batch_view import expand_sources
-from mipview.ui.export_dialog import ExportDialog
+from mipview.check.reference import stored_chain
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
+from mipview.io import containers, imageio
+from mipview.ui.dialogs.export_dialog import ExportDialog
 from mipview.ui.main_window import IMAGE_FILTER
+from mipview.ui.views.batch_view import expand_sources
 from tests.ui.conftest import stamp_image
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
 
@@ -34,7 +34,7 @@ def _stamp_ktx2(folder, alter_level3: bool = False):
         at = ktx2_spec_reader.parse(bytes(data)).levels[3][0] + 4 * 4  # texels (4, 0), (5, 0)
         data[at:at + 4], data[at + 4:at + 8] = data[at + 4:at + 8], data[at:at + 4]
         path.write_bytes(bytes(data))
-        assert not np.array_equal(containers.read_chain(path).levels[3], levels[3])
+        assert not np.array_equal(imageio.read_chain(path).levels[3], levels[3])
     return path
 
 
@@ -97,11 +97,11 @@ def test_export_writes_the_chain_shown(qtbot, make_window, tmp_path, small_png, 
     files = _export_and_wait(qtbot, w, tmp_path / "out", ["dds", "ktx2"])
     assert [f.rsplit("/", 1)[1] for f in files] == ["per-level.ktx2", "per-level.dds"]
     for f in files:
-        chain = containers.read_chain(f)
+        chain = imageio.read_chain(f)
         for mine, theirs in zip(chain.levels, results["per-level"].levels, strict=True):
             assert np.array_equal(mine, theirs)
     (blit,) = _export_and_wait(qtbot, w, tmp_path / "out", ["ktx2"], "blit")
-    assert np.array_equal(containers.read_chain(blit).levels[1], results["blit"].levels[1])
+    assert np.array_equal(imageio.read_chain(blit).levels[1], results["blit"].levels[1])
     assert dialogs == []
     # EXR of 8-bit levels: refused in the worker, in a dialog
     with qtbot.waitSignal(w.sigErrorShown, timeout=WAIT_MS):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from mipview.results import GpuTiming, StrategySpec, TimingStats
+from mipview.core.results import GpuTiming, TimingStats
+from mipview.core.specs import StrategySpec
 from mipview.ui.messages import LiveStats
-from mipview.ui.timing_chart import TimingChart, steady_range
+from mipview.ui.views.timing_chart import TimingChart, steady_range
 
 
 def test_steady_range():

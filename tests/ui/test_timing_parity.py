@@ -1,5 +1,5 @@
 """The window times exactly as ``mipview bench`` does: one timing function
-(mipview.gpu.timing.time_interleaved, through Session.time_with) with the same settings, the
+(mipview.gpu.vulkan.timing.time_interleaved, through Session.time_with) with the same settings, the
 ones TimingSettings.for_device builds for the device (cli.py will build bench's the same way:
 ``for_device(caps.device_type, repeat=args.repeat, warmup_ms=args.warmup_ms or None,
 cold=args.cold, evict=args.evict)``)."""
@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from mipview import cli
-from mipview.gpu import runner
-from mipview.results import TimingSettings
+from mipview.cli import main as cli
+from mipview.core.results import TimingSettings
+from mipview.gpu import session
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait
 
 
@@ -20,13 +20,13 @@ from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait
 def timed(monkeypatch):
     """(settings, number of things timed) of every call of the one timing loop."""
     calls = []
-    real = runner.time_interleaved
+    real = session.time_interleaved
 
     def spy(works, settings, *args, **kwargs):
         calls.append((settings, len(works)))
         return real(works, settings, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "time_interleaved", spy)
+    monkeypatch.setattr(session, "time_interleaved", spy)
     return calls
 
 

@@ -1,23 +1,24 @@
-"""The window and ``mipview run`` give one verdict: the GUI's path (ui/worker.analyse) and the
-CLI's (report.check_results and the JSON of report.result_dict) agree on within-tolerance and on
+"""The window and ``mipview run`` give one verdict: the window's path (run.staged.analyse, which
+its worker calls) and the CLI's (report.check_results and the JSON of report.result_dict) agree on within-tolerance and on
 every figure (step and chain per level), for every strategy, format and a few sizes."""
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from mipview import report
-from mipview.compare import json_float
-from mipview.formats import Format, to_storage
+from mipview.check.compare import json_float
+from mipview.check.reference import reference_pyramid, step_level
+from mipview.check.verdict import ReferenceCache
+from mipview.core.formats import Format, to_storage
+from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
-from mipview.gpu.runner import run_once
-from mipview.reference import reference_pyramid, step_level
-from mipview.results import StrategySpec
-from mipview.ui.worker import analyse
+from mipview.gpu.session import run_once
+from mipview.run import report, staged
 
 # every registered strategy (the exact ones and blit), and a reduction other than the mean
 SPECS = [*strategies.default_specs(), StrategySpec("single-pass", (("reduction", "max"),))]
@@ -31,6 +32,13 @@ def _level0(w: int, h: int, fmt: Format) -> np.ndarray:
     return level0
 
 
+def analyse(mip, level0: np.ndarray):
+    """The window's analysis of a Run: staged.analyse, in a pool as the worker runs it."""
+    with ThreadPoolExecutor(2) as pool:
+        _, errors = staged.analyse(mip, level0, ReferenceCache(), staged.RunListener(), pool)
+    return errors
+
+
 def _figures(entries: list[dict]) -> list[float | str]:
     return [e["max_error"] for e in entries]
 
@@ -42,7 +50,7 @@ def test_gui_and_cli_paths_give_the_same_verdict(gpu, size, fmt):
     mip = run_once(gpu, level0, fmt, SPECS)
     assert not mip.validation_messages and not mip.skipped
 
-    gui = {str(e.spec): e for e in analyse(1, mip, level0).errors}
+    gui = {str(e.spec): e for e in analyse(mip, level0)}
     cli = report.check_results(mip, level0)
     data = json.loads(json.dumps(report.result_dict(mip, cli)))  # what report.json holds
     assert list(gui) == list(cli) == [s["strategy"] for s in data["strategies"]]
@@ -82,7 +90,7 @@ def test_both_paths_call_a_corrupted_level_out_of_tolerance(gpu):
     levels[3] = bad
     mip = replace(mip, results=(replace(res, levels=tuple(levels)),))
     cli = report.check_results(mip, level0)["per-level"]
-    gui = analyse(1, mip, level0).errors[0]
+    gui = analyse(mip, level0)[0]
     assert gui.verdict == cli
     assert not gui.within_tolerance and not cli.within_tolerance
     assert cli.failing_levels[0] == 3 and cli.breaches[0].figure == "step"

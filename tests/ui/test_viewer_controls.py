@@ -11,10 +11,10 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QInputDialog
 
-from mipview.formats import Format
+from mipview.core.formats import Format
 from mipview.ui import display
 from mipview.ui.display import MARKS, OVER, UNDER, DisplaySettings, to_display
-from mipview.ui.pyramid_view import REFERENCE_KEY, PyramidView, footprint, parse_goto
+from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView, footprint, parse_goto
 
 WAIT_MS = 20_000
 
@@ -228,7 +228,7 @@ def test_large_levels_render_off_the_ui_thread(view, qtbot, monkeypatch):
         threads.append(threading.get_ident())
         return to_display(*args, **kwargs)
 
-    monkeypatch.setattr("mipview.ui.pyramid_view.to_display", recording)
+    monkeypatch.setattr("mipview.ui.views.pyramid_view.to_display", recording)
     view.pool.sync_texels = 0  # every level counts as large
     levels = float_pyramid(14)
     with qtbot.waitSignal(view.pool.sigIdle, timeout=WAIT_MS):

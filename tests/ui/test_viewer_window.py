@@ -12,13 +12,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtTest import QTest
 
-from mipview import compare
-from mipview.formats import Format
-from mipview.results import StrategySpec
+from mipview.check import compare
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
+from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog, window_shortcuts
 from mipview.ui.display import MARKS, normalised
-from mipview.ui.heatmap_view import NEGATIVE_COLUMN, NONFINITE_COLUMN
-from mipview.ui.pyramid_view import REFERENCE_KEY
-from mipview.ui.shortcuts_dialog import ShortcutsDialog, window_shortcuts
+from mipview.ui.views.heatmap_view import NEGATIVE_COLUMN, NONFINITE_COLUMN
+from mipview.ui.views.pyramid_view import REFERENCE_KEY
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait
 
 

@@ -8,13 +8,13 @@ site=${PYTHONPATH%%:*}
 m() { python3 -m mipview "$@"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt"
 
-# 1. issue 20: the window's run path (mipview/run_pipeline.py, the code the GUI worker calls;
+# 1. issue 20: the window's run path (mipview/run/staged.py, the code the GUI worker calls;
 #    PySide6 cannot be carried to this machine) beside `mipview bench`, same 4096^2 photo
 #    (the bundled photo resized with Lanczos), same options (all strategies, 20 runs, warm)
 python3 -c "from PIL import Image; Image.open('resources/photo_npot_1000x750.png').convert('RGBA').resize((4096, 4096), Image.LANCZOS).save('/tmp/photo4096.png')"
 for round in 1 2 3; do
   echo "== window path round $round"
-  python3 -m mipview.run_pipeline --image /tmp/photo4096.png --strategies all --repeat 20
+  python3 -m mipview.run.staged --image /tmp/photo4096.png --strategies all --repeat 20
   echo "== bench round $round"
   m bench /tmp/photo4096.png --strategies all --repeat 20 --no-check --json "$j/bench_photo4096_$round.json" | sed -n '1,12p'
 done > "$out/window_vs_bench.log" 2>&1

@@ -46,7 +46,7 @@ side() {  # side base|new ARGS...: mipview from that side's tree
 }
 cutout() {  # cutout W H PATH: the foliage sample resized (Lanczos), as run.sh makes it
   (cd "$new" && PYTHONPATH=$site "$py" -c "import sys; from PIL import Image
-from mipview.samples import sample_path
+from mipview.io.samples import sample_path
 Image.open(sample_path('foliage_256.png')).convert('RGBA').resize(
     (int(sys.argv[1]), int(sys.argv[2])), Image.LANCZOS).save(sys.argv[3])" "$@")
 }

@@ -72,7 +72,7 @@ fi
 # to 4096^2 (big leaves, mostly transparent: the histogram's common case), unorm and sRGB, warm;
 # then the verdict on the device's results at 1021^2 (NPOT), every filter, unorm, sRGB and f16
 if want coverage; then
-cut() { python3 -c "import sys; from PIL import Image; from mipview.samples import sample_path
+cut() { python3 -c "import sys; from PIL import Image; from mipview.io.samples import sample_path
 Image.open(sample_path('foliage_256.png')).convert('RGBA').resize((int(sys.argv[1]),) * 2,
     Image.LANCZOS).save(sys.argv[2])" "$@"; }
 cut 4096 /tmp/foliage_4096.png && cut 1021 /tmp/foliage_1021.png

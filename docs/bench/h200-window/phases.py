@@ -16,11 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.getcwd())
 
 from mipview import analysis, imageio, run_pipeline  # noqa: E402
-from mipview.formats import Format  # noqa: E402
-from mipview.gpu.context import GpuContext  # noqa: E402
-from mipview.gpu.runner import Session  # noqa: E402
+from mipview.core.formats import Format  # noqa: E402
+from mipview.gpu.vulkan.context import GpuContext  # noqa: E402
+from mipview.gpu.session import Session  # noqa: E402
 from mipview.gpu.strategies.specs import expand_specs  # noqa: E402
-from mipview.verdict import ReferenceCache  # noqa: E402
+from mipview.check.verdict import ReferenceCache  # noqa: E402
 
 
 def main() -> None:

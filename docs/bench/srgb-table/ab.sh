@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26: the sRGB threshold table of shaders/include/mip_common.glsl as one private global
+# Issue 26: the sRGB threshold table of mipview/gpu/shaders/include/mip_common.glsl as one private global
 # (the working tree) against the const array before it, in ONE device call (the GPU's clock
 # drifts between calls). The const array made lavapipe compile a copy at every mipEncode; this
 # checks the GPU pays nothing for the change. The tree before is an untracked folder:

@@ -5,12 +5,12 @@ Each image (source item) needs N tiles (destination items, one work group each) 
 
 * pass 1 (one dispatch for every level at once: invocation = (image, level)) writes each image's
   tile count into the level's expansion lists and sizes the level's indirect dispatch:
-  - ``prefix-sum`` (shaders/batch_scan.comp): a 64-bit compare-exchange on a counter packing
+  - ``prefix-sum`` (mipview/gpu/batch/batch_scan.comp): a 64-bit compare-exchange on a counter packing
     (count, running sum) gives each image with N > 0 a slot and the exclusive prefix sum of the
     tiles before it, in one atomic; needs 64-bit buffer atomics;
-  - ``po2-buckets`` (shaders/batch_buckets.comp): N is split by its set bits; bucket i gets a
+  - ``po2-buckets`` (mipview/gpu/batch/batch_buckets.comp): N is split by its set bits; bucket i gets a
     chunk of exactly 2^i tiles of the image;
-* pass 2 (shaders/batch_reduce.comp), per level: one vkCmdDispatchIndirect whose work groups find
+* pass 2 (mipview/gpu/batch/batch_reduce.comp), per level: one vkCmdDispatchIndirect whose work groups find
   their image by binary search over the slots (prefix-sum) or by a shift into their bucket
   (po2-buckets).
 
@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from mipview.gpu.batch.packing import BatchLayout
-from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.vkapi import vk
+from mipview.gpu.shaders.shipped import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN
+from mipview.gpu.vulkan.sync import memory_barrier
+from mipview.gpu.vulkan.vkapi import vk
 
 ARGS_STRIDE = 4        # uints per level: VkDispatchIndirectCommand + pad (batch_common.glsl)
 COUNTER_STRIDE = 34    # uints per level (batch_common.glsl BATCH_COUNTER_STRIDE)

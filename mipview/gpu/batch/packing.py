@@ -14,7 +14,7 @@ images:
 A storage-buffer binding may address at most ``maxStorageBufferRange`` bytes (128 MiB on
 lavapipe), so chains are packed into up to :data:`MAX_PAGES` *pages*, one buffer and binding
 each; a chain never straddles two pages. The table row of an image (:data:`IMAGE_STRIDE` uints,
-the layout of shaders/include/batch_common.glsl ``BATCH_IMAGE_STRIDE``) is
+the layout of mipview/gpu/shaders/include/batch_common.glsl ``BATCH_IMAGE_STRIDE``) is
 ``width, height, levels, page, offset of level 0 .. 15`` (offsets in texels within the page).
 """
 
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview import MipviewError
-from mipview.formats import Format, level_size, mip_count
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format, level_size, mip_count
 
 IMAGE_STRIDE = 20  # batch_common.glsl BATCH_IMAGE_STRIDE
 MAX_LEVELS = 16    # level offsets per table row: sides up to 32768

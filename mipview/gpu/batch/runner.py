@@ -6,12 +6,12 @@ Ways (:data:`WAYS`):
   an image): the baseline that pays a dispatch for every small image;
 * ``prefix-sum`` and ``po2-buckets``: GPU work expansion (:mod:`mipview.gpu.batch.expansion`).
 
-All ways run the same reduction shader (shaders/batch_reduce.comp) on the same packed chains
+All ways run the same reduction shader (mipview/gpu/batch/batch_reduce.comp) on the same packed chains
 (:mod:`mipview.gpu.batch.packing`), so their outputs must be bit-identical; :class:`BatchSession`
 checks that and reports it per way. Every generate run starts from level 0 plus a sentinel in
 every other level, so a way that skips a texel cannot inherit it from an earlier way.
 
-Timing is the strategies' loop (mipview.gpu.timing.time_interleaved): runs recorded many to a
+Timing is the strategies' loop (mipview.gpu.vulkan.timing.time_interleaved): runs recorded many to a
 command buffer, a full barrier and BOTTOM_OF_PIPE stamps around each, warm-up first, ways
 interleaved batch by batch. A timed run includes the expansion ways' per-run fill and count pass:
 they are part of the work.
@@ -25,19 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from mipview import MipviewError
-from mipview.formats import Format
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.core.results import ClockState, DeviceSummary, GpuTiming, TimingSettings
 from mipview.gpu.batch import expansion
 from mipview.gpu.batch.packing import MAX_PAGES, TEXEL_WORDS, BatchLayout, plan_layout
-from mipview.gpu.clocks import ClockLog
-from mipview.gpu.context import DeviceCaps, GpuContext
-from mipview.gpu.pipelines import ComputePipeline, DescriptorSets, get_pipeline
-from mipview.gpu.resources import Buffer
-from mipview.gpu.shaders import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN, mip_constants
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks, TimedWork, time_interleaved
-from mipview.gpu.vkapi import flag, vk
-from mipview.results import ClockState, DeviceSummary, GpuTiming, TimingSettings
+from mipview.gpu.measure.clocks import ClockLog
+from mipview.gpu.shaders.shipped import BATCH_BUCKETS, BATCH_REDUCE, BATCH_SCAN, mip_constants
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
+from mipview.gpu.vulkan.pipelines import ComputePipeline, DescriptorSets, get_pipeline
+from mipview.gpu.vulkan.resources import Buffer
+from mipview.gpu.vulkan.sync import memory_barrier
+from mipview.gpu.vulkan.timing import Marks, TimedWork, time_interleaved
+from mipview.gpu.vulkan.vkapi import flag, vk
 
 WAYS = ("loop", "prefix-sum", "po2-buckets")
 TILE = 8            # 8x8 texels per work group: 64 lanes (a warp/wave of 32 or 64, lavapipe's 8)
@@ -118,7 +118,7 @@ class BatchResult:
     pages: int
     tile: int
     validation_messages: tuple[str, ...] = ()
-    #: the GPU clocks seen while timing (mipview.gpu.clocks); None: not timed or not readable
+    #: the GPU clocks seen while timing (mipview.gpu.measure.clocks); None: not timed or not readable
     clock: ClockState | None = None
 
     def way(self, name: str) -> WayResult:

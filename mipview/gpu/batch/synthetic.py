@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mipview.formats import Format
+from mipview.core.formats import Format
 
 LOG2_SCALE = 2.0
 MAX_SIDE = 2048

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import importlib
 
-from mipview import MipviewError
-from mipview.formats import Format
-from mipview.gpu.context import DeviceCaps
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
 from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.auto import Pick
 from mipview.gpu.strategies.base import OptionSpec, Strategy
-from mipview.results import CUSTOM_PREFIX, StrategySpec
+from mipview.gpu.vulkan.context import DeviceCaps
 
 # Registry order is display order.
 _MODULES = [

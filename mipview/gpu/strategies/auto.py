@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from mipview.formats import Format
-from mipview.gpu.context import DeviceCaps
+from mipview.core.formats import Format
 from mipview.gpu.strategies.options import OptionSpec
+from mipview.gpu.vulkan.context import DeviceCaps
 
 
 class StrategyClass(Protocol):
@@ -113,7 +113,7 @@ TABLE: tuple[Entry, ...] = (
     # 2-core machine: no ranking, so "cpu" keeps today's defaults (no entries)
 )
 
-#: (option, value) -> formats whose verdict bounds results made with it (mipview.bounds); an
+#: (option, value) -> formats whose verdict bounds results made with it (mipview.check.bounds); an
 #: (option, value) not listed is bounded in every format
 PROMISED: dict[tuple[str, str], tuple[tuple[Format, ...], str]] = {
     # bounds.py models a bilinear sample as two roundings to the format (the filter's two 1-D

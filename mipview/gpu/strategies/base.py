@@ -2,9 +2,9 @@
 
 A strategy object is made per (spec, image): ``prepare`` creates what the image needs
 (descriptor sets) and builds the dispatch plan once (:attr:`Strategy.steps`, one
-:class:`~mipview.results.DispatchStep` per dispatch); ``record`` writes levels 1..n-1 into a
+:class:`~mipview.core.results.DispatchStep` per dispatch); ``record`` writes levels 1..n-1 into a
 command buffer (called once per run, so it may be recorded many times) and, for compute
-strategies, is :func:`~mipview.gpu.dispatch.record_steps` of exactly those steps, which ``plan``
+strategies, is :func:`~mipview.gpu.vulkan.dispatch.record_steps` of exactly those steps, which ``plan``
 also reports; ``release`` frees the per-image state. Pipelines are cached by the context, not
 owned here. ``record`` starts and ends with the image in GENERAL layout and must not assume
 anything about earlier commands: the runner puts a full memory barrier before each run.
@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu.context import DeviceCaps, GpuContext
-from mipview.gpu.dispatch import record_steps
-from mipview.gpu.pipelines import ComputePipeline, DescriptorSets
-from mipview.gpu.resources import MipImage
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep, LevelSource, Promise
 from mipview.gpu.strategies.auto import concrete
 from mipview.gpu.strategies.options import OptionSpec
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag
-from mipview.results import DispatchStep, LevelSource, Promise
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
+from mipview.gpu.vulkan.dispatch import record_steps
+from mipview.gpu.vulkan.pipelines import ComputePipeline, DescriptorSets
+from mipview.gpu.vulkan.resources import MipImage
+from mipview.gpu.vulkan.timing import Marks
+from mipview.gpu.vulkan.vkapi import flag
 
 
 class Strategy:
@@ -36,13 +36,13 @@ class Strategy:
     #: options, compared side by side); a strategy whose default is another filter is asked for
     #: by name.
     in_all: ClassVar[bool] = True
-    #: What it promises about its levels (mipview.results.Promise): ``stored`` (each level the
+    #: What it promises about its levels (mipview.core.results.Promise): ``stored`` (each level the
     #: correctly rounded reduction of the stored level below), ``carried`` (intermediates kept
     #: unquantised between levels: :meth:`level_sources` says which levels re-read a stored one)
     #: or ``emulated`` (not exact by design: checked against its own emulating reference).
     promise: ClassVar[Promise] = "stored"
     #: For strategies that are not exact by design: the name of the reference that emulates
-    #: them (mipview.reference.EMULATIONS), which their result is measured against.
+    #: them (mipview.check.reference.EMULATIONS), which their result is measured against.
     own_reference: ClassVar[str | None] = None
     #: attributes holding per-image resources (Buffer, MipImage, ...) that ``release`` destroys
     owned: ClassVar[tuple[str, ...]] = ()
@@ -217,7 +217,7 @@ def tiles_per_group(caps: DeviceCaps, tiles: int, requested: int) -> int:
 
 def tile_groups(tiles: int, per_group: int) -> tuple[int, int]:
     """Workgroups (x, y) for ``tiles`` tiles, ``per_group`` each, in the order of
-    shaders/include/tile_schedule.glsl: 2D only past 65535 workgroups, and then at most
+    mipview/gpu/shaders/include/tile_schedule.glsl: 2D only past 65535 workgroups, and then at most
     y - 1 workgroups with nothing to do."""
     groups = max(1, -(-tiles // per_group))
     gy = -(-groups // MAX_GROUPS_X)

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mipview.formats import Format
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.resources import MipImage
+from mipview.core.formats import Format
+from mipview.core.results import DispatchStep
 from mipview.gpu.strategies.base import Strategy, level_sizes
-from mipview.gpu.sync import image_barrier
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag, vk
-from mipview.results import DispatchStep
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.resources import MipImage
+from mipview.gpu.vulkan.sync import image_barrier
+from mipview.gpu.vulkan.timing import Marks
+from mipview.gpu.vulkan.vkapi import flag, vk
 
 _BLIT_FEATURES = ("BLIT_SRC", "BLIT_DST", "SAMPLED_IMAGE_FILTER_LINEAR")
 

@@ -19,18 +19,19 @@ from typing import Any
 
 import numpy as np
 
-from mipview.formats import Format, mip_count
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.custom_shader import CustomShader, load_custom_shader
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import Buffer, MipImage
+from mipview.core.formats import Format, mip_count
+from mipview.core.results import DispatchStep, LevelSource
+from mipview.core.specs import CUSTOM_PREFIX
 from mipview.gpu.strategies.base import MAX_GROUPS_X, Strategy, compute_reason, group_count
-from mipview.gpu.sync import memory_barrier
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag, vk
-from mipview.results import CUSTOM_PREFIX, DispatchStep, LevelSource
+from mipview.gpu.strategies.custom_shader import CustomShader, load_custom_shader
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.sync import memory_barrier
+from mipview.gpu.vulkan.timing import Marks
+from mipview.gpu.vulkan.vkapi import flag, vk
 
-#: counters per layer (shaders/include/mip_chain.glsl MIP_CHAIN_COUNTERS)
+#: counters per layer (mipview/gpu/shaders/include/mip_chain.glsl MIP_CHAIN_COUNTERS)
 COUNTERS = 16
 
 #: SPIR-V capability -> (device feature, its DeviceCaps field)
@@ -217,7 +218,7 @@ _pinned: dict[str, type[CustomStrategy]] = {}
 
 def custom_version(name: str) -> type[CustomStrategy]:
     """The strategy class of ``shader:PATH`` for the file as it is now (compiled and checked by
-    :func:`~mipview.gpu.custom_shader.load_custom_shader`; one class per version)."""
+    :func:`~mipview.gpu.strategies.custom_shader.load_custom_shader`; one class per version)."""
     shader = load_custom_shader(name[len(CUSTOM_PREFIX):])
     key = (name, shader.digest)
     if key not in _classes:

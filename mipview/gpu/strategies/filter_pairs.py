@@ -12,7 +12,7 @@ so each texel is per-level's bit for bit. A chain with an odd number of levels e
 level (``pair`` 0). Level k+1 filters level k as stored (its codes decoded again), so the promise
 is per-level's ``stored``. float16 runs one level per dispatch (the same shader, ``pair`` 0): a
 device may round its float16 stores either way (lavapipe truncates), which the shared copy
-cannot know, and the plan says so. Shader: shaders/filter_pairs.comp.
+cannot know, and the plan says so. Shader: mipview/gpu/strategies/filter_pairs.comp.
 """
 
 from __future__ import annotations
@@ -21,18 +21,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from mipview.filters.kernels import KAISER_ALPHA_RANGE
-from mipview.filters.resample import EDGES, Taps, axis_taps, fold
-from mipview.filters.spec import FilterSpec
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu import filter_level
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.filter_level import FILTER_OPTIONS, TAP, FilterChoice, device_buffer
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import MipImage
-from mipview.gpu.shaders import FILTER_PAIRS, mip_constants
+from mipview.core.filters.kernels import KAISER_ALPHA_RANGE
+from mipview.core.filters.resample import EDGES, Taps, axis_taps, fold
+from mipview.core.filters.spec import FilterSpec
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep
+from mipview.gpu.shaders.shipped import FILTER_PAIRS, mip_constants
+from mipview.gpu.strategies import filter_level
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason
-from mipview.results import DispatchStep
+from mipview.gpu.strategies.filter_level import FILTER_OPTIONS, TAP, FilterChoice, device_buffer
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import MipImage
 
 SHORT_FILTERS = ("tent", "box", "kaiser", "lanczos2", "mitchell", "catmull-rom")
 MAX_SPAN = 32  # window side: fpMid's 32 x 32 vec4 = 16 KiB; level k+1's x pass: 32 x 8 lanes

@@ -3,7 +3,7 @@
 A dispatcher walks the chain and asks, at each input level, how many levels one dispatch can make:
 
 * **fast** path, while the sides below stay even: single-pass's tile phase
-  (:func:`~mipview.gpu.strategies.single_pass.tile_pass`, shaders/include/spd_reduce.glsl),
+  (:func:`~mipview.gpu.strategies.single_pass.tile_pass`, mipview/gpu/shaders/include/spd_reduce.glsl),
   sampling the level as stored: a 64x64 tile per workgroup reduced to up to 6 levels in
   registers, quad swaps and shared memory (step 1 with exact weights, so the level it starts
   from may be odd), and where the rest of the chain fits one tile phase, the last group runs it
@@ -15,10 +15,10 @@ A dispatcher walks the chain and asks, at each input level, how many levels one 
   samples its neighbour also computes instead of synchronising with it (nvpro's general pipeline);
   where the whole rest of the chain fits one group's shared memory, one group makes it: as a
   dispatch of its own where it is the whole chain, else by the last group of the dispatch before
-  (SPD's atomic hand-off, shaders/include/handoff.glsl: every group writes its texels of the last
+  (SPD's atomic hand-off, mipview/gpu/shaders/include/handoff.glsl: every group writes its texels of the last
   level it makes to a float buffer too; H200 1920x1080: 21.0 -> 19.5 us).
 
-The general path is shaders/npot_exact.comp with the reduction of the other exact strategies
+The general path is mipview/gpu/strategies/npot_exact.comp with the reduction of the other exact strategies
 (mip_common.glsl MIP_REDUCE_EXACT). Intermediates stay float inside a dispatch, so the chain error
 is lower than per-level's. The plan is a pure function of the size (:func:`plan_steps`), exposed
 with every result.
@@ -37,17 +37,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu import handoff
-from mipview.gpu.context import DeviceCaps, GpuContext
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shaders import NPOT_EXACT, mip_constants
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep, LevelSource
+from mipview.gpu.shaders.shipped import NPOT_EXACT, mip_constants
+from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
 from mipview.gpu.strategies.single_pass import SinglePass, SpPass, tile_pass
-from mipview.gpu.vkapi import flag
-from mipview.results import DispatchStep, LevelSource
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.vkapi import flag
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
 CPU_THREADS = 1024     # on CPU devices: 2 texels per invocation and level, not 5 (see _threads)

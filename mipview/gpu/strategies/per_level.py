@@ -7,25 +7,22 @@ is exact at every size. Each invocation writes one texel from up to 9 fetches of
 0), as single-pass and subgroup do: the cheapest read of level 0 through the texture unit. Only
 level 0, because filtering precision is the device's choice (lavapipe's 8-bit filter re-rounds,
 and re-rounding at every level took the chain past 2 LSB).
-Shader: shaders/per_level.comp.
+Shader: mipview/gpu/strategies/per_level.comp.
 
 The filter options (``filter``, ``edge``, ``source``, ``alpha``, ``kind``, Kaiser's
 ``kaiser-width`` and ``kaiser-alpha``; docs/filters.md) take any other filter through
-mipview/gpu/filter_level.py (two dispatches per level, shaders/filter_level.comp; alpha=coverage
-adds shaders/filter_coverage.comp's histogram, scale and store per level); the default box stays
+mipview/gpu/strategies/filter_level.py (two dispatches per level, mipview/gpu/strategies/filter_level.comp; alpha=coverage
+adds mipview/gpu/strategies/filter_coverage.comp's histogram, scale and store per level); the default box stays
 on this shader.
 """
 
 from __future__ import annotations
 
-from mipview.filters.reference import format_reason
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu import filter_level
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.filter_level import FilterChoice
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import MipImage
-from mipview.gpu.shaders import PER_LEVEL, mip_constants
+from mipview.core.filters.spec import format_reason
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep, LevelSource
+from mipview.gpu.shaders.shipped import PER_LEVEL, mip_constants
+from mipview.gpu.strategies import filter_level
 from mipview.gpu.strategies.base import (
     OptionSpec,
     Strategy,
@@ -33,7 +30,10 @@ from mipview.gpu.strategies.base import (
     compute_reason,
     group_count,
 )
-from mipview.results import DispatchStep, LevelSource
+from mipview.gpu.strategies.filter_level import FilterChoice
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import MipImage
 
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 BINDINGS = ("sampled", "storage_image")

@@ -11,7 +11,7 @@ or the blocks would share 3-tap footprints; the planner (:func:`plan_chain`, a p
 the size) ends a dispatch at the first level with an odd side, so the first level of every
 dispatch may have any footprint. Up to 3 levels a dispatch (sRGB: 2, see MAX_DEPTH_SRGB); 8x8 workgroups (64x1 and 16x16
 measured no faster: the bench README).
-Shader: shaders/register_chain.comp.
+Shader: mipview/gpu/strategies/register_chain.comp.
 
 lavapipe, 2 cores (docs/bench/lavapipe/2026-11-23-chain): 1024^2 0.55-0.57x per-level's time,
 1920x1080 0.65-0.66x (RGBA8); sRGB ~0.95x, where the decode and encode of every texel dominate.
@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import MipImage
-from mipview.gpu.shaders import REGISTER_CHAIN, mip_constants
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep
+from mipview.gpu.shaders.shipped import REGISTER_CHAIN, mip_constants
 from mipview.gpu.strategies.base import Strategy, compute_reason, group_count
-from mipview.results import DispatchStep
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import MipImage
 
 GROUP = (8, 8)   # invocations per workgroup (x, y)
 MAX_DEPTH = 3    # levels per dispatch at most: the dst bindings of register_chain.comp

@@ -1,6 +1,6 @@
 """``single-pass``: a FidelityFX SPD-class downsampler, many levels per dispatch.
 
-Shader: shaders/include/spd_reduce.glsl (entry points single_pass.comp, and single_pass_f16.comp
+Shader: mipview/gpu/shaders/include/spd_reduce.glsl (entry points single_pass.comp, and single_pass_f16.comp
 for ``fp16=on``). A dispatch (a *pass*) starts at level ``b``: each 256-invocation workgroup
 reduces a 64x64 tile of level ``b`` to levels ``b+1 .. b+t`` (t <= 6) without leaving the group
 (registers, quad swaps, shared memory); then, when the rest of the chain is small, every group
@@ -29,7 +29,7 @@ Choices, and why:
   within the foundation's tolerance, min/max bit-equal); the price on NPOT images is more
   dispatches (1920x1080: 2; 4095^2: one per level until 63^2), which :meth:`notes` reports.
 - **Beyond 4096^2**: POT sides up to 16384 take two passes (8192^2: 6 levels, a barrier, 7).
-- **Several tiles per workgroup** (``tiles``; shaders/include/tile_schedule.glsl): every
+- **Several tiles per workgroup** (``tiles``; mipview/gpu/shaders/include/tile_schedule.glsl): every
   counter arrival costs a queue-family release and an atomic round trip; ``auto`` gives a
   workgroup 8 tiles where the pass ends at the counter (never fewer than 512 workgroups), which
   took 4096^2 RGBA8 bilinear from 55.3 to 44.4 us on an H200. ``prefetch`` fetches the next
@@ -77,13 +77,11 @@ from typing import Any
 
 import numpy as np
 
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu import handoff
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shader_interface import ShaderInterface
-from mipview.gpu.shaders import SINGLE_PASS, SINGLE_PASS_F16, mip_constants
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep, LevelSource
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import SINGLE_PASS, SINGLE_PASS_F16, mip_constants
+from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
@@ -97,9 +95,11 @@ from mipview.gpu.strategies.base import (
     prefetch_on,
     tile_groups,
 )
-from mipview.gpu.timing import Marks
-from mipview.gpu.vkapi import flag
-from mipview.results import DispatchStep, LevelSource
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.timing import Marks
+from mipview.gpu.vulkan.vkapi import flag
 
 TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
 TILE_OUT = 32          # level b+1 texels per tile side

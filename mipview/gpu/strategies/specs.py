@@ -3,10 +3,10 @@ the :class:`StrategySpec` list the runner takes, checked against the registry.""
 
 from __future__ import annotations
 
-from mipview import MipviewError
+from mipview.core.errors import MipviewError
+from mipview.core.specs import StrategySpec, parse_spec_list
 from mipview.gpu import strategies
 from mipview.gpu.strategies.auto import is_table_auto
-from mipview.results import StrategySpec, parse_spec_list
 
 
 class BadSpec(MipviewError):

@@ -3,7 +3,7 @@
 A workgroup of 256 invocations is a 16x16 grid of cells over a 32x32 (``tile=32``, 5 levels) or
 64x64 (``tile=64``, 6 levels: each invocation fetches 4x4 texels and makes its first level in
 registers) source tile. The ``layout`` option places the invocations in the grid (all layouts
-are bit permutations of the invocation index, see shaders/include/subgroup_layout.glsl):
+are bit permutations of the invocation index, see mipview/gpu/shaders/include/subgroup_layout.glsl):
 
 - ``row-major``: invocation i at (i % 16, i / 16); a subgroup is a 16 x S/16 strip, so 2x2
   steps stay in the subgroup only from S = 32 (one step) on;
@@ -35,7 +35,7 @@ bilinear: 155.3 -> 143.5 us; 4096^2 within noise), else 1 tile (texel loads woul
 tile's 16 fetches in registers). Each (mode, source) is its own pipeline (specialization
 constants), which keeps the tile mode's registers at its own needs (texel load 80, bilinear 56
 on the H200).
-Shader: shaders/subgroup.comp. ``record`` starts and ends in GENERAL layout.
+Shader: mipview/gpu/strategies/subgroup.comp. ``record`` starts and ends in GENERAL layout.
 """
 
 from __future__ import annotations
@@ -43,11 +43,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mipview.formats import Format, level_size, mip_count
-from mipview.gpu.context import DeviceCaps
-from mipview.gpu.pipelines import DescriptorSets, get_pipeline, get_sampler
-from mipview.gpu.resources import Buffer, MipImage
-from mipview.gpu.shaders import SUBGROUP, mip_constants
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep, LevelSource
+from mipview.gpu.shaders.shipped import SUBGROUP, mip_constants
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
@@ -61,8 +59,10 @@ from mipview.gpu.strategies.base import (
     prefetch_on,
     tile_groups,
 )
-from mipview.gpu.vkapi import flag
-from mipview.results import DispatchStep, LevelSource
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import Buffer, MipImage
+from mipview.gpu.vulkan.vkapi import flag
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
@@ -80,7 +80,7 @@ BINDINGS = ("sampled",) + ("storage_image",) * MAX_OUTPUTS + ("storage_buffer",)
 _MODE_NAMES = {MODE_TILE: "tile", MODE_PER_LEVEL: "exact", MODE_TAIL: "tail"}
 
 
-# --- layouts: the Python mirror of shaders/include/subgroup_layout.glsl ------------------------
+# --- layouts: the Python mirror of mipview/gpu/shaders/include/subgroup_layout.glsl ------------------------
 def layout_bit(layout: str, axis: int, bit: int, sg_bits: int) -> int:
     """Bit of the invocation index that holds ``bit`` of the cell's x (axis 0) or y (axis 1)."""
     if layout == "row-major":
@@ -330,7 +330,7 @@ class Subgroup(Strategy):
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         # a dispatch reads the float scratch its predecessor wrote, or the image (level 0, or a
         # boundary level too big for the scratch buffer): then one bilinear sample per 2x2 in
-        # TILE mode with load=bilinear (shaders/subgroup.comp blockSrc)
+        # TILE mode with load=bilinear (mipview/gpu/strategies/subgroup.comp blockSrc)
         steps = plan_steps(width, height, self.tile_levels)
         offsets, _ = scratch_offsets(steps, layers)
         out = []

@@ -1,0 +1,269 @@
+"""What the commands of mipview/cli/main.py, cli_batch.py and cli_mean.py share: reading the image,
+size and format arguments, and opening the device. CLI only: the GUI and the core never import
+this (tests/test_import_contracts.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NoReturn, TextIO
+
+import numpy as np
+
+from mipview.core.errors import MipviewError
+
+if TYPE_CHECKING:
+    from mipview.cli.limits import ImageDims
+    from mipview.core.formats import Format
+    from mipview.core.specs import StrategySpec
+    from mipview.gpu.vulkan.compile_ahead import CompileProgress
+    from mipview.gpu.vulkan.context import GpuContext
+    from mipview.io.imageio import SourceImage
+    from mipview.run.baseline import SavedRun
+
+# Exit codes of every command (README, "Command line"; ``mipview --help``).
+EXIT_OK = 0
+EXIT_FAILED = 1        # a checked result out of tolerance, or validation messages
+EXIT_BAD_INPUT = 2     # bad input or environment (one line on stderr)
+EXIT_INTERRUPTED = 130
+EXIT_CODES = ("exit codes: 0 ok; 1 a checked result out of tolerance, or validation messages; "
+              "2 bad input or environment (one line on stderr); 130 interrupted")
+
+
+class UsageError(MipviewError):
+    pass
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr and exit 2: every argument error ends here."""
+    sys.stderr.write(f"mipview: error: {' '.join(message.split())}\n")
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's errors as one line (its own are the usage text plus the message)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(message)
+
+
+def out_of_memory(exc: BaseException) -> str | None:
+    """The one line for an allocation that failed (numpy's MemoryError, or the Vulkan binding's
+    out-of-memory errors from vkAllocateMemory / vkBind*Memory and the like), else None."""
+    if isinstance(exc, MemoryError):
+        return f"out of host memory ({exc or 'an allocation failed'}); try a smaller image"
+    vk = sys.modules.get("vulkan")
+    if vk is not None and isinstance(exc, vk.VkErrorOutOfDeviceMemory):
+        return "out of device memory (Vulkan); try a smaller image or fewer strategies"
+    if vk is not None and isinstance(exc, vk.VkErrorOutOfHostMemory):
+        return "out of host memory (Vulkan); try a smaller image or fewer strategies"
+    return None
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+#: the most timed runs ``--repeat`` takes: every sample is kept (in memory, and in bench's JSON),
+#: and 10^6 runs of a millisecond are already a quarter of an hour per strategy
+MAX_REPEAT = 1_000_000
+
+
+def repeat_count(text: str) -> int:
+    """``--repeat``: a whole number of runs, 1 .. :data:`MAX_REPEAT`."""
+    value = positive_int(text)
+    if value > MAX_REPEAT:
+        raise argparse.ArgumentTypeError(f"at most {MAX_REPEAT:,} runs (every sample is kept), "
+                                         f"got {value:,}")
+    return value
+
+
+def duration_ms(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want milliseconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def non_empty(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
+def saved_bench(text: str) -> SavedRun:
+    """``--baseline``: an earlier ``mipview bench --json`` file, read and checked when the
+    arguments are parsed, so a bad one ends the command before any GPU work."""
+    from mipview.run.baseline import BaselineError, load_run
+
+    try:
+        return load_run(non_empty(text))
+    except BaselineError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def strategy_specs(text: str) -> list[StrategySpec]:
+    """``--strategies``, expanded (mipview.gpu.strategies.specs); at least one."""
+    from mipview.gpu.strategies.specs import expand_specs
+
+    specs = expand_specs(text)
+    if not specs:
+        raise UsageError(f"--strategies {text!r}: no strategy given")
+    return specs
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``4096`` -> (4096, 4096); ``1920x1080`` -> (1920, 1080)."""
+    try:
+        if "x" in text.lower():
+            w, h = (int(v) for v in text.lower().split("x"))
+        else:
+            w = h = int(text)
+    except ValueError:
+        raise UsageError(f"bad size {text!r} (want N or WxH, e.g. 4096 or 1920x1080)") from None
+    if w < 1 or h < 1:
+        raise UsageError(f"bad size {text!r}: sides must be at least 1")
+    return w, h
+
+
+def open_context(args: argparse.Namespace) -> GpuContext:
+    """The device of ``--device`` (or MIPVIEW_DEVICE), validated with ``--validate``; a
+    compile that lasts (a CPU device's first run) is told on stderr."""
+    from mipview.gpu.vulkan.context import GpuContext
+
+    ctx = GpuContext(device=args.device, validate=True if args.validate else None)
+    ctx.compile_ahead.report = CompileReporter(sys.stderr)
+    return ctx
+
+
+class CompileReporter:
+    """Compile progress on a stream: one line rewritten in place on a terminal; elsewhere (a
+    log, a pipe) the first line and the last, not one a second."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self._started = False
+
+    def __call__(self, progress: CompileProgress) -> None:
+        line = f"mipview: {progress.message()}"
+        if self.tty:
+            self.stream.write(f"\r\033[K{line}" + ("\n" if progress.finished else ""))
+        elif progress.finished or not self._started:
+            self.stream.write(line + "\n")
+        self._started = not progress.finished
+        self.stream.flush()
+
+
+def closed_messages(ctx: GpuContext, earlier: Sequence[str] = ()) -> tuple[str, ...]:
+    """Every validation message of a run, read once ``ctx`` is closed (after the ``with
+    open_context(...)`` block): ``earlier`` (taken while the device lived, e.g. a result's)
+    and what the layer reported as the device and instance were destroyed (leaked objects),
+    which no result can hold. Each is printed on stderr; any of them fails the command."""
+    if ctx.device is not None:
+        raise RuntimeError("closed_messages before the context is closed")
+    out = (*earlier, *ctx.take_messages())
+    for m in out:
+        print(f"validation: {m}", file=sys.stderr)
+    return out
+
+
+def source_dims(args: argparse.Namespace) -> ImageDims:
+    """What ``load_source`` will make, from ``--size`` or the file's header: nothing decoded."""
+    from mipview.cli.limits import F32_TEXEL, ImageDims, peek_dims
+    from mipview.core.formats import Format
+
+    layers = getattr(args, "layers", 1)
+    if getattr(args, "size", None):
+        w, h = parse_size(args.size)
+        return ImageDims(w, h, layers, Format.UNORM, F32_TEXEL)
+    if not args.image:
+        raise UsageError("give an IMAGE or --size WxH")
+    return peek_dims(args.image, layers)
+
+
+def load_source(args: argparse.Namespace) -> SourceImage:
+    """The IMAGE argument, or the synthetic image of ``--size WxH``."""
+    from mipview.io import imageio
+
+    if getattr(args, "size", None):
+        w, h = parse_size(args.size)
+        return imageio.synthetic(w, h, seed=args.seed)
+    if not args.image:
+        raise UsageError("give an IMAGE or --size WxH")
+    return imageio.load(args.image)
+
+
+def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
+                check: bool) -> tuple[np.ndarray, Format]:
+    """Level 0 and its format for ``run``, ``bench`` and ``mean``, after checking the image's
+    size and layers against the device and the run's memory (cli_limits) while nothing big
+    exists yet."""
+    _, level0, fmt = prepare_source(args, ctx, strategies, check)
+    return level0, fmt
+
+
+def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, check: bool,
+                   refuse: Callable[[Format], str] | None = None) \
+        -> tuple[SourceImage, np.ndarray, Format]:
+    """:func:`prepare_run`, and the source image level 0 comes from. ``refuse(fmt)`` says why
+    the command cannot take a run in ``fmt`` ("" when it can: e.g. ``--export exr`` of 8-bit
+    levels); asked of the format the header suggests, before the image is decoded, and again of
+    the one it has."""
+    from mipview.cli.limits import check_run
+
+    def checked(fmt: Format) -> Format:
+        problem = refuse(fmt) if refuse is not None else ""
+        if problem:
+            raise UsageError(problem)
+        return fmt
+
+    dims = source_dims(args)
+    fmt = checked(image_format(args, None, dims.suggested))
+    check_run(ctx, dims, fmt, strategies, check)
+    source = load_source(args)
+    fmt = checked(image_format(args, source))
+    note = source.nonfinite_note(fmt)
+    if note:  # once, as the image is loaded
+        print(note)
+    return source, level0_of(source, fmt, getattr(args, "layers", 1)), fmt
+
+
+def image_format(args: argparse.Namespace, source: SourceImage | None,
+                 suggested: Format | None = None) -> Format:
+    """``--format``, or the one the image (or, before it is loaded, its header) suggests."""
+    from mipview.core.formats import Format
+
+    if args.format:
+        try:
+            return Format.parse(args.format)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if source is not None:
+        return source.suggested_format()
+    assert suggested is not None
+    return suggested
+
+
+def level0_of(source: SourceImage, fmt: Format, layers: int = 1) -> np.ndarray:
+    """The storage array to upload, read-only (the verdict's reference cache knows it by
+    identity); ``layers`` > 1 makes that many different layers from the image."""
+    out = source.storage(fmt)  # 8-bit sources: their bytes as they are (read-only)
+    if layers > 1:  # --layers N: N different layers made from the image
+        from mipview.io.layers import make_layers
+
+        out = make_layers(out, layers)
+    out.setflags(write=False)
+    return out

@@ -1,0 +1,381 @@
+"""Command line: ``mipview [gui] | devices | run | bench | mean | sweep``.
+
+Exit codes (cli_common.EXIT_*): 0 ok; 1 a checked result out of tolerance, or validation
+messages; 2 bad input or environment, as one line on stderr, never a traceback (out of memory
+included), and checked before any work where it can be; 130 interrupted (Ctrl-C), with one line
+saying what was written (output is written whole or not at all: cli/output.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mipview.cli import output
+from mipview.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_CODES,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    ArgumentParser,
+    UsageError,
+    closed_messages,
+    duration_ms,
+    non_empty,
+    open_context,
+    out_of_memory,
+    positive_int,
+    prepare_run,
+    prepare_source,
+    repeat_count,
+    saved_bench,
+    strategy_specs,
+)
+from mipview.cli.output import REPORT, JsonFile, RunFolder
+from mipview.core.errors import MipviewError
+from mipview.core.results import TimingSettings
+
+if TYPE_CHECKING:
+    from mipview.core.formats import Format
+    from mipview.core.results import StrategyResult
+
+
+# --- commands --------------------------------------------------------------------------------------
+def cmd_devices(args: argparse.Namespace) -> int:
+    from mipview.gpu.vulkan.context import choose_device, list_devices
+
+    devices = list_devices()
+    if args.json:
+        print(json.dumps([d.as_dict() for d in devices], indent=2))
+        return 0
+    default = choose_device(devices, None) if devices else None
+    for d in devices:
+        star = "*" if default is not None and d.index == default.index else " "
+        print(f"{star}{d.index}: {d.name} [{d.device_type}]")
+        print(f"    driver {d.driver}, Vulkan {d.api_version}")
+        rng = f" (controllable {d.subgroup_size_range[0]}..{d.subgroup_size_range[1]})" \
+            if d.subgroup_size_range else ""
+        print(f"    subgroup size {d.subgroup_size}{rng}; ops: {', '.join(d.subgroup_ops)}")
+        print(f"    timestamps {d.timestamp_bits} bits @ {d.timestamp_period_ns:g} ns; "
+              f"graphics queue: {'yes' if d.has_graphics else 'no'}")
+        print(f"    max image {d.max_image_dimension_2d}, shared memory {d.max_shared_memory} B, "
+              f"workgroup {d.max_workgroup_invocations}, fp16 {'yes' if d.shader_float16 else 'no'}")
+    if not devices:
+        print("no Vulkan devices found")
+        return 1
+    print("(* = default choice: discrete > integrated > CPU; pick with --device or MIPVIEW_DEVICE)")
+    return 0
+
+
+def _verdicts_exit(mip: Any, checks: dict[str, Any] | None) -> int:
+    """1 if a checked result is out of tolerance or validation spoke, else 0."""
+    bad = checks is not None and any(not c.within_tolerance for c in checks.values())
+    return EXIT_FAILED if bad or mip.validation_messages else EXIT_OK
+
+
+def export_kinds(text: str | None) -> tuple[str, ...]:
+    """``--export``: the kinds of texture file to write (none when not given)."""
+    from mipview.io import containers
+
+    if text is None:
+        return ()
+    try:
+        return containers.parse_kinds(text)
+    except ValueError as exc:
+        raise UsageError(f"--export {text!r}: {exc}") from None
+
+
+def write_result(folder: Path, res: StrategyResult, fmt: Format,
+                 kinds: tuple[str, ...]) -> list[Path]:
+    """A result's levels in its own subfolder of ``folder`` (imageio.save_level: PNG, and the
+    exact float values as .npy), and its chain as each of ``kinds``; returns every file."""
+    from mipview.io import containers, imageio
+
+    sub = folder / res.spec.slug
+    sub.mkdir()
+    files = [f for i, level in enumerate(res.levels)
+             for f in imageio.save_level(sub / f"level_{i:02d}.png", level, fmt)]
+    if kinds:
+        files += containers.export(sub, res.spec.slug, res.levels, fmt, kinds)
+    return files
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from mipview.check.filter_reference import kind_warning
+    from mipview.gpu.session import Session
+    from mipview.io import containers
+    from mipview.run import report
+    from mipview.run.staged import with_file_chain
+
+    specs = strategy_specs(args.strategies)
+    kinds = export_kinds(args.export)
+    out = RunFolder(args.out)
+    with open_context(args) as ctx:
+        source, level0, fmt = prepare_source(
+            args, ctx, len(specs), not args.no_check,
+            lambda f: containers.export_problem(kinds, f))
+        with Session(ctx, level0, fmt, specs) as session:
+            session.generate()
+            mip = session.result()
+    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
+    warning = kind_warning(level0, fmt, [r.reduction for r in mip.results])
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    # the file's own chain, if it has one, is judged and written like a strategy's result
+    mip, notes = with_file_chain(mip, source, fmt, level0)
+    said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
+    notes = tuple(n for n in notes if not (said and said.startswith(n)))
+    checks = None if args.no_check else report.check_results(mip, level0)
+    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}"),
+                                            "source_nonfinite": source.nonfinite.as_dict()})
+    with out.writing() as folder:
+        for res, entry in zip(mip.results, data["strategies"], strict=True):
+            entry["files"] = [f.relative_to(folder).as_posix()
+                              for f in write_result(folder, res, fmt, kinds)]
+        (folder / REPORT).write_text(json.dumps(data, indent=2))
+    for res in mip.results:
+        if checks is None:
+            print(f"{str(res.spec):<30} not checked (--no-check)")
+            continue
+        c = checks[str(res.spec)]
+        print(f"{str(res.spec):<30} step {c.exact.max_step:.3g} chain {c.exact.max_chain:.3g} "
+              f"{fmt.error_unit}  {c.summary()}")
+    for spec, why in mip.skipped:
+        print(f"{str(spec):<30} skipped: {why}")
+    for line in dict.fromkeys(notes):  # a file's notes may count what the loader counted
+        print(line)
+    print(f"wrote {out.path}/")
+    return _verdicts_exit(mip, checks)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.sizes is not None:
+        from mipview.cli import sizes
+
+        return sizes.bench_sizes(args)
+    if args.batch or args.batch_synthetic is not None:
+        from mipview.cli import batch
+
+        if args.baseline is not None or args.trace is not None:
+            raise MipviewError("--baseline and --trace time strategies, not --batch ways")
+        return batch.bench(args)
+    from mipview.gpu.measure.bandwidth import copy_bandwidth
+    from mipview.gpu.measure.image_read import image_read
+    from mipview.gpu.session import Session
+    from mipview.run import report
+
+    specs = strategy_specs(args.strategies)
+    target = JsonFile(args.json)
+    trace = JsonFile(args.trace, "--trace")
+    rect = None
+    if args.dirty:
+        from mipview.gpu import dirty
+
+        rect = dirty.parse_rect(args.dirty)  # the image's bounds are checked once it exists
+    with open_context(args) as ctx:
+        level0, fmt = prepare_run(args, ctx, len(specs), not args.no_check)
+        if rect is not None:
+            dirty.parse_rect(args.dirty, level0.shape[-2], level0.shape[-3])
+        bandwidth = copy_bandwidth(ctx)
+        floor = bandwidth.floor_gbps
+        # the window times with the same builder: same settings for the same inputs
+        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
+                                             warmup_ms=args.warmup_ms, cold=args.cold,
+                                             evict=args.evict)
+        with Session(ctx, level0, fmt, specs) as session:
+            session.generate()  # the levels checked below come from this first run
+            session.time_with(settings)
+            mip = session.result(copy_bandwidth_gbps=floor)
+            # the sampled-read ceiling of level 0, emptied from the caches like the runs above
+            read = image_read(ctx, level0, fmt, session.evictor,
+                              repeats=max(5, min(args.repeat, 50)))
+        dirty_rows = None
+        if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
+            dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
+    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
+    checks = None if args.no_check else report.check_results(mip, level0)
+    cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
+    print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
+    print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
+          f"{settings.warmup_ms:g} ms warm-up, caches {cache}; {report.clock_line(mip)}")
+    print(f"copy floor {floor:.1f} GB/s (vkCmdCopyBuffer {bandwidth.transfer_gbps:.1f}, "
+          f"compute copy {bandwidth.compute_gbps:.1f}); reading level 0 through the sampler "
+          f"alone: {read.timing.median:.1f} us ({read.gbps:.1f} GB/s)")
+    print(report.bench_table(mip, checks))
+    if dirty_rows is not None:
+        print(dirty.format_rows(dirty_rows))
+    if checks is not None:
+        for name, c in checks.items():
+            if not c.within_tolerance or c.nonfinite is not None:
+                print(f"{name}: {c.summary()}")
+    data = report.result_dict(mip, checks, {
+        "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
+        "warmup_ms": settings.warmup_ms,
+        "cache": settings.cache,
+        "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
+    for entry in data["strategies"]:
+        entry.pop("errors", None)  # per-level detail belongs to `mipview run`
+    if dirty_rows is not None:
+        data["dirty"] = dirty_rows
+    if args.baseline is not None:  # read and checked by the parser, before any work
+        from mipview.run.baseline import compare_runs
+
+        against = compare_runs(data, args.baseline.data)
+        print("\n".join(against.lines()))
+        data["baseline"] = {"path": args.baseline.path, **against.as_dict()}
+    if trace.path is not None:
+        from mipview.run.trace import chrome_trace
+
+        trace.write(chrome_trace(mip, settings.runs_per_batch), indent=None)
+        print(f"wrote {trace.path}")
+    if target.write(data):
+        print(f"wrote {target.path}")
+    return _verdicts_exit(mip, checks)
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    try:
+        from mipview.ui.app import run_gui
+    except ImportError as exc:
+        raise MipviewError(f"the GUI needs PySide6 and pyqtgraph ({exc})") from None
+    return run_gui(args)
+
+
+# --- parser -------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="mipview", description=(
+        "Visualise, check and profile GPU mipmap generation (Vulkan)."), epilog=EXIT_CODES)
+    sub = parser.add_subparsers(dest="command")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, epilog=EXIT_CODES)
+
+    def device_opts(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--device", help="device index or name substring (env MIPVIEW_DEVICE)")
+        p.add_argument("--validate", action="store_true",
+                       help="Khronos validation + synchronization checks (env MIPVIEW_VALIDATE=1)")
+
+    def image_opts(p: argparse.ArgumentParser, size: bool, layers: bool = True) -> None:
+        p.add_argument("image", nargs="?", help="image file")
+        if size:
+            p.add_argument("--size", help="synthetic zone-plate image of N or WxH texels")
+            p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+        p.add_argument("--strategies", default="all",
+                       help="comma-separated specs name[:key=value,...], 'all', or key=all")
+        p.add_argument("--format", help="unorm | srgb | f16 | f32 (default: from the image)")
+        if layers:
+            p.add_argument("--layers", type=positive_int, default=1,
+                           help="array layers made from the image (mirrors, flips, channel "
+                                "swaps)")
+
+    def check_opt(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--no-check", action="store_true",
+                       help=f"skip the comparison with the reference ({what}); exit 1 is then "
+                            "for validation messages only")
+
+    p = add("devices", "list Vulkan devices and capabilities")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_devices)
+
+    p = add("run", "generate pyramids, write PNG levels and report.json")
+    image_opts(p, size=True)
+    p.add_argument("--out", type=non_empty, default="mipview-out",
+                   help="output folder (default mipview-out): replaced when the run is complete, "
+                        "if empty or an earlier run's")
+    check_opt(p, "report.json then has no errors")
+    p.add_argument("--export", metavar="KINDS",
+                   help="also write each strategy's chain as texture files: ktx2, dds, exr "
+                        "(float formats), comma-separated, or all")
+    device_opts(p)
+    p.set_defaults(func=cmd_run)
+
+    p = add("bench", "time strategies with GPU timestamps")
+    image_opts(p, size=True)
+    from mipview.cli.sizes import parse_sizes
+
+    p.add_argument("--sizes", type=parse_sizes, metavar="SIZES",
+                   help="time every strategy at each of these sizes (N or WxH, comma-separated) "
+                        "in one run after one warm-up: one table, and a JSON keeping every size")
+    p.add_argument("--warmup-ms", type=duration_ms, default=None,
+                   help="keep the GPU busy this long before timing (default: 1000 on a GPU, "
+                        "0 on a CPU device such as lavapipe, whose clock needs no warming); "
+                        "ends sooner once the GPU clock has read its maximum for 0.25 s "
+                        "(NVIDIA, with nvidia-ml-py)")
+    p.add_argument("--repeat", type=repeat_count, default=50,
+                   help="timed runs per strategy (default 50)")
+    p.add_argument("--cold", action="store_true",
+                   help="evict caches before every timed run (untimed)")
+    p.add_argument("--evict", choices=("clean", "dirty"), default="clean",
+                   help="with --cold: read a large buffer (clean lines, default) or fill one "
+                        "(dirty lines the timed run must write back)")
+    check_opt(p, "sweeps of many options")
+    p.add_argument("--json", help="write results as JSON here (every sample included)")
+    p.add_argument("--baseline", type=saved_bench, metavar="OLD.json",
+                   help="compare every figure with this earlier --json run: median ratio "
+                        "new/old, its bootstrap interval, faster/slower/within noise")
+    p.add_argument("--trace", metavar="FILE",
+                   help="write the per-dispatch timeline of the timed runs here (Chrome trace "
+                        "event format: Perfetto, Tracy's importer)")
+    p.add_argument("--dirty", metavar="X,Y,W,H",
+                   help="also time a sub-rectangle update against a full run")
+    from mipview.cli import batch
+
+    batch.add_arguments(p)  # --batch DIR, --batch-synthetic N, --ways, --batch-sweep
+    device_opts(p)
+    p.set_defaults(func=cmd_bench)
+
+    from mipview.cli import mean  # `mean` and `sweep` (exact image mean, issue 5)
+    mean.add_parsers(add, device_opts, image_opts)
+
+    p = add("gui", "open the desktop app (default command)")
+    p.add_argument("image", nargs="?", help="image to open (default: bundled sample)")
+    p.add_argument("--run", help="strategies to run right after opening")
+    p.add_argument("--screenshot", help="save a PNG of the window after the run")
+    p.add_argument("--quit", action="store_true", help="exit after --run/--screenshot")
+    p.add_argument("--baseline", help="a `mipview bench --json` file to compare the run with")
+    p.add_argument("--distributions", action="store_true",
+                   help="show the samples' distributions beside the bars")
+    p.add_argument("--preview", choices=[f"{k}{v}" for k in ("plane", "quad")
+                                         for v in ("", "-tinted", "-error")],
+                   help="show the sampled preview dock: levels, tinted, or their error")
+    p.add_argument("--format", help=argparse.SUPPRESS)
+    device_opts(p)
+    p.set_defaults(func=cmd_gui)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    if not argv or (argv[0] not in parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+                    and not argv[0].startswith("-")):
+        argv = ["gui", *argv]
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0), or an argument error already told in one line (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    output.written.clear()
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        done = ", ".join(output.written)
+        print(f"mipview: interrupted; {'wrote ' + done + ' before' if done else 'nothing written'}",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except MipviewError as exc:
+        message = str(exc)
+    except Exception as exc:  # out of memory, host or device: one line, not a traceback
+        message = out_of_memory(exc)
+        if message is None:
+            raise
+    print(f"mipview: error: {' '.join(message.split())}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,260 @@
+"""Pixel formats mipview generates pyramids in, and conversions to their storage values.
+
+A *storage value* is what the GPU image holds per channel: uint8 for ``unorm``/``srgb`` (sRGB
+bytes are gamma-encoded colour, linear alpha), float16 for ``f16``, float32 for ``f32``.
+Errors are measured in storage units: LSB (1/255) for 8-bit formats, relative error for floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from mipview.core import bands
+from mipview.core.cancel import checkpoint
+
+# Vulkan enum values, kept here as numbers so this module needs no Vulkan loader.
+_VK_R8G8B8A8_UNORM = 37
+_VK_R8G8B8A8_SRGB = 43
+_VK_R16G16B16A16_SFLOAT = 97
+_VK_R32G32B32A32_SFLOAT = 109
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    name: str
+    vk_format: int
+    #: format of the storage (writable) views; sRGB images are written through a UNORM alias
+    vk_storage_format: int
+    dtype: np.dtype
+    bytes_per_texel: int
+    is_float: bool
+    is_srgb: bool
+    #: GLSL image format qualifier of the storage views
+    glsl_qualifier: str
+
+
+class Format(Enum):
+    UNORM = FormatInfo("unorm", _VK_R8G8B8A8_UNORM, _VK_R8G8B8A8_UNORM, np.dtype(np.uint8), 4,
+                       False, False, "rgba8")
+    SRGB = FormatInfo("srgb", _VK_R8G8B8A8_SRGB, _VK_R8G8B8A8_UNORM, np.dtype(np.uint8), 4,
+                      False, True, "rgba8")
+    F16 = FormatInfo("f16", _VK_R16G16B16A16_SFLOAT, _VK_R16G16B16A16_SFLOAT,
+                     np.dtype(np.float16), 8, True, False, "rgba16f")
+    F32 = FormatInfo("f32", _VK_R32G32B32A32_SFLOAT, _VK_R32G32B32A32_SFLOAT,
+                     np.dtype(np.float32), 16, True, False, "rgba32f")
+
+    @property
+    def info(self) -> FormatInfo:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        return self.value.name
+
+    @property
+    def is_float(self) -> bool:
+        return self.value.is_float
+
+    @property
+    def is_srgb(self) -> bool:
+        return self.value.is_srgb
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.value.dtype
+
+    @property
+    def bytes_per_texel(self) -> int:
+        return self.value.bytes_per_texel
+
+    @property
+    def error_unit(self) -> str:
+        return "relative" if self.is_float else "LSB"
+
+    @classmethod
+    def parse(cls, text: str) -> Format:
+        for f in cls:
+            if f.label == text.lower():
+                return f
+        names = ", ".join(f.label for f in cls)
+        raise ValueError(f"unknown format {text!r}; choose one of {names}")
+
+
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    """sRGB-encoded values in [0, 1] to linear light (IEC 61966-2-1), float64."""
+    v = np.asarray(v, dtype=np.float64)
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def linear_to_srgb(v: np.ndarray) -> np.ndarray:
+    """Linear values in [0, 1] to sRGB encoding, float64."""
+    v = np.clip(np.asarray(v, dtype=np.float64), 0.0, 1.0)
+    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1.0 / 2.4) - 0.055)
+
+
+_CHUNK = 1 << 18
+
+
+def _float32_to_storage(p: np.ndarray, fmt: Format) -> np.ndarray:
+    """:func:`to_storage` of finite float32 pixels, bit for bit, without float64 temporaries.
+
+    For 8-bit formats the product ``p * 255`` is rounded in float32; a float32 times 255 is
+    exact in float64, and the float32 product is off by at most 2^-24 * 256 / 2 < 1e-5, so
+    only values that close to a half-way point can round differently: those few are redone in
+    float64. Float formats convert float32 -> float16/32 directly (float32 -> float64 is exact,
+    so the one rounding is the same). Four times faster on a 4096^2 image and a quarter of the
+    memory, which is what opening a big image waits on.
+    """
+    if fmt.is_float:
+        with np.errstate(over="ignore"):  # beyond float16's range: inf, as numpy says
+            return np.ascontiguousarray(p.astype(fmt.dtype))
+    flat = p.reshape(-1)
+    out = np.empty(flat.shape, np.uint8)
+    x = np.empty(min(flat.size, _CHUNK), np.float32)
+    t = np.empty_like(x)
+    # chunks that stay in cache: several passes over a 256 MB array would not
+    for start in range(0, flat.size, _CHUNK):
+        src = flat[start:start + _CHUNK]
+        xs, ts = x[:src.size], t[:src.size]
+        np.multiply(src, np.float32(255.0), out=xs)
+        np.floor(xs, out=ts)
+        np.subtract(xs, ts, out=ts)
+        np.subtract(ts, np.float32(0.5), out=ts)
+        np.abs(ts, out=ts)
+        near = np.flatnonzero(ts < np.float32(1e-5))
+        np.rint(xs, out=xs)
+        np.clip(xs, 0, 255, out=xs)
+        dst = out[start:start + src.size]
+        dst[:] = xs
+        if near.size:
+            dst[near] = np.clip(np.rint(src[near].astype(np.float64) * 255.0), 0, 255)
+    return out.reshape(p.shape)
+
+
+def to_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
+    """Convert float RGBA pixels (colour in [0, 1] as displayed, i.e. sRGB-encoded for 8-bit
+    sources) to the storage values of ``fmt`` (HxWx4, C-contiguous). Exactly the float64
+    rounding below for every input; finite float32 input (what imageio.load gives) takes an
+    equal but faster path."""
+    p = np.asarray(pixels)
+    if p.dtype == np.float32 and np.isfinite(p).all():
+        return _float32_to_storage(p, fmt)
+    p = np.asarray(pixels, dtype=np.float64)
+    if fmt.is_float:
+        with np.errstate(over="ignore"):  # beyond float16's range: inf, as numpy says
+            return np.ascontiguousarray(p.astype(fmt.dtype))
+    q = np.clip(np.rint(p * 255.0), 0, 255)  # +-Inf clip to 255 / 0
+    q[np.isnan(q)] = 0  # what a float -> UNORM conversion gives NaN (Vulkan spec)
+    return np.ascontiguousarray(q.astype(np.uint8))
+
+
+def decode(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Storage values -> float64 values in which averaging is correct (linear light for sRGB).
+    Texel arrays go in bands of rows on every core, 8-bit ones through a 256-entry table: the
+    sRGB power curve on every texel of a 4096^2 level costs seconds, a lookup a fraction of
+    that, and both give the same bytes."""
+    a = np.asarray(values)
+    if fmt.is_float or a.ndim < 3 or a.dtype != np.uint8:
+        return _decode_plain(a, fmt)
+    return _banded(lambda src, out: _decode_rows(src, fmt, out), a)
+
+
+def encode(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Inverse of :func:`decode`, without quantisation: float64 storage units (0..255 for 8-bit)."""
+    v = np.asarray(values, dtype=np.float64)
+    if fmt.is_float:
+        return v
+    if v.ndim < 3:
+        return _encode_plain(v, fmt)
+
+    def rows(src: np.ndarray, out: np.ndarray) -> None:
+        if fmt.is_srgb:
+            out[...] = _encode_plain(src, fmt)
+        else:  # _encode_plain's v * 255.0, in place
+            np.multiply(src, 255.0, out=out)
+    return _banded(rows, v)
+
+
+def _decode_plain(values: np.ndarray, fmt: Format) -> np.ndarray:
+    if fmt.is_float:
+        return np.asarray(values, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64) / 255.0
+    if fmt.is_srgb:
+        v[..., :3] = srgb_to_linear(v[..., :3])
+    return v
+
+
+def _encode_plain(values: np.ndarray, fmt: Format) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float64)
+    if fmt.is_srgb:
+        v = v.copy()
+        v[..., :3] = linear_to_srgb(v[..., :3])
+    return v * 255.0
+
+
+def _banded(fn: Callable[[np.ndarray, np.ndarray], None], values: np.ndarray) -> np.ndarray:
+    """A new float64 array of ``values``' shape that the elementwise ``fn(src, out)`` fills, in
+    bands of rows on every core (:func:`mipview.core.bands.by_rows`)."""
+    a = np.ascontiguousarray(values)
+    out = np.empty(a.shape, np.float64)
+
+    def quiet(src: np.ndarray, dst: np.ndarray) -> None:
+        # errstate is per thread: non-finite input propagates by IEEE rules, without warnings
+        with np.errstate(invalid="ignore", over="ignore"):
+            fn(src, dst)
+    bands.by_rows(quiet, a, out)
+    return out
+
+
+def _decode_rows(src: np.ndarray, fmt: Format, out: np.ndarray) -> None:
+    """Table decode of 8-bit ``src`` into ``out``: every channel is looked up in channel 0's
+    table at once (one pass, in blocks so the index copies numpy makes stay small), then a
+    channel with another table (sRGB alpha) is redone. UNORM is ``v / 255.0`` texel by texel
+    (the table's very values), four times faster than a gather."""
+    if not fmt.is_srgb:
+        np.divide(src, 255.0, out=out)
+        return
+    lut = _decode_table(fmt)
+    for start in range(0, src.shape[-3], _DECODE_BLOCK_ROWS):
+        checkpoint()  # level 0 of 4096^2 is many blocks: a stop need not wait for all
+        block = slice(start, start + _DECODE_BLOCK_ROWS)
+        np.take(lut[0], src[..., block, :, :], out=out[..., block, :, :])
+    for c in range(1, 4):
+        if not np.array_equal(lut[c], lut[0]):
+            out[..., c] = np.take(lut[c], src[..., c])
+
+
+_DECODE_BLOCK_ROWS = 64
+_DECODE_TABLES: dict[Format, np.ndarray] = {}
+
+
+def _decode_table(fmt: Format) -> np.ndarray:
+    """(4, 256): :func:`decode` of every 8-bit value, per channel."""
+    table = _DECODE_TABLES.get(fmt)
+    if table is None:
+        values = np.repeat(np.arange(256, dtype=np.float64)[:, None], 4, axis=1)
+        table = np.ascontiguousarray(_decode_plain(values, fmt).T)
+        table.setflags(write=False)
+        _DECODE_TABLES[fmt] = table
+    return table
+
+
+def mip_count(width: int, height: int) -> int:
+    """floor(log2(max(w, h))) + 1."""
+    return max(width, height).bit_length()
+
+
+def level_size(width: int, height: int, level: int) -> tuple[int, int]:
+    return max(1, width >> level), max(1, height >> level)
+
+
+def texels(values: np.ndarray) -> np.ndarray:
+    """``values`` as an array of texels, (H, W, 4) or (layers, H, W, 4); ValueError otherwise."""
+    a = np.asarray(values)
+    if a.ndim not in (3, 4) or a.shape[-1] != 4:
+        raise ValueError(f"expected (H, W, 4) or (L, H, W, 4) texels, got shape {a.shape}")
+    return a

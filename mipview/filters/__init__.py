@@ -1,2 +1,0 @@
-"""Filters and texture kinds beside the 2x2 box (issue 17, docs/filters.md): kernels, per-axis
-tap tables with edge modes, and the exact float64 references they define."""

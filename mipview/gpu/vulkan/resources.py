@@ -1,0 +1,288 @@
+"""GPU images with a full mip chain, host buffers, and staging upload / read-back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
+from mipview.gpu.vulkan.sync import image_barrier, memory_barrier
+from mipview.gpu.vulkan.vkapi import flag, vk
+
+EXTENDED_USAGE_BIT = 0x100  # VK_IMAGE_CREATE_EXTENDED_USAGE_BIT (the binding maps it to None)
+
+
+def allocate(ctx: GpuContext, req: Any, what: str,
+             kind: tuple[int, int] | None = None) -> Any:
+    """Memory for requirements ``req`` of the first type with ``kind``'s (required, preferred)
+    property flags (None: device-local preferred); MipviewError "out of GPU memory ``what``"
+    when the device has none left."""
+    required, preferred = kind or (0, flag("VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT"))
+    mtype = ctx.memory_type(req.memoryTypeBits, required, preferred)
+    try:
+        return vk.vkAllocateMemory(ctx.device, vk.VkMemoryAllocateInfo(
+            allocationSize=req.size, memoryTypeIndex=mtype), None)
+    except vk.VkError as exc:
+        raise MipviewError(f"out of GPU memory {what}") from exc
+
+
+class Buffer:
+    """A VkBuffer with its own memory; host-visible buffers are coherent (no flushes)."""
+
+    def __init__(self, ctx: GpuContext, size: int, usage: int, host_visible: bool = False) -> None:
+        self.ctx = ctx
+        self.size = int(size)
+        self.host_visible = host_visible
+        dev = ctx.device
+        self.handle = vk.vkCreateBuffer(dev, vk.VkBufferCreateInfo(
+            size=self.size, usage=usage,
+            sharingMode=flag("VK_SHARING_MODE_EXCLUSIVE")), None)
+        req = vk.vkGetBufferMemoryRequirements(dev, self.handle)
+        kind = (flag("VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT")
+                | flag("VK_MEMORY_PROPERTY_HOST_COHERENT_BIT"),
+                flag("VK_MEMORY_PROPERTY_HOST_CACHED_BIT")) if host_visible else None
+        try:
+            self.memory = allocate(ctx, req, f"allocating {self.size} bytes", kind)
+        except MipviewError:
+            vk.vkDestroyBuffer(dev, self.handle, None)
+            raise
+        vk.vkBindBufferMemory(dev, self.handle, self.memory, 0)
+
+    def write(self, data: bytes | np.ndarray, offset: int = 0) -> None:
+        raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, raw.nbytes, 0)
+        try:
+            np.frombuffer(mapped, np.uint8, count=raw.nbytes)[:] = raw
+        finally:
+            vk.vkUnmapMemory(self.ctx.device, self.memory)  # the view must not outlive this
+
+    def read(self, size: int | None = None, offset: int = 0) -> np.ndarray:
+        n = self.size - offset if size is None else size
+        mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, n, 0)
+        try:
+            return np.frombuffer(mapped, np.uint8, count=n).copy()
+        finally:
+            vk.vkUnmapMemory(self.ctx.device, self.memory)
+
+    def destroy(self) -> None:
+        if self.handle is not None:
+            vk.vkDestroyBuffer(self.ctx.device, self.handle, None)
+            vk.vkFreeMemory(self.ctx.device, self.memory, None)
+            self.handle = None
+
+
+def _subresource(level: int, layers: int) -> Any:
+    return vk.VkImageSubresourceLayers(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+                                       mipLevel=level, baseArrayLayer=0, layerCount=layers)
+
+
+class ImageLimitError(MipviewError):
+    """An image larger than the device allows (sides or array layers)."""
+
+
+def check_image_limits(caps: DeviceCaps, width: int, height: int, layers: int = 1) -> None:
+    """Refuse, with one line, an image the device cannot hold: the one check of the device's
+    image limits (the CLI calls it before any allocation, MipImage before creating one)."""
+    limit = caps.max_image_dimension_2d
+    if width > limit or height > limit:
+        raise ImageLimitError(f"image {width}x{height} exceeds the device limit of "
+                              f"{limit}x{limit} ({caps.name})")
+    if layers > caps.max_image_array_layers:
+        raise ImageLimitError(f"{layers} layers exceed the device limit of "
+                              f"{caps.max_image_array_layers} ({caps.name})")
+
+
+class MipImage:
+    """A 2D (array) image with a full mip chain and one view per level.
+
+    Every view is 2D_ARRAY (a plain image is an array of one layer), so shaders address texels as
+    ``ivec3(x, y, layer)`` whatever the layer count. sRGB images are created with the SRGB format
+    (so blits and samplers filter in linear light) and MUTABLE_FORMAT, and get UNORM storage views:
+    no device offers storage on SRGB formats, so shaders encode before they store. Between runs
+    the image rests in GENERAL layout.
+    """
+
+    def __init__(self, ctx: GpuContext, fmt: Format, width: int, height: int,
+                 layers: int = 1, levels: int | None = None) -> None:
+        check_image_limits(ctx.caps, width, height, layers)
+        self.ctx = ctx
+        self.fmt = fmt
+        self.width, self.height, self.layers = width, height, layers
+        self.levels = levels or mip_count(width, height)
+        self.image = None
+        self.memory = None
+        self.storage_views: list[Any] = []
+        self.sampled_views: list[Any] = []
+        try:
+            self._create()
+        except Exception:
+            self.destroy()
+            raise
+
+    def level_size(self, level: int) -> tuple[int, int]:
+        return level_size(self.width, self.height, level)
+
+    def level_bytes(self, level: int) -> int:
+        w, h = self.level_size(level)
+        return w * h * self.layers * self.fmt.bytes_per_texel
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.level_bytes(i) for i in range(self.levels))
+
+    def _create(self) -> None:
+        dev = self.ctx.device
+        usage = (flag("VK_IMAGE_USAGE_STORAGE_BIT") | flag("VK_IMAGE_USAGE_SAMPLED_BIT")
+                 | flag("VK_IMAGE_USAGE_TRANSFER_SRC_BIT") | flag("VK_IMAGE_USAGE_TRANSFER_DST_BIT"))
+        create_flags = 0
+        if self.fmt.is_srgb:
+            create_flags = flag("VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT") | EXTENDED_USAGE_BIT
+        info = vk.VkImageCreateInfo(
+            flags=create_flags, imageType=flag("VK_IMAGE_TYPE_2D"), format=self.fmt.info.vk_format,
+            extent=vk.VkExtent3D(width=self.width, height=self.height, depth=1),
+            mipLevels=self.levels, arrayLayers=self.layers,
+            samples=flag("VK_SAMPLE_COUNT_1_BIT"), tiling=flag("VK_IMAGE_TILING_OPTIMAL"),
+            usage=usage, sharingMode=flag("VK_SHARING_MODE_EXCLUSIVE"),
+            initialLayout=flag("VK_IMAGE_LAYOUT_UNDEFINED"))
+        self.image = vk.vkCreateImage(dev, info, None)
+        req = vk.vkGetImageMemoryRequirements(dev, self.image)
+        self.memory = allocate(self.ctx, req, f"for a {self.width}x{self.height} "
+                                              f"{self.fmt.label} image ({req.size >> 20} MiB)")
+        vk.vkBindImageMemory(dev, self.image, self.memory, 0)
+        for level in range(self.levels):
+            if self.fmt.is_srgb:
+                # UNORM supports storage and sampling, so this one view also serves shaders
+                # that read the encoded bytes and decode them exactly (``encoded_views``)
+                self.storage_views.append(self._view(level, self.fmt.info.vk_storage_format,
+                                                     flag("VK_IMAGE_USAGE_STORAGE_BIT")
+                                                     | flag("VK_IMAGE_USAGE_SAMPLED_BIT")))
+                self.sampled_views.append(self._view(level, self.fmt.info.vk_format,
+                                                     flag("VK_IMAGE_USAGE_SAMPLED_BIT")))
+            else:
+                view = self._view(level, self.fmt.info.vk_format, 0)
+                self.storage_views.append(view)
+                self.sampled_views.append(view)
+
+    @property
+    def encoded_views(self) -> list[Any]:
+        """Per-level views whose sampled reads give the stored values undecoded (the UNORM
+        alias of an sRGB image; the plain view otherwise), for shaders that decode sRGB
+        themselves rather than trust the sampler's decode (lavapipe's is 0.3 LSB off)."""
+        return self.storage_views
+
+    def source_views(self, filtered: bool) -> list[Any]:
+        """Per-level views a shader reads its source level through: the encoded ones for texel
+        loads (sRGB decoded in the shader with mipDecode, exactly), the sampled ones for a
+        filtered (bilinear) sample, whose filter must average sRGB in linear light."""
+        return self.sampled_views if filtered else self.encoded_views
+
+    def _view(self, level: int, vk_format: int, usage: int) -> Any:
+        usage_info = vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None
+        rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+                                         baseMipLevel=level, levelCount=1, baseArrayLayer=0,
+                                         layerCount=self.layers)
+        info = vk.VkImageViewCreateInfo(
+            image=self.image, viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"), format=vk_format,
+            subresourceRange=rng, pNext=usage_info)
+        return vk.vkCreateImageView(self.ctx.device, info, None)
+
+    # --- transfers -----------------------------------------------------------------------
+    def upload(self, level0: np.ndarray) -> None:
+        """Write level 0 (all layers), fill levels 1.. with a sentinel, leave all in GENERAL.
+
+        The sentinel (magenta for 8-bit, NaN for floats) makes a level that a strategy never
+        writes fail every comparison instead of passing by luck.
+        """
+        data = np.ascontiguousarray(level0, dtype=self.fmt.dtype)
+        expected = (self.layers, self.height, self.width, 4)
+        if data.reshape((-1, *data.shape[-3:])).shape != expected:
+            raise ValueError(f"level 0 has shape {data.shape}, image wants {expected}")
+        staging = Buffer(self.ctx, data.nbytes, flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"), True)
+        try:
+            staging.write(data)
+            with self.ctx.one_shot() as cmd:
+                self.record_upload(cmd, staging)
+        finally:
+            staging.destroy()
+
+    def record_upload(self, cmd: Any, staging: Buffer, offset: int = 0) -> None:
+        image_barrier(cmd, self.image, "UNDEFINED", "TRANSFER_DST_OPTIMAL", "TOP_OF_PIPE", "",
+                      "TRANSFER", "TRANSFER_WRITE", 0, self.levels, self.layers)
+        region = vk.VkBufferImageCopy(
+            bufferOffset=offset, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=_subresource(0, self.layers),
+            imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+            imageExtent=vk.VkExtent3D(width=self.width, height=self.height, depth=1))
+        vk.vkCmdCopyBufferToImage(cmd, staging.handle, self.image,
+                                  flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"), 1, [region])
+        if self.levels > 1:
+            if self.fmt.is_float:
+                colour = vk.VkClearColorValue(float32=[float("nan")] * 4)
+            else:
+                colour = vk.VkClearColorValue(float32=[1.0, 0.0, 1.0, 1.0])
+            rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+                                             baseMipLevel=1, levelCount=self.levels - 1,
+                                             baseArrayLayer=0, layerCount=self.layers)
+            vk.vkCmdClearColorImage(cmd, self.image, flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"),
+                                    colour, 1, [rng])
+        image_barrier(cmd, self.image, "TRANSFER_DST_OPTIMAL", "GENERAL", "TRANSFER",
+                      "TRANSFER_WRITE", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
+                      0, self.levels, self.layers)
+
+    def read_levels(self) -> list[np.ndarray]:
+        """Every level as storage values: (H, W, 4), or (layers, H, W, 4) for arrays."""
+        sizes = [self.level_bytes(i) for i in range(self.levels)]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        buf = Buffer(self.ctx, sum(sizes), flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"), True)
+        try:
+            with self.ctx.one_shot() as cmd:
+                image_barrier(cmd, self.image, "GENERAL", "TRANSFER_SRC_OPTIMAL", "ALL_COMMANDS",
+                              "MEMORY_WRITE", "TRANSFER", "TRANSFER_READ", 0, self.levels,
+                              self.layers)
+                regions = []
+                for level in range(self.levels):
+                    w, h = self.level_size(level)
+                    regions.append(vk.VkBufferImageCopy(
+                        bufferOffset=int(offsets[level]), bufferRowLength=0, bufferImageHeight=0,
+                        imageSubresource=_subresource(level, self.layers),
+                        imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                        imageExtent=vk.VkExtent3D(width=w, height=h, depth=1)))
+                vk.vkCmdCopyImageToBuffer(cmd, self.image,
+                                          flag("VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL"),
+                                          buf.handle, len(regions), regions)
+                image_barrier(cmd, self.image, "TRANSFER_SRC_OPTIMAL", "GENERAL", "TRANSFER",
+                              "TRANSFER_READ", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
+                              0, self.levels, self.layers)
+                memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "HOST", "HOST_READ")
+            raw = buf.read()
+        finally:
+            buf.destroy()
+        out = []
+        # views of ``raw``, our own copy of the mapped memory: a second copy per level would
+        # cost another pass over the pyramid before the timing can start
+        for level in range(self.levels):
+            w, h = self.level_size(level)
+            arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.dtype)
+            arr = arr.reshape(self.layers, h, w, 4)
+            out.append(arr[0] if self.layers == 1 else arr)
+        return out
+
+    def destroy(self) -> None:
+        dev = self.ctx.device
+        seen = set()
+        for view in self.storage_views + self.sampled_views:
+            if id(view) not in seen:
+                seen.add(id(view))
+                vk.vkDestroyImageView(dev, view, None)
+        self.storage_views.clear()
+        self.sampled_views.clear()
+        if self.image is not None:
+            vk.vkDestroyImage(dev, self.image, None)
+            self.image = None
+        if self.memory is not None:
+            vk.vkFreeMemory(dev, self.memory, None)
+            self.memory = None
+

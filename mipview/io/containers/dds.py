@@ -1,0 +1,189 @@
+"""DDS (DirectDraw Surface): a verified chain written with the DX10 header, and texture files
+read back.
+
+Written: DXGI_FORMAT_R8G8B8A8_UNORM / _UNORM_SRGB, R16G16B16A16_FLOAT, R32G32B32A32_FLOAT; the
+mip count and array size in the headers; the data layer by layer, each layer's whole chain
+(level 0 first), as Direct3D lays out a texture array's subresources.
+
+Read: the formats above, BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`),
+in DX10 files and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks,
+8-bit luminance). Sizes are checked against the file before any level is decoded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mipview.core.formats import Format, level_size
+from mipview.io.containers import bcn, dds_header, pixels, texture
+from mipview.io.containers.dds_header import HEADER, Header
+from mipview.io.containers.pixels import BGRA, BGRX, Blocks, Layout, Plain
+from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFile
+
+
+def _dxgi_table() -> dict[int, Layout]:
+    table: dict[int, Layout] = {
+        2: Plain("DXGI_FORMAT_R32G32B32A32_FLOAT", Format.F32),
+        10: Plain("DXGI_FORMAT_R16G16B16A16_FLOAT", Format.F16),
+        27: Plain("DXGI_FORMAT_R8G8B8A8_TYPELESS", Format.UNORM),
+        28: Plain("DXGI_FORMAT_R8G8B8A8_UNORM", Format.UNORM),
+        29: Plain("DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", Format.SRGB),
+        87: Plain("DXGI_FORMAT_B8G8R8A8_UNORM", Format.UNORM, order=BGRA),
+        88: Plain("DXGI_FORMAT_B8G8R8X8_UNORM", Format.UNORM, order=BGRX),
+        90: Plain("DXGI_FORMAT_B8G8R8A8_TYPELESS", Format.UNORM, order=BGRA),
+        91: Plain("DXGI_FORMAT_B8G8R8A8_UNORM_SRGB", Format.SRGB, order=BGRA),
+        92: Plain("DXGI_FORMAT_B8G8R8X8_TYPELESS", Format.UNORM, order=BGRX),
+        93: Plain("DXGI_FORMAT_B8G8R8X8_UNORM_SRGB", Format.SRGB, order=BGRX),
+    }
+    # TYPELESS, UNORM, UNORM_SRGB of each BC family (BC4 and BC5 have SNORM in the third place)
+    for first, codec, has_srgb in ((70, bcn.BC1, True), (73, bcn.BC2, True), (76, bcn.BC3, True),
+                                   (79, bcn.BC4, False), (82, bcn.BC5, False), (97, bcn.BC7, True)):
+        for offset, suffix in enumerate(("TYPELESS", "UNORM", "UNORM_SRGB")[:3 if has_srgb else 2]):
+            name = f"DXGI_FORMAT_{codec.family}_{suffix}"
+            table[first + offset] = Blocks(name, codec, srgb=suffix == "UNORM_SRGB")
+    return table
+
+
+_DXGI = _dxgi_table()
+_DXGI_REFUSED = {
+    81: "DXGI_FORMAT_BC4_SNORM: signed values, which mipview's formats do not hold",
+    84: "DXGI_FORMAT_BC5_SNORM: signed values, which mipview's formats do not hold",
+    **{n: f"DXGI format {n} (BC6H): {bcn.UNDECODABLE['BC6H']}" for n in (94, 95, 96)},
+}
+_FOURCC: dict[bytes | int, Layout] = {
+    b"DXT1": Blocks("DXT1 (BC1)", bcn.BC1, False),
+    b"DXT3": Blocks("DXT3 (BC2)", bcn.BC2, False),
+    b"DXT5": Blocks("DXT5 (BC3)", bcn.BC3, False),
+    b"ATI1": Blocks("ATI1 (BC4)", bcn.BC4, False),
+    b"BC4U": Blocks("BC4U (BC4)", bcn.BC4, False),
+    b"ATI2": Blocks("ATI2 (BC5)", bcn.BC5, False),
+    b"BC5U": Blocks("BC5U (BC5)", bcn.BC5, False),
+    113: Plain("D3DFMT_A16B16G16R16F", Format.F16),
+    116: Plain("D3DFMT_A32B32G32R32F", Format.F32),
+}
+_FOURCC_REFUSED = {
+    b"DXT2": "DXT2 holds premultiplied alpha, which mipview does not undo",
+    b"DXT4": "DXT4 holds premultiplied alpha, which mipview does not undo",
+    b"BC4S": "BC4S: signed values, which mipview's formats do not hold",
+    b"BC5S": "BC5S: signed values, which mipview's formats do not hold",
+}
+_WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2}
+_LEGACY_NOTE = ("a legacy DDS header does not say whether colour is sRGB-encoded: read as UNORM "
+                "(the same bytes check as SRGB with --format srgb)")
+
+
+# --- writing -------------------------------------------------------------------------------------
+def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> bytes:
+    """A DX10 DDS file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4)
+    or (layers, H, W, 4): a texture array of arraySize layers)."""
+    first = np.asarray(levels[0])
+    layers = int(first.shape[0]) if first.ndim == 4 else None
+    height, width = int(first.shape[-3]), int(first.shape[-2])
+    stack = []
+    for p, level in enumerate(levels):
+        data = np.ascontiguousarray(level, dtype=fmt.dtype.newbyteorder("<"))
+        shape = texture.level_shape(width, height, p, layers)
+        if data.shape != shape:
+            raise ValueError(f"level {p} is {data.shape}, expected {shape}")
+        stack.append(data if layers is not None else data[None])
+    header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt], layers or 1,
+                                  width * fmt.bytes_per_texel)
+    # Direct3D's subresource order: every level of layer 0, then every level of layer 1...
+    return header + b"".join(level[i].tobytes() for i in range(layers or 1) for level in stack)
+
+
+# --- reading -------------------------------------------------------------------------------------
+def _legacy_uncompressed(h: Header) -> Plain:
+    """A legacy header's 8-bit RGB(A) or luminance layout, from its bit masks."""
+    bits, masks = h.rgb_bits, h.masks
+    what = f"uncompressed {bits}-bit masks R {masks[0]:#x} G {masks[1]:#x} B {masks[2]:#x} " \
+           f"A {masks[3]:#x}"
+    byte_of = {0xFF << (8 * k): k for k in range(4)}
+    components = bits // 8
+    if h.pf_flags & dds_header.DDPF_LUMINANCE and bits in (8, 16) and masks[0] == 0xFF:
+        alpha = byte_of.get(masks[3]) if h.pf_flags & dds_header.DDPF_ALPHAPIXELS else None
+        return Plain(f"{'L8A8' if alpha else 'L8'}", Format.UNORM, components, (0, 0, 0, alpha))
+    if h.pf_flags & dds_header.DDPF_RGB and bits in (24, 32):
+        order = [byte_of.get(m) for m in masks[:3]]
+        alpha = byte_of.get(masks[3]) if h.pf_flags & dds_header.DDPF_ALPHAPIXELS else None
+        if None not in order and all(k < components for k in order):
+            r, g, b = order
+            return Plain(what, Format.UNORM, components, (r, g, b, alpha))
+    raise ContainerError(f"{what}: mipview reads 8-bit channels in whole bytes only")
+
+
+def _layout(data: bytes, h: Header) -> tuple[Layout, int, int | None, tuple[str, ...]]:
+    """(layout, offset of the level data, array size or None, notes) from the headers."""
+    if h.caps2 & dds_header.DDSCAPS2_CUBEMAP:
+        raise ContainerError("a cube map: mipview checks 2D textures and arrays")
+    if h.caps2 & dds_header.DDSCAPS2_VOLUME or h.flags & dds_header.DDSD_DEPTH and h.depth > 1:
+        raise ContainerError(f"a volume texture (depth {h.depth}): mipview checks 2D textures "
+                             f"and arrays")
+    if not (h.pf_flags & dds_header.DDPF_FOURCC and h.fourcc == dds_header.FOURCC_DX10):
+        fourcc = h.fourcc.to_bytes(4, "little")
+        if h.pf_flags & dds_header.DDPF_FOURCC:
+            if fourcc in _FOURCC_REFUSED:
+                raise ContainerError(_FOURCC_REFUSED[fourcc])
+            kind = _FOURCC.get(fourcc) or _FOURCC.get(h.fourcc)
+            if kind is None:
+                raise ContainerError(f"FourCC {h.fourcc_text} is not one mipview reads (DXT1, "
+                                     f"DXT3, DXT5, ATI1, ATI2, DX10, 113, 116)")
+        else:
+            kind = _legacy_uncompressed(h)
+        notes = (_LEGACY_NOTE,) if not pixels.storage_format(kind).is_float else ()
+        return kind, HEADER.size, None, notes
+    if len(data) < HEADER.size + dds_header.DX10.size:
+        raise ContainerError(f"truncated DDS file: {len(data)} bytes, the headers alone are "
+                             f"{HEADER.size + dds_header.DX10.size}")
+    dxgi, dimension, misc, array_size, _ = dds_header.DX10.unpack_from(data, HEADER.size)
+    if dimension != dds_header.DIMENSION_TEXTURE2D:
+        kind_of = {2: "a 1D texture", 4: "a 3D texture"}.get(dimension, "an unknown resource")
+        raise ContainerError(f"resource dimension {dimension} ({kind_of}): mipview checks 2D "
+                             f"textures and arrays")
+    if misc & dds_header.MISC_TEXTURECUBE:
+        raise ContainerError("a cube map: mipview checks 2D textures and arrays")
+    if dxgi in _DXGI_REFUSED:
+        raise ContainerError(_DXGI_REFUSED[dxgi])
+    kind = _DXGI.get(dxgi)
+    if kind is None:
+        raise ContainerError(f"DXGI format {dxgi} is not one mipview reads (RGBA8, BGRA8, "
+                             f"RGBA16F, RGBA32F, BC1-BC5, BC7)")
+    # arraySize 0 is no array (Pillow writes it so): one layer
+    return kind, HEADER.size + dds_header.DX10.size, array_size if array_size > 1 else None, ()
+
+
+def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
+    """Decode a DDS file's levels. Raises ContainerError (or what ``check_pixels`` raises)."""
+    texture.check_magic(data, dds_header.MAGIC, "DDS")
+    if len(data) < HEADER.size:
+        raise ContainerError(f"truncated DDS file: {len(data)} bytes, the header alone is "
+                             f"{HEADER.size}")
+    h = dds_header.unpack(data)
+    if h.size != 124:
+        raise ContainerError(f"header size {h.size}: a DDS header is 124 bytes (corrupt file?)")
+    if h.width == 0 or h.height == 0:
+        raise ContainerError(f"a {h.width}x{h.height} texture: mipview checks 2D textures with "
+                             f"both sides at least 1")
+    kind, offset, array_size, notes = _layout(data, h)
+    layers = array_size or 1
+    check_pixels(h.width * h.height * layers,
+                 f"{h.width}x{h.height}" + (f" x {layers} layers" if array_size else ""))
+    n = max(1, h.mip_count)
+    texture.check_level_count(n, h.width, h.height)
+    sizes = [pixels.image_bytes(kind, *level_size(h.width, h.height, p)) for p in range(n)]
+    need = offset + layers * sum(sizes)
+    if need > len(data):
+        raise ContainerError(f"truncated DDS file: {n} level{'s' if n > 1 else ''} of "
+                             f"{h.width}x{h.height} {kind.name}"
+                             f"{f' x {layers} layers' if array_size else ''} need {need} bytes, "
+                             f"the file holds {len(data)}")
+    chain = sum(sizes)
+    levels = []
+    for p in range(n):
+        w, hh = level_size(h.width, h.height, p)
+        start = offset + sum(sizes[:p])
+        # the layers of one level lie a whole chain apart
+        level = np.concatenate([pixels.decode_level(kind, data, start + i * chain, w, hh, 1)
+                                for i in range(layers)])
+        levels.append(level if array_size else level[0])
+    return pixels.texture_file(path, "DDS", kind, levels, notes)

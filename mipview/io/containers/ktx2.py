@@ -1,0 +1,269 @@
+"""KTX 2.0 (Khronos): a verified chain written uncompressed, and texture files read back.
+
+Writing follows the KTX 2.0 specification: the level index in level order (level 0 first), the
+level data smallest level first, each level at a multiple of lcm(texel block size, 4) with zeroed
+mipPadding, a basic Data Format Descriptor matching the Vulkan format, sorted key/value data
+(``KTXorientation`` "rd", ``KTXwriter``), no supercompression.
+
+Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16F, RGBA32F and BC1-BC5,
+BC7 (decoded, :mod:`mipview.io.containers.bcn`). Every offset and size in the header is checked
+against the file before a byte of level data is touched or an array allocated.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+
+from mipview import __version__
+from mipview.core.formats import Format, level_size
+from mipview.io.containers import bcn
+from mipview.io.containers.pixels import (
+    BGRA,
+    Blocks,
+    Layout,
+    Plain,
+    decode_level,
+    image_bytes,
+    texture_file,
+)
+from mipview.io.containers.texture import (
+    ContainerError,
+    PixelCheck,
+    TextureFile,
+    check_level_count,
+    check_magic,
+    level_shape,
+)
+
+IDENTIFIER = b"\xabKTX 20\xbb\r\n\x1a\n"
+_KTX1_IDENTIFIER = b"\xabKTX 11\xbb\r\n\x1a\n"
+#: identifier, vkFormat, typeSize, pixelWidth, pixelHeight, pixelDepth, layerCount, faceCount,
+#: levelCount, supercompressionScheme, dfdByteOffset, dfdByteLength, kvdByteOffset,
+#: kvdByteLength, sgdByteOffset, sgdByteLength
+_HEADER = struct.Struct("<12s13I2Q")
+#: byteOffset, byteLength, uncompressedByteLength
+_LEVEL = struct.Struct("<3Q")
+
+_SUPERCOMPRESSION = {1: "BasisLZ", 2: "Zstandard", 3: "ZLIB"}
+
+#: the vkFormats mipview reads
+_LAYOUTS: dict[int, Layout] = {
+    37: Plain("VK_FORMAT_R8G8B8A8_UNORM", Format.UNORM),
+    43: Plain("VK_FORMAT_R8G8B8A8_SRGB", Format.SRGB),
+    44: Plain("VK_FORMAT_B8G8R8A8_UNORM", Format.UNORM, order=BGRA),
+    50: Plain("VK_FORMAT_B8G8R8A8_SRGB", Format.SRGB, order=BGRA),
+    97: Plain("VK_FORMAT_R16G16B16A16_SFLOAT", Format.F16),
+    109: Plain("VK_FORMAT_R32G32B32A32_SFLOAT", Format.F32),
+    131: Blocks("VK_FORMAT_BC1_RGB_UNORM_BLOCK", bcn.BC1, False, opaque=True),
+    132: Blocks("VK_FORMAT_BC1_RGB_SRGB_BLOCK", bcn.BC1, True, opaque=True),
+    133: Blocks("VK_FORMAT_BC1_RGBA_UNORM_BLOCK", bcn.BC1, False),
+    134: Blocks("VK_FORMAT_BC1_RGBA_SRGB_BLOCK", bcn.BC1, True),
+    135: Blocks("VK_FORMAT_BC2_UNORM_BLOCK", bcn.BC2, False),
+    136: Blocks("VK_FORMAT_BC2_SRGB_BLOCK", bcn.BC2, True),
+    137: Blocks("VK_FORMAT_BC3_UNORM_BLOCK", bcn.BC3, False),
+    138: Blocks("VK_FORMAT_BC3_SRGB_BLOCK", bcn.BC3, True),
+    139: Blocks("VK_FORMAT_BC4_UNORM_BLOCK", bcn.BC4, False),
+    141: Blocks("VK_FORMAT_BC5_UNORM_BLOCK", bcn.BC5, False),
+    145: Blocks("VK_FORMAT_BC7_UNORM_BLOCK", bcn.BC7, False),
+    146: Blocks("VK_FORMAT_BC7_SRGB_BLOCK", bcn.BC7, True),
+}
+
+_NO_DECODER = "no decoder for it among mipview's dependencies (Pillow decodes BC1-BC7 only)"
+
+
+def _refusal(vk_format: int) -> str:
+    """Why a vkFormat mipview does not read cannot be read, naming it."""
+    if vk_format in (140, 142):
+        return f"vkFormat {vk_format} (BC{4 if vk_format == 140 else 5} SNORM): signed " \
+               f"values, which mipview's formats do not hold"
+    if vk_format in (143, 144):
+        return f"vkFormat {vk_format} (BC6H): {bcn.UNDECODABLE['BC6H']}"
+    for lo, hi, family in ((147, 152, "ETC2"), (153, 156, "EAC"), (157, 184, "ASTC LDR"),
+                           (1000054000, 1000054007, "PVRTC"),
+                           (1000066000, 1000066013, "ASTC HDR")):
+        if lo <= vk_format <= hi:
+            return f"vkFormat {vk_format} ({family} blocks): {_NO_DECODER}"
+    return (f"vkFormat {vk_format} is not one mipview reads (RGBA8 UNORM/SRGB, BGRA8, RGBA16F, "
+            f"RGBA32F, BC1-BC5, BC7)")
+
+
+# --- writing -------------------------------------------------------------------------------------
+def _dfd(fmt: Format) -> bytes:
+    """dfdTotalSize and the basic descriptor block of ``fmt`` (Khronos Data Format 1.3):
+    RGBSDA, BT.709 primaries, sRGB or linear transfer, one sample per channel."""
+    size = fmt.bytes_per_texel // 4
+    bits = 8 * size
+    samples = b""
+    for i, channel in enumerate((0, 1, 2, 15)):  # R, G, B, A
+        qualifiers = 0
+        if fmt.is_float:
+            qualifiers = 0x80 | 0x40  # FLOAT | SIGNED
+            lower, upper = struct.unpack("<2I", struct.pack("<2f", -1.0, 1.0))
+        else:
+            lower, upper = 0, (1 << bits) - 1
+            if fmt.is_srgb and channel == 15:
+                qualifiers = 0x10  # LINEAR: alpha is not sRGB-encoded
+        samples += struct.pack("<I4B2I", (i * bits) | ((bits - 1) << 16)
+                               | ((channel | qualifiers) << 24), 0, 0, 0, 0, lower, upper)
+    block_size = 24 + len(samples)
+    transfer = 2 if fmt.is_srgb else 1  # KHR_DF_TRANSFER_SRGB / _LINEAR
+    block = struct.pack("<3I4B8B", 0, 2 | (block_size << 16),  # Khronos basic block, v1.3
+                        1 | (1 << 8) | (transfer << 16),  # RGBSDA, BT709, transfer, flags 0
+                        0, 0, 0, 0,  # texel block 1x1x1x1
+                        fmt.bytes_per_texel, 0, 0, 0, 0, 0, 0, 0) + samples
+    return struct.pack("<I", 4 + len(block)) + block
+
+
+def _kvd(pairs: list[tuple[str, bytes]]) -> bytes:
+    out = b""
+    for key, value in sorted(pairs):  # the spec wants them sorted by key
+        entry = key.encode() + b"\0" + value
+        out += struct.pack("<I", len(entry)) + entry + b"\0" * (-len(entry) % 4)
+    return out
+
+
+def _align(offset: int, alignment: int) -> int:
+    return offset + (-offset % alignment)
+
+
+def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> bytes:
+    """A KTX2 file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
+    (layers, H, W, 4): an array texture, layerCount = layers)."""
+    first = np.asarray(levels[0])
+    layers = int(first.shape[0]) if first.ndim == 4 else 0
+    height, width = int(first.shape[-3]), int(first.shape[-2])
+    n = len(levels)
+    dfd = _dfd(fmt)
+    kvd = _kvd([("KTXorientation", b"rd\0"), ("KTXwriter", f"mipview {__version__}\0".encode())])
+    dfd_offset = _HEADER.size + n * _LEVEL.size
+    kvd_offset = dfd_offset + len(dfd)
+    alignment = math.lcm(fmt.bytes_per_texel, 4)
+    body = bytearray()
+    index = [b""] * n
+    offset = kvd_offset + len(kvd)
+    for p in reversed(range(n)):  # smallest level first in the file
+        shape = level_shape(width, height, p, layers or None)
+        data = np.ascontiguousarray(levels[p], dtype=fmt.dtype.newbyteorder("<"))
+        if data.shape != shape:
+            raise ValueError(f"level {p} is {data.shape}, expected {shape}")
+        start = _align(offset, alignment)
+        body += b"\0" * (start - offset) + data.tobytes()
+        index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)
+        offset = start + data.nbytes
+    header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.bytes_per_texel // 4, width,
+                          height, 0, layers, 1, n, 0, dfd_offset, len(dfd), kvd_offset, len(kvd),
+                          0, 0)
+    return header + b"".join(index) + dfd + kvd + bytes(body)
+
+
+# --- reading -------------------------------------------------------------------------------------
+def _key_values(data: bytes, offset: int, length: int) -> dict[str, bytes]:
+    """The key/value pairs of the KVD section (already checked to lie inside ``data``); stops at
+    the first malformed entry rather than guess past it."""
+    out: dict[str, bytes] = {}
+    pos, end = offset, offset + length
+    while pos + 4 <= end:
+        (size,) = struct.unpack_from("<I", data, pos)
+        if size < 2 or pos + 4 + size > end:
+            break
+        key, _, value = data[pos + 4:pos + 4 + size].partition(b"\0")
+        out[key.decode("utf-8", "replace")] = value
+        pos = _align(pos + 4 + size, 4)
+    return out
+
+
+def _orientation(data: bytes, kvd_offset: int, kvd_length: int) -> tuple[bool, bool, str]:
+    """(flip rows, flip columns, note) so that row 0 is the top and column 0 the left."""
+    value = _key_values(data, kvd_offset, kvd_length).get("KTXorientation", b"rd\0")
+    text = value.rstrip(b"\0").decode("ascii", "replace")
+    flip_x = text[:1] == "l"
+    flip_y = text[1:2] == "u"
+    note = f"KTXorientation '{text}': shown with row 0 at the top, column 0 at the left" \
+        if flip_x or flip_y else ""
+    return flip_y, flip_x, note
+
+
+def _undefined_format(data: bytes, dfd_offset: int, dfd_length: int) -> str:
+    model = data[dfd_offset + 12] if dfd_length >= 16 and dfd_offset + 16 <= len(data) else None
+    if model == 166:
+        return "VK_FORMAT_UNDEFINED with UASTC blocks (Basis Universal): mipview has no " \
+               "transcoder for them"
+    return "VK_FORMAT_UNDEFINED (a format described only by its DFD): mipview reads Vulkan formats"
+
+
+def _check_header(fields: tuple[int | bytes, ...]) -> None:
+    (_, vk_format, _, width, height, depth, _, faces, _, scheme, *_) = fields
+    if scheme:
+        name = _SUPERCOMPRESSION.get(scheme, "unknown")
+        raise ContainerError(f"supercompressed KTX2 (scheme {scheme}, {name}): mipview reads "
+                             f"only level data stored without supercompression")
+    if faces == 6:
+        raise ContainerError("a cube map (faceCount 6): mipview checks 2D textures and arrays")
+    if faces != 1:
+        raise ContainerError(f"faceCount {faces} is invalid (1, or 6 for a cube map)")
+    if depth:
+        raise ContainerError(f"a 3D texture (pixelDepth {depth}): mipview checks 2D textures "
+                             f"and arrays")
+    if width == 0 or height == 0:
+        raise ContainerError(f"a {width}x{height} texture: mipview checks 2D textures with "
+                             f"both sides at least 1")
+
+
+def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
+    """Decode a KTX2 file's levels. Raises ContainerError (or what ``check_pixels`` raises)."""
+    if data.startswith(_KTX1_IDENTIFIER):
+        raise ContainerError("a KTX 1 file: mipview reads KTX 2.0")
+    check_magic(data, IDENTIFIER, "KTX2")
+    if len(data) < _HEADER.size:
+        raise ContainerError(f"truncated KTX2 file: {len(data)} bytes, the header alone is "
+                             f"{_HEADER.size}")
+    fields = _HEADER.unpack_from(data)
+    (_, vk_format, _, width, height, _, layer_count, _, level_count, _,
+     dfd_offset, dfd_length, kvd_offset, kvd_length, _, _) = fields
+    _check_header(fields)
+    kind = _LAYOUTS.get(vk_format)
+    if kind is None:
+        raise ContainerError(_undefined_format(data, dfd_offset, dfd_length) if vk_format == 0
+                             else _refusal(vk_format))
+    layers = max(1, layer_count)
+    check_pixels(width * height * layers,
+                 f"{width}x{height}" + (f" x {layers} layers" if layer_count else ""))
+    n = max(1, level_count)
+    check_level_count(n, width, height)
+    if _HEADER.size + n * _LEVEL.size > len(data):
+        raise ContainerError(f"truncated KTX2 file: the level index of {n} levels ends past the "
+                             f"end of the file ({len(data)} bytes)")
+    if kvd_length and kvd_offset + kvd_length > len(data):
+        raise ContainerError("truncated KTX2 file: the key/value data ends past the end of the "
+                             "file")
+    offsets = [_level_offset(data, p, kind, width, height, layers) for p in range(n)]
+    flip_y, flip_x, note = _orientation(data, kvd_offset, kvd_length)
+    levels = []
+    for p, offset in enumerate(offsets):
+        level = decode_level(kind, data, offset, *level_size(width, height, p), layers)
+        if flip_y:
+            level = level[:, ::-1]
+        if flip_x:
+            level = level[:, :, ::-1]
+        levels.append(np.ascontiguousarray(level if layer_count else level[0]))
+    return texture_file(path, "KTX2", kind, levels, [note] if note else [])
+
+
+
+def _level_offset(data: bytes, p: int, kind: Layout, width: int, height: int,
+                  layers: int) -> int:
+    """Where level ``p`` starts, once its index entry is checked against the format and the
+    file's size."""
+    offset, length, _ = _LEVEL.unpack_from(data, _HEADER.size + p * _LEVEL.size)
+    w, h = level_size(width, height, p)
+    need = layers * image_bytes(kind, w, h)
+    if length != need:
+        raise ContainerError(f"level {p} holds {length} bytes, but {layers} x {w}x{h} of "
+                             f"{kind.name} is {need}")
+    if offset + length > len(data):
+        raise ContainerError(f"level {p} lies past the end of the file (bytes {offset} to "
+                             f"{offset + length} of {len(data)}): truncated?")
+    return offset

@@ -1,0 +1,87 @@
+"""How the bytes of one level become storage values: plain texel layouts (any component order,
+with or without alpha) and BCn blocks. Shared by the KTX2 and DDS readers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mipview.core.formats import Format
+from mipview.io.containers import bcn
+from mipview.io.containers.texture import TextureFile
+
+
+@dataclass(frozen=True)
+class Plain:
+    """Uncompressed texels of ``components`` values of ``fmt``'s storage type each.
+
+    ``order[i]`` is the component that feeds channel i (R, G, B, A); None: alpha opaque, colour
+    0 (Vulkan's defaults for a missing channel)."""
+
+    name: str
+    fmt: Format
+    components: int = 4
+    order: tuple[int | None, int | None, int | None, int | None] = (0, 1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """BCn blocks; ``opaque``: BC1's RGB variant (alpha 1)."""
+
+    name: str
+    codec: bcn.BlockCodec
+    srgb: bool
+    opaque: bool = False
+
+
+Layout = Plain | Blocks
+
+BGRA = (2, 1, 0, 3)
+BGRX = (2, 1, 0, None)
+
+
+def image_bytes(kind: Layout, width: int, height: int) -> int:
+    """Bytes of one image (one layer) of ``width`` x ``height`` texels."""
+    if isinstance(kind, Blocks):
+        return bcn.level_bytes(kind.codec, width, height)
+    return width * height * kind.components * kind.fmt.dtype.itemsize
+
+
+def storage_format(kind: Layout) -> Format:
+    """The mipview format the decoded values are in (BCn: UNORM or SRGB bytes)."""
+    if isinstance(kind, Blocks):
+        return Format.SRGB if kind.srgb else Format.UNORM
+    return kind.fmt
+
+
+def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int,
+                 layers: int) -> np.ndarray:
+    """(layers, height, width, 4) storage values of the ``layers`` images that lie one after
+    the other at ``offset`` (the caller has checked that they lie inside ``data``)."""
+    size = image_bytes(kind, width, height)
+    if isinstance(kind, Blocks):
+        return np.stack([bcn.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
+                                    width, height, kind.opaque) for i in range(layers)])
+    dtype = kind.fmt.dtype.newbyteorder("<")
+    src = np.frombuffer(data, dtype, layers * height * width * kind.components, offset)
+    src = src.reshape(layers, height, width, kind.components)
+    if kind.order == (0, 1, 2, 3) and kind.components == 4:
+        return src.astype(kind.fmt.dtype)  # a copy in native order: the file's bytes can go
+    out = np.zeros((layers, height, width, 4), kind.fmt.dtype)
+    for channel, component in enumerate(kind.order):
+        if component is not None:
+            out[..., channel] = src[..., component]
+        elif channel == 3:
+            out[..., 3] = 255 if kind.fmt.dtype == np.uint8 else 1.0
+    return out
+
+
+def texture_file(path: str, container: str, kind: Layout, levels: Sequence[np.ndarray],
+                 notes: Sequence[str] = ()) -> TextureFile:
+    """The TextureFile of ``levels`` decoded from ``kind`` in the file at ``path``."""
+    return TextureFile(os.path.basename(path), container, kind.name, storage_format(kind),
+                       tuple(levels), kind.codec.family if isinstance(kind, Blocks) else None,
+                       tuple(notes))

@@ -1,0 +1,162 @@
+"""What a texture file holds once decoded: every level of its chain, in a mipview format.
+
+Plain data (frozen, read-only arrays), so it crosses threads with the source image that carries
+it (``imageio.SourceImage.texture``). Imports nothing of imageio: imageio dispatches to the
+readers of this package, so the readers stay below it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.nonfinite import count_nonfinite
+from mipview.core.results import StrategyResult
+from mipview.core.specs import StrategySpec
+
+#: name of the pseudo-strategy a file's own chain is reported under ("file:name=a.ktx2")
+FILE_SPEC_NAME = "file"
+
+#: ``check_pixels(texels, what)`` raises when a header claims more texels than mipview opens
+#: (imageio passes its MAX_PIXELS check, which names the file)
+PixelCheck = Callable[[int, str], None]
+
+
+class ContainerError(MipviewError):
+    """A texture file mipview cannot read; the message says why (the caller adds the name)."""
+
+
+def check_magic(data: bytes, magic: bytes, container: str) -> None:
+    """A file that starts with ``magic``; a file that is only part of it is truncated."""
+    if not data.startswith(magic):
+        if magic.startswith(data):
+            raise ContainerError(f"truncated {container} file ({len(data)} bytes)")
+        article = "an" if container[0] in "AEIOU" else "a"
+        raise ContainerError(f"not {article} {container} file (wrong magic)")
+
+
+def level_shape(width: int, height: int, level: int, layers: int | None) -> tuple[int, ...]:
+    """Storage shape of ``level``: (H, W, 4), or (layers, H, W, 4) for arrays (``layers`` not
+    None)."""
+    w, h = level_size(width, height, level)
+    return (h, w, 4) if layers is None else (layers, h, w, 4)
+
+
+def check_level_count(count: int, width: int, height: int) -> None:
+    """A chain cannot have more levels than ``mip_count`` (down to 1x1)."""
+    most = mip_count(width, height)
+    if count > most:
+        raise ContainerError(f"the header claims {count} mip levels, but a {width}x{height} "
+                             f"image has at most {most}")
+
+
+def _hdr_notes(level0: np.ndarray) -> tuple[str, ...]:
+    """What a user should know about float texels: non-finite ones, negative ones."""
+    notes = []
+    bad = count_nonfinite(level0)
+    if bad:
+        notes.append(f"level 0 has {bad.describe()}")
+    with np.errstate(invalid="ignore"):
+        negative = int(np.count_nonzero((level0 < 0).any(axis=-1)))
+    if negative:
+        notes.append(f"level 0 has {negative} texel{'s' if negative != 1 else ''} with negative "
+                     f"values (kept as they are)")
+    return tuple(notes)
+
+
+@dataclass(frozen=True)
+class TextureFile:
+    """A texture file decoded: ``levels[0]`` is the source image, ``levels[1:]`` the file's own
+    mip chain (none when the file has one level).
+
+    Attributes
+    ----------
+    name : the file name (for an EXR level set, the file of level 0).
+    container : "KTX2", "DDS" or "EXR".
+    pixel_format : the format as the file names it (e.g. "VK_FORMAT_BC7_SRGB_BLOCK").
+    fmt : the mipview format of ``levels`` (block-compressed levels decode to UNORM or SRGB).
+    levels : storage values per level, (H, W, 4) or (layers, H, W, 4), read-only.
+    decoded_from : the block compression the levels were decoded from ("BC7"), else None: the
+        check of such a chain shows compression error plus filter error.
+    notes : what a user should know (orientation flipped, non-finite or negative texels...).
+    """
+
+    name: str
+    container: str
+    pixel_format: str
+    fmt: Format
+    levels: tuple[np.ndarray, ...]
+    decoded_from: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for a in self.levels:
+            a.setflags(write=False)
+        if self.fmt.is_float and self.levels:  # (dataclasses.replace comes through here again)
+            extra = tuple(n for n in _hdr_notes(self.levels[0]) if n not in self.notes)
+            object.__setattr__(self, "notes", self.notes + extra)
+
+    @property
+    def width(self) -> int:
+        return int(self.levels[0].shape[-2])
+
+    @property
+    def height(self) -> int:
+        return int(self.levels[0].shape[-3])
+
+    @property
+    def layers(self) -> int:
+        a = self.levels[0]
+        return int(a.shape[0]) if a.ndim == 4 else 1
+
+    @property
+    def has_chain(self) -> bool:
+        return len(self.levels) > 1
+
+    def description(self) -> str:
+        """E.g. "KTX2 VK_FORMAT_R8G8B8A8_SRGB, 2 layers, 6 levels"."""
+        parts = [f"{self.container} {self.pixel_format}"]
+        if self.levels[0].ndim == 4:
+            parts.append(f"{self.layers} layer{'s' if self.layers != 1 else ''}")
+        n = len(self.levels)
+        parts.append(f"{n} level{'s' if n != 1 else ''}")
+        if self.decoded_from:
+            parts.append(f"decoded from {self.decoded_from}")
+        return ", ".join(parts)
+
+    def mismatch(self, fmt: Format, level0: np.ndarray) -> str:
+        """Why this chain cannot be checked against a run of ``level0`` in ``fmt``; "" when it
+        can: the file has a chain, and ``level0`` is its level 0, value for value.
+
+        8-bit files can be checked as UNORM or SRGB alike (the bytes are the same; legacy DDS
+        headers do not say which): :meth:`as_result` then notes the reinterpretation."""
+        if not self.has_chain:
+            return "the file holds one level, no chain"
+        if fmt.dtype != self.fmt.dtype:
+            return (f"the file's levels are {self.fmt.label}, the run is {fmt.label} "
+                    f"(run it as {self.fmt.label} to check them)")
+        mine = self.levels[0]
+        if level0.shape != mine.shape or not np.array_equal(
+                np.asarray(level0).view(np.uint8), mine.view(np.uint8)):
+            return "level 0 of the run is not the file's level 0 (e.g. --layers made others)"
+        return ""
+
+    def as_result(self, fmt: Format | None = None) -> StrategyResult:
+        """The file's chain as a result like a strategy's ("file:name=<file name>"), held to the
+        ``file`` promise (mipview.check.verdict: correctly rounded levels, however the tool made them),
+        in ``fmt`` (default: its own). Check :meth:`mismatch` first."""
+        fmt = fmt or self.fmt
+        if fmt.dtype != self.fmt.dtype:
+            raise ValueError(self.mismatch(fmt, self.levels[0]))
+        notes = list(self.notes)
+        if self.decoded_from:
+            notes.append(f"levels decoded from {self.decoded_from}: errors include the "
+                         f"compression error")
+        if fmt != self.fmt:
+            notes.append(f"stored as {self.fmt.label}, checked as {fmt.label}")
+        return StrategyResult(spec=StrategySpec(FILE_SPEC_NAME, (("name", self.name),)),
+                              levels=self.levels, notes=tuple(notes), promise="file")

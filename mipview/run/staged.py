@@ -1,0 +1,379 @@
+"""One Run as the window does it, without Qt: generate, time, then analyse.
+
+Order (each step reported to a :class:`RunListener` as soon as it is done, so a window shows it
+at once): prepare the strategies and generate (levels read back) -> ``levels``; time them the way
+``mipview bench`` does (:meth:`Session.time_with` with a :class:`TimingSettings`, warm-up first,
+strategies interleaved, many runs per command buffer) -> ``timing_update`` while it runs,
+``timings`` when done; then the analysis: the exact reference (``reference``) and each
+strategy's verdict and heatmaps (``analysed``, in the order they finish), computed in a thread
+pool. The reference pyramids come from a :class:`ReferenceCache` the caller keeps, so a later
+run of the same image and format computes none.
+
+On a GPU the analysis (references, verdicts, heatmaps) is computed while the GPU warms up and
+is timed: the CPU only waits on fences then, and GPU timings are timestamps of GPU work; it is
+reported after the timings, from the figures the reference cache kept. On a CPU device
+(lavapipe) nothing runs beside the timing: it would take the cores being timed.
+
+``python -m mipview.run.staged --size 4096 --strategies all --repeat 20`` runs it headless (no
+PySide6 needed) and prints the time to the timings and to everything, and the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from mipview.check.verdict import ReferenceCache
+from mipview.core.cancel import run_with
+from mipview.core.formats import Format
+from mipview.core.results import MipResult, TimingSettings
+from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
+from mipview.run import analysis
+from mipview.run.analysis import StrategyErrors
+
+if TYPE_CHECKING:  # the GPU modules load with the first run
+    from mipview.gpu.session import Session
+    from mipview.gpu.vulkan.context import GpuContext
+    from mipview.io.imageio import SourceImage
+
+#: at most this many ``timing_update`` calls per second (a window redraws on each)
+UPDATE_HZ = 10.0
+#: how often a wait on the analysis looks at the stop callable, seconds
+_POLL_S = 0.05
+
+Stop = Callable[[], bool]
+
+
+class RunListener:
+    """What a run reports, in the order it happens; override what you need (the defaults do
+    nothing). Called from the thread that runs :func:`run`."""
+
+    def progress(self, text: str) -> None:
+        """A line for a status bar."""
+
+    def levels(self, mip: MipResult, notes: tuple[str, ...] = ()) -> None:
+        """Every strategy's levels, read back (and a texture file's own chain); no timings yet.
+        ``notes``: lines about the file the source came from."""
+
+    def warming_up(self, settings: TimingSettings) -> None:
+        """Timing begins with ``settings.warmup_ms`` of untimed runs (no figures meanwhile)."""
+
+    def timing_update(self, mip: MipResult) -> None:
+        """Timings so far (at most :data:`UPDATE_HZ` a second), after the warm-up."""
+
+    def timings(self, mip: MipResult) -> None:
+        """The run's timings, all of them, with the clock state seen (``mip.clock``)."""
+
+    def reference(self, levels: tuple[np.ndarray, ...]) -> None:
+        """The exact reference per level (:func:`analysis.reference_levels`)."""
+
+    def analysed(self, done: int, total: int, errors: StrategyErrors) -> None:
+        """One strategy's verdict and heatmaps; ``done`` of ``total`` are ready."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a run produced, and when (seconds from its start)."""
+
+    mip: MipResult
+    reference: tuple[np.ndarray, ...]
+    #: in the order of ``mip.results``
+    errors: tuple[StrategyErrors, ...]
+    levels_s: float
+    #: None: not timed
+    timings_s: float | None
+    done_s: float
+
+
+def generate(session: Session, listener: RunListener,
+             source: SourceImage | None = None) -> MipResult:
+    """One run of every strategy, its levels read back and reported, with the chain of the
+    texture file ``source`` came from as one more result (containers.with_file_chain)."""
+    listener.progress("generating")
+    session.generate()
+    mip, notes = _with_file(session.result(), source, session)
+    listener.levels(mip, notes)
+    return mip
+
+
+def with_file_chain(mip: MipResult, source: SourceImage, fmt: Format,
+                    level0: np.ndarray) -> tuple[MipResult, tuple[str, ...]]:
+    """``mip`` with the chain of the texture file ``source`` came from as one more result, after
+    the strategies' (judged by the one verdict like theirs), and the lines a user should read
+    about the file: its notes, or why its chain is not checked. ``level0`` is what the run
+    uploaded in ``fmt``. ``mip`` as it is, and no lines, for other sources and one-level files.
+
+    The result is added after the GPU work, never asked of a session: "file" is no strategy."""
+    texture = source.texture
+    if texture is None:
+        return mip, ()
+    why = texture.mismatch(fmt, level0)
+    if why:
+        notes = texture.notes if not texture.has_chain else (
+            f"its own chain is not checked: {why}", *texture.notes)
+    else:
+        result = texture.as_result(fmt)
+        mip, notes = replace(mip, results=(*mip.results, result)), result.notes
+    return mip, tuple(f"{texture.name}: {note}" for note in notes)
+
+
+def _with_file(mip: MipResult, source: SourceImage | None,
+               session: Session) -> tuple[MipResult, tuple[str, ...]]:
+    if source is None:
+        return mip, ()
+    level0 = session.level0 if session.layers > 1 else session.level0[0]
+    return with_file_chain(mip, source, session.fmt, level0)
+
+
+def phase_text(settings: TimingSettings, then: str) -> str:
+    """``warming up 1.0 s, then <then>``; ``then`` alone when there is no warm-up."""
+    return f"warming up {settings.warmup_ms / 1000:.1f} s, then {then}" \
+        if settings.warmup_ms else then
+
+
+def time_strategies(session: Session, settings: TimingSettings, listener: RunListener,
+                    should_stop: Stop | None = None) -> MipResult | None:
+    """Time the session's strategies as ``settings`` say; the result with its timings, or None
+    when stopped."""
+    listener.progress(phase_text(settings, f"timing {settings.repeat} runs per strategy"))
+    listener.warming_up(settings)
+    last = [0.0]
+
+    def on_round() -> None:
+        now = time.perf_counter()
+        if now - last[0] >= 1.0 / UPDATE_HZ:
+            last[0] = now
+            listener.timing_update(session.result())
+
+    if not session.time_with(settings, should_stop, on_round):
+        return None
+    mip = session.result()
+    listener.timings(mip)
+    return mip
+
+
+def shader_digests(specs: Sequence[StrategySpec]) -> tuple[tuple[str, str], ...]:
+    """(spec, digest of the version that runs) of each custom strategy (``shader:PATH``): the
+    pinned good compile in the window, so a save that does not compile changes nothing; a
+    changed digest is a reloaded shader. One that cannot be loaded digests as "unreadable"."""
+    from mipview.core.errors import MipviewError
+    from mipview.gpu.strategies import strategy_class
+
+    out = []
+    for spec in specs:
+        if spec.name.startswith(CUSTOM_PREFIX):
+            try:
+                digest = str(strategy_class(spec.name).shader.digest)  # type: ignore[attr-defined]
+            except MipviewError:
+                digest = "unreadable"
+            out.append((str(spec), digest))
+    return tuple(out)
+
+
+def prefetch_references(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
+                        mip: MipResult, should_stop: Stop | None = None) -> list[Future]:
+    """Start computing the reference pyramids the analysis of ``mip`` will read (abandoned
+    at the next level once ``should_stop`` says so)."""
+    return [pool.submit(run_with, should_stop, refs.get, level0, mip.fmt, name)
+            for name in analysis.references_needed(mip.results)]
+
+
+def prefetch_analysis(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
+                      mip: MipResult, should_stop: Stop | None = None) -> list[Future]:
+    """Start the whole analysis of ``mip``'s levels (they do not change with the timing): the
+    references, then each strategy's verdict and heatmaps. What it computes lands in ``refs``
+    (each level's figures by the hash of its values), so the analysis after the timings finds
+    it there; the results of these jobs are not read. Abandoned at the next level once
+    ``should_stop`` says so."""
+    return prefetch_references(pool, refs, level0, mip, should_stop) + [
+        pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt, refs)
+        for res in mip.results]
+
+
+def _drop(futures: Sequence[Future], stopped: bool) -> None:
+    """Cancel what has not started; wait for the rest unless stopped: a stopped task ends at
+    its next checkpoint by itself (it runs under the same token), and a Stop must not wait
+    for the level it is in."""
+    for f in futures:
+        f.cancel()
+    if not stopped:
+        wait(futures)
+
+
+def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: RunListener,
+            pool: Executor, should_stop: Stop | None = None) \
+        -> tuple[tuple[np.ndarray, ...], tuple[StrategyErrors, ...]] | None:
+    """The exact reference and every strategy's verdict and heatmaps, computed in ``pool``,
+    reported as each is ready; None when stopped (at once: what had not started is dropped, what
+    had ends at its next checkpoint, within a level, so it hardly competes with the next job)."""
+    stop = should_stop or (lambda: False)
+    results = mip.results
+    total = len(results)
+    listener.progress(f"analysing 0/{total}: exact reference")
+    started = prefetch_references(pool, refs, level0, mip, should_stop)
+    jobs = {pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt,
+                        refs): i
+            for i, res in enumerate(results)}
+    started += list(jobs)
+    try:
+        if not _wait_for(started[:1], stop):
+            return None
+        reference = analysis.reference_levels(level0, mip.fmt, refs)
+        listener.reference(reference)
+        errors: list[StrategyErrors | None] = [None] * total
+        pending, done = set(jobs), 0
+        while pending:
+            finished, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+            if stop():
+                return None
+            for job in sorted(finished, key=jobs.__getitem__):
+                e = job.result()
+                errors[jobs[job]] = e
+                done += 1
+                listener.progress(f"analysing {done}/{total}: {e.spec}")
+                listener.analysed(done, total, e)
+        return reference, tuple(e for e in errors if e is not None)
+    finally:
+        _drop(started, stop())
+
+
+def _wait_for(futures: Sequence[Future], stop: Stop) -> bool:
+    """Wait until ``futures`` are done (re-raising their errors); False if stopped first."""
+    pending = set(futures)
+    while pending:
+        _, pending = wait(pending, timeout=_POLL_S)
+        if stop():
+            return False
+    for f in futures:
+        f.result()
+    return True
+
+
+def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[StrategySpec],
+        settings: TimingSettings | None, refs: ReferenceCache, listener: RunListener,
+        should_stop: Stop | None = None, pool: Executor | None = None,
+        source: SourceImage | None = None) -> RunOutcome | None:
+    """Generate, time (``settings``; None: levels only), analyse; None when stopped.
+    ``source``: the image ``level0`` came from, whose texture file's own chain (if any) is
+    judged beside the strategies.
+
+    ``level0`` is the storage array to upload, read-only (``refs`` knows it by identity);
+    ``pool`` runs the analyses (a pool of :func:`analysis.pool_size` threads for this run when
+    None)."""
+    from mipview.gpu.session import Session
+
+    stop = should_stop or (lambda: False)
+    own_pool = pool is None
+    pool = pool or ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis")
+    t0 = time.perf_counter()
+    timings_s = None
+    prefetched: list[Future] = []
+    try:
+        with Session(ctx, level0, fmt, list(specs)) as session:
+            mip = generate(session, listener, source)
+            levels_s = time.perf_counter() - t0
+            if stop():
+                return None
+            if settings is not None and session.prepared:
+                if ctx.caps.device_type != "cpu":
+                    prefetched = prefetch_analysis(pool, refs, level0, mip, should_stop)
+                timed = time_strategies(session, settings, listener, stop)
+                if timed is None:
+                    return None
+                mip, timings_s = _with_file(timed, source, session)[0], time.perf_counter() - t0
+        got = analyse(mip, level0, refs, listener, pool, stop)
+        if got is None:
+            return None
+        return RunOutcome(mip, got[0], got[1], levels_s, timings_s, time.perf_counter() - t0)
+    finally:
+        _drop(prefetched, stop())
+        if own_pool:
+            pool.shutdown()
+
+
+# --- headless entry ------------------------------------------------------------------------------
+class _Printer(RunListener):
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+        self.t0 = time.perf_counter()
+        self.updated = False
+
+    def progress(self, text: str) -> None:
+        if self.verbose:
+            print(f"  {time.perf_counter() - self.t0:6.2f} s  {text}", flush=True)
+
+    def timing_update(self, mip: MipResult) -> None:
+        # the end of the warm-up: the first figures a window would show
+        if self.verbose and not self.updated:
+            self.updated = True
+            self.progress("first timings shown")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mipview.run.staged", description=(
+        "Run strategies as the window's Run does (generate, time as `mipview bench`, analyse) "
+        "and say when the timings and when everything were ready."))
+    image = parser.add_mutually_exclusive_group(required=True)
+    image.add_argument("--size", type=int, help="synthetic zone-plate image of N x N texels")
+    image.add_argument("--image", help="image file")
+    parser.add_argument("--strategies", default="all")
+    parser.add_argument("--repeat", type=int, default=20, help="timed runs (the window's 20)")
+    parser.add_argument("--format", help="unorm | srgb | f16 | f32 (default: from the image)")
+    parser.add_argument("--cold", action="store_true", help="evict caches before each run")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="Runs one after the other, as pressing Run again (default 1)")
+    parser.add_argument("--device", help="device index or name substring (env MIPVIEW_DEVICE)")
+    parser.add_argument("--validate", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each step")
+    args = parser.parse_args(argv)
+
+    from mipview.core.errors import MipviewError
+    from mipview.gpu.strategies.specs import expand_specs
+    from mipview.gpu.vulkan.context import GpuContext
+    from mipview.io import imageio
+
+    try:
+        specs = expand_specs(args.strategies)
+        source = imageio.synthetic(args.size, args.size) if args.size else \
+            imageio.load(args.image)
+        fmt = Format.parse(args.format) if args.format else source.suggested_format()
+        level0 = source.storage(fmt)
+        level0.setflags(write=False)
+        ctx = GpuContext(device=args.device, validate=True if args.validate else None)
+    except (MipviewError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    refs = ReferenceCache()
+    status = 0
+    with ctx, ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis") as pool:
+        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
+                                             cold=args.cold)
+        print(f"{ctx.caps.name} | {source.width}x{source.height} {fmt.label} | "
+              f"{len(specs)} strategies, {settings.repeat} runs after {settings.warmup_ms:g} ms "
+              f"warm-up, caches {'cold' if settings.cold else 'warm'} | "
+              f"{analysis.pool_size()} analysis threads")
+        for i in range(args.runs):
+            out = run(ctx, level0, fmt, specs, settings, refs, _Printer(args.verbose), pool=pool)
+            assert out is not None  # nothing stops it
+            clock = out.mip.clock.label() if out.mip.clock else \
+                f"clock: not readable on {ctx.caps.name}"
+            print(f"run {i + 1}: levels after {out.levels_s:.2f} s, timings after "
+                  f"{out.timings_s or 0.0:.2f} s, everything after {out.done_s:.2f} s ({clock})")
+            for res, e in zip(out.mip.results, out.errors, strict=True):
+                median = res.timing.total.median if res.timing else float("nan")
+                print(f"  {str(res.spec):<28} median {median:9.1f} us   {e.verdict.summary()}")
+            for spec, why in out.mip.skipped:
+                print(f"  {str(spec):<28} skipped: {why}")
+            status |= bool(out.mip.validation_messages)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

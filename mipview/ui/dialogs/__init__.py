@@ -1,0 +1,1 @@
+"""Modal windows: texture export, keyboard shortcuts."""

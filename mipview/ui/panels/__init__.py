@@ -1,0 +1,2 @@
+"""Controls beside the views: strategies and options, custom shaders, display settings, the
+layer selector."""

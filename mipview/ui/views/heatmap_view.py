@@ -1,0 +1,558 @@
+"""Difference heatmaps per level, with a colour bar and a table of figures per level.
+
+A strategy is compared with the exact reference (its verdict's figures and maps, computed off the
+UI thread by ``analysis.analyse_strategy``; a run's strategies arrive one by one, and one not yet
+there says "analysing") or with another strategy
+(``compare.level_errors`` / ``compare.difference_map``, computed on demand by the compare worker:
+the view asks with ``sigCompare``, shows "computing" meanwhile and caches what comes back).
+Units: LSB for 8-bit formats, relative error for float formats. The worst level is bold, tinted
+and selected when the data arrives, so it is found at a glance.
+
+Besides the maximum absolute error over channels, the map can show one channel's signed error
+(``compare.signed_error``, blue below, red above), so a bias shows as colour; it is computed in
+the pixel pool from the levels and the exact (mean) reference or the other strategy. A histogram
+of the map's values sets the colour bar's range by dragging (Auto: the full extent), texels of
+the strategy holding NaN, an infinity or a negative value are painted their overlay colour
+(``display.MARKS``). For float formats the table counts them per level in two columns that do
+not overlap: texels holding NaN or +-Inf (counted as the verdict counts them,
+``nonfinite.count_nonfinite``, beside the exact reduction's where level 0 has some and they
+differ) and texels holding a finite negative value (the overlay's "negative" mark).
+
+Signals
+-------
+sigCompare(str, str)   strategy and the other strategy: a comparison the view has not got
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mipview.check import compare
+from mipview.check.compare import LevelError
+from mipview.core.formats import Format
+from mipview.core.nonfinite import NonFinite, Propagation, count_nonfinite
+from mipview.io import containers
+from mipview.run.analysis import StrategyErrors
+from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
+from mipview.ui.messages import Comparison, RunOutput
+from mipview.ui.panels.layer_selector import LayerSelector
+from mipview.ui.views.coverage_plot import CoveragePlot
+from mipview.ui.views.histogram import HistogramPanel, value_histogram
+from mipview.ui.views.pixel_pool import PixelPool
+
+EXACT = "__exact__"
+COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
+           "NaN / ±Inf", "negative")
+#: float formats only (an integer texel holds neither): the strategy's texels per level holding
+#: NaN or +-Inf, beside the exact reduction's where level 0 has some (nonfinite.Propagation)
+NONFINITE_COLUMN = COLUMNS.index("NaN / ±Inf")
+#: float formats only: the strategy's texels per level holding a finite negative value
+NEGATIVE_COLUMN = COLUMNS.index("negative")
+COLUMN_TIPS = {
+    NONFINITE_COLUMN: "Texels of this result holding NaN, +Inf or -Inf in any channel (each "
+                      "counted once; its kinds in brackets). Where level 0 has some, the exact "
+                      "reduction's count follows where it differs.",
+    NEGATIVE_COLUMN: "Texels of this result holding a finite negative value in any channel "
+                     "(e.g. a lobed filter's ringing below 0); NaN and Inf are not counted "
+                     "here.",
+}
+#: map choices: None the maximum absolute error over channels, else a channel's signed error
+MAPS = (("max |error|", None), ("signed R", 0), ("signed G", 1), ("signed B", 2),
+        ("signed A", 3))
+SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(40, 80, 255), (255, 255, 255), (230, 30, 30)])
+
+
+def format_value(v: float, fmt: Format) -> str:
+    if not math.isfinite(v):
+        return str(v)
+    return f"{v:.3f}" if not fmt.is_float else f"{v:.3e}"
+
+
+def format_psnr(v: float) -> str:
+    return "inf" if v == math.inf else f"{v:.2f}"
+
+
+def _nonfinite_text(n: NonFinite) -> str:
+    return f"{n.texels} ({n.kinds()})" if n else "0"
+
+
+def _nonfinite_cell(got: NonFinite, p: Propagation | None, level: int) -> str:
+    """The NaN / +-Inf cell of ``level``: the strategy's count, and the exact reduction's where
+    level 0 has some and they differ (kinds included)."""
+    want = p.reference[level] if p is not None and level < len(p.reference) else got
+    text = _nonfinite_text(got)
+    return text if got == want else f"{text} (exact: {_nonfinite_text(want)})"
+
+
+class HeatmapView(QWidget):
+    sigCompare = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.strategy_combo = QComboBox()
+        self.against_combo = QComboBox()
+        self.cmap_combo = QComboBox()
+        self.cmap_combo.addItems(["magma", "turbo", "viridis"])
+        self.map_combo = QComboBox()
+        for label, channel in MAPS:
+            self.map_combo.addItem(label, channel)
+        self.map_combo.setToolTip("Max |error| over channels, or one channel's signed error, "
+                                  "blue below and red above (M cycles)")
+        self.overlay_check = QCheckBox("NaN/Inf/neg")
+        self.overlay_check.setChecked(True)
+        self.overlay_check.setToolTip("Paint the strategy's texels holding NaN, Inf or a "
+                                      "negative value in their overlay colour (N)")
+        for label, w in (("Strategy", self.strategy_combo), ("against", self.against_combo),
+                         ("map", self.map_combo), ("colormap", self.cmap_combo)):
+            bar.addWidget(QLabel(label))
+            bar.addWidget(w)
+        # shown only for layered runs; the table's figures cover every layer, the map one
+        self.layer_spin = LayerSelector(
+            "layer", "array layer of the heatmap (the table covers all layers)")
+        self.layer_spin.valueChanged.connect(lambda _: self._show_selected_level())
+        bar.addWidget(self.layer_spin)
+        bar.addWidget(self.overlay_check)
+        self._show_layers(1)
+        self.summary = QLabel("")
+        bar.addWidget(self.summary, 1)
+        lay.addLayout(bar)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("#1e1f22")
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot.setAspectLocked(True)
+        self.plot.invertY(True)
+        self.plot.hideButtons()
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.overlay = pg.ImageItem(axisOrder="row-major")
+        self.overlay.setZValue(10)
+        self.plot.addItem(self.overlay)
+        self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("magma"),
+                                        label=None, interactive=False, width=18)
+        self.colorbar.setImageItem(self.image)
+        self.graphics.addItem(self.colorbar, row=0, col=1)
+        split.addWidget(self.graphics)
+        self.histogram = HistogramPanel("Histogram of errors")
+        self.histogram.sigRange.connect(lambda lo, hi: self.colorbar.setLevels((lo, hi)))
+        split.addWidget(self.histogram)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        for col, tip in COLUMN_TIPS.items():
+            self.table.horizontalHeaderItem(col).setToolTip(tip)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.itemSelectionChanged.connect(self._show_selected_level)
+        # beside the table: a filtered result's coverage per level (hidden for the box)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.table)
+        self.coverage = CoveragePlot()
+        bottom.addWidget(self.coverage)
+        split.addWidget(bottom)
+        split.setSizes([400, 110, 220])
+        lay.addWidget(split, 1)
+
+        self.output: RunOutput | None = None
+        #: each strategy's figures against the exact reference, by name, as they arrive
+        self.exact: dict[str, StrategyErrors] = {}
+        self.errors: list[LevelError] = []
+        self.maps: list[np.ndarray] = []
+        self.propagation: Propagation | None = None
+        self._show_count_columns(False)
+        self.worst_level = 0
+        self.shown_level = 0
+        #: the exact (mean) reference per level, for signed maps against it
+        self.reference: tuple[np.ndarray, ...] | None = None
+        self.pool = PixelPool(self)
+        #: (strategy, against) -> its comparison with another strategy, for ``output``
+        self._cache: dict[tuple[str, str], Comparison] = {}
+        #: (strategy, against) -> the job computing it
+        self._pending: dict[tuple[str, str], int] = {}
+        self.strategy_combo.currentIndexChanged.connect(lambda _: self._refresh())
+        self.against_combo.currentIndexChanged.connect(lambda _: self._refresh())
+        self.cmap_combo.currentTextChanged.connect(self._set_cmap)
+        self.map_combo.currentIndexChanged.connect(lambda _: self._show_selected_level())
+        self.overlay_check.toggled.connect(lambda _: self._update_overlay())
+
+    def clear(self) -> None:
+        self.output = None
+        self.reference = None
+        self.pool.forget()
+        self.overlay.clear()
+        self.histogram.set_histogram(None)
+        self.exact = {}
+        self._cache.clear()
+        self._pending.clear()
+        self.strategy_combo.clear()
+        self.against_combo.clear()
+        self.table.setRowCount(0)
+        self.coverage.set_figures(None)
+        self.image.clear()
+        self.summary.setText("")
+        self._show_layers(1)
+
+    def _show_layers(self, n: int) -> None:
+        self.layer_spin.set_count(n)
+
+    def set_layer(self, layer: int) -> None:
+        self.layer_spin.setValue(layer)
+
+    def set_run(self, output: RunOutput) -> None:
+        """The strategies of a new run; their figures follow by :meth:`add_errors`."""
+        self.output, self.exact, self.reference = output, {}, None
+        self.pool.forget()
+        self._cache.clear()
+        self._pending.clear()
+        keep = self.strategy()
+        names = [str(r.spec) for r in output.mip.results]
+        with self._quiet_combos():
+            self.strategy_combo.clear()
+            self.against_combo.clear()
+            self.against_combo.addItem("exact reference", EXACT)
+            for r, n in zip(output.mip.results, names, strict=True):
+                self.strategy_combo.addItem(containers.title(r.spec), n)
+                self.against_combo.addItem(containers.title(r.spec), n)
+            if keep in names:
+                self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(keep))
+        results = output.mip.results
+        self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
+                          else 1)
+        self._refresh()
+
+    def set_reference(self, levels: tuple[np.ndarray, ...]) -> None:
+        """The exact (mean) reference of the run shown, per level (signed maps against it)."""
+        self.reference = tuple(levels)
+        if self._selection()[1] == EXACT and self.map_channel() is not None:
+            self._show_selected_level()
+
+    def map_channel(self) -> int | None:
+        """The channel whose signed error the map shows; None: max |error| over channels."""
+        return self.map_combo.currentData()
+
+    def cycle_map(self) -> None:
+        self.map_combo.setCurrentIndex((self.map_combo.currentIndex() + 1)
+                                       % self.map_combo.count())
+
+    def add_errors(self, errors: StrategyErrors) -> None:
+        """One strategy's figures against the exact reference; redrawn if it is the one shown."""
+        name = str(errors.spec)
+        if self.exact.get(name) is errors:
+            return
+        self.exact[name] = errors
+        if name == self.strategy():  # shown whatever the strategy is compared with
+            self.coverage.set_figures(errors.figures)
+        if self._selection() == (name, EXACT):
+            self._refresh()
+
+    def select(self, strategy: str, against: str = EXACT) -> None:
+        # both at once: the pair in between (the new strategy against the old choice) would
+        # cost a comparison nobody asked for
+        with self._quiet_combos():
+            if self.strategy_combo.findData(strategy) >= 0:
+                self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(strategy))
+            self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
+        self._refresh()
+
+    def _quiet_combos(self) -> contextlib.ExitStack:
+        """The combo boxes, not telling anyone they change (the caller refreshes once)."""
+        stack = contextlib.ExitStack()
+        for combo in (self.strategy_combo, self.against_combo):
+            stack.enter_context(QSignalBlocker(combo))
+        return stack
+
+    # --- strategy against strategy ----------------------------------------------------------
+    def comparing(self, strategy: str, against: str, job: int) -> None:
+        """``job`` computes the comparison asked for by ``sigCompare``."""
+        self._pending[(strategy, against)] = job
+
+    def set_comparison(self, comparison: Comparison) -> bool:
+        """Keep ``comparison`` and show it if it is selected; False (and nothing changes) when it
+        is of another run than the one shown."""
+        if self.output is None or comparison.run_job != self.output.job:
+            return False
+        key = (comparison.strategy, comparison.against)
+        self._cache[key] = comparison
+        self._pending.pop(key, None)
+        if key == self._selection():
+            self._refresh()
+        return True
+
+    def job_finished(self, job: int) -> None:
+        """A job ended: a comparison it owed and did not send (it failed or was stopped) is no
+        longer awaited; selecting it again asks again."""
+        for key in [k for k, j in self._pending.items() if j == job]:
+            del self._pending[key]
+            if key == self._selection():
+                self.summary.setText(f"  {key[0]} vs {key[1]}: not computed")
+
+    def strategy(self) -> str:
+        """The result shown (``str`` of its spec), "" before a run."""
+        return self.strategy_combo.currentData() or ""
+
+    def _selection(self) -> tuple[str, str]:
+        return self.strategy(), self.against_combo.currentData() or EXACT
+
+    def _figures(self, name: str, against: str) \
+            -> tuple[list[LevelError], list[np.ndarray]] | None:
+        """Figures and maps of ``name`` against ``against``; None while they are computed."""
+        if against == EXACT:
+            e = self.exact.get(name)
+            return (list(e.levels), list(e.maps)) if e is not None else None
+        got = self._cache.get((name, against))
+        return (list(got.levels), list(got.maps)) if got is not None else None
+
+    def _refresh(self) -> None:
+        if self.output is None or not self.strategy():
+            return
+        fmt = self.output.mip.fmt
+        name, against = self._selection()
+        own = self.exact.get(name)  # the strategy's own figures, whatever it is compared with
+        self.coverage.set_figures(own.figures if own is not None else None)
+        figures = self._figures(name, against)
+        if figures is None:
+            self._show_computing(name, against)
+            return
+        self.errors, self.maps = figures
+        # the strategy's own propagation, whatever it is compared with (the table's counts)
+        self.propagation = own.verdict.nonfinite if own is not None else None
+        unit = "LSB" if not fmt.is_float else "relative error"
+        self.colorbar.axis.setLabel(f"error ({unit})")
+        finite = [e.max_error for e in self.errors if math.isfinite(e.max_error)]
+        self.worst_level = int(np.argmax([e.max_error if math.isfinite(e.max_error) else math.inf
+                                          for e in self.errors])) if self.errors else 0
+        self._fill_table(fmt)
+        self._count_marks(name)
+        worst = self.errors[self.worst_level] if self.errors else None
+        vs = "the exact reference" if against == EXACT else against
+        if worst is not None:
+            spread = f";  {self.propagation.describe()}" \
+                if self.propagation and against == EXACT else ""
+            self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
+                                 f"   (max over levels {max(finite, default=0):.3g}){spread}")
+        if self.layer_spin.maximum() > 0:
+            # the worst texel's layer, so the map shows it at once
+            self.layer_spin.set_value_silently(worst.worst[0] if worst is not None else 0)
+        self.table.selectRow(self.worst_level)
+        self._show_level(self.worst_level)
+
+    def _show_computing(self, name: str, against: str) -> None:
+        if against == EXACT:  # the run's analysis brings it (add_errors)
+            what = f"analysing {name}…"
+        else:
+            if (name, against) not in self._pending:
+                self.sigCompare.emit(name, against)
+            what = f"computing {name} vs {against}…"
+        self.errors, self.maps = [], []
+        self.table.setRowCount(0)
+        self.coverage.set_figures(None)
+        self.image.clear()
+        self.overlay.clear()
+        self.plot.setTitle("")
+        self.summary.setText(f"  {what}")
+
+    def _show_count_columns(self, shown: bool) -> None:
+        for col in (NONFINITE_COLUMN, NEGATIVE_COLUMN):
+            self.table.setColumnHidden(col, not shown)
+
+    def _fill_table(self, fmt: Format) -> None:
+        self.table.blockSignals(True)
+        self._show_count_columns(fmt.is_float)
+        self.table.setRowCount(len(self.errors))
+        bold = QFont()
+        bold.setBold(True)
+        for row, e in enumerate(self.errors):
+            layer, y, x, ch = e.worst
+            cells = [(str(e.level), e.level), (f"{e.width}x{e.height}", None),
+                     (format_value(e.max_error, fmt), e.max_error),
+                     (format_value(e.mean_error, fmt), e.mean_error),
+                     (format_psnr(e.psnr), e.psnr), (f"({x}, {y}, {ch})", None)]
+            for col, (text, value) in enumerate(cells):
+                item = _cell(text, value)
+                if row == self.worst_level and e.max_error > 0:
+                    item.setFont(bold)
+                    item.setBackground(QBrush(QColor(150, 40, 40, 110)))
+                self.table.setItem(row, col, item)
+        self.table.blockSignals(False)
+
+    def _show_selected_level(self) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            self._show_level(rows[0].row())
+
+    def _levels_of(self, name: str) -> tuple[np.ndarray, ...] | None:
+        if self.output is None:
+            return None
+        return next((r.levels for r in self.output.mip.results if str(r.spec) == name), None)
+
+    def _signed_pair(self, level: int) -> tuple[np.ndarray, np.ndarray] | str:
+        """The levels a signed map subtracts, or why there are none."""
+        name, against = self._selection()
+        levels = self._levels_of(name)
+        if against == EXACT:
+            res = next(r for r in self.output.mip.results if str(r.spec) == name)
+            # against the exact mean reference also where the verdict holds a strategy to an
+            # emulation of itself (blit): a bias against the mean is what the map is for
+            if res.reduction != "mean":
+                return f"{name} reduces by {res.reduction}: no signed map against the mean"
+            ref = self.reference
+            if ref is None:
+                return "waiting for the reference"
+        else:
+            ref = self._levels_of(against)
+        if levels is None or ref is None or level >= min(len(levels), len(ref)):
+            return "no such level"
+        return levels[level], ref[level]
+
+    def _show_level(self, level: int) -> None:
+        self.shown_level = level
+        channel = self.map_channel()
+        if channel is None:
+            if not self.maps or level >= len(self.maps):
+                return
+            self._show_map(level, self.maps[level], signed=False)
+        elif self.output is not None and self.strategy():
+            pair = self._signed_pair(level)
+            if isinstance(pair, str):
+                self.image.clear()
+                self.plot.setTitle(pair, color="#d8d8d8")
+            else:
+                a, ref = pair
+                fmt = self.output.mip.fmt
+                self.pool.submit("map", a.size // 4, compare.signed_error,
+                                 (a, ref, fmt, channel),
+                                 lambda m, lv=level: self._show_map(lv, m, signed=True))
+        self._update_overlay()
+
+    def _show_map(self, level: int, full: np.ndarray, signed: bool) -> None:
+        """Show error map ``full`` ((H, W) or (L, H, W)) of ``level``; ``signed``: a signed
+        map, coloured blue-white-red about 0."""
+        layered = full.ndim == 3  # error maps are (H, W) or (L, H, W)
+        m = full[min(self.layer_spin.value(), full.shape[0] - 1)] if layered else full
+        # one colour scale for every layer of the level, so layers compare at a glance
+        vmax = max(float(full.max()), -float(full.min())) if signed else float(full.max())
+        # all finite is the usual case, and two passes: 4096^2 in ms, not the 0.3 s of a mask
+        all_finite = math.isfinite(vmax) and math.isfinite(float(full.min()))
+        if not all_finite:  # scale by the finite texels; NaN and inf show at the top
+            finite = np.abs(full[np.isfinite(full)])
+            vmax = float(finite.max()) if finite.size else 1.0
+        vmax = vmax if vmax > 0 else 1.0
+        low = -vmax if signed else 0.0
+        shown = m if all_finite else np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=low)
+        self.image.setImage(shown, autoLevels=False)
+        self.colorbar.setColorMap(SIGNED_CMAP if signed
+                                  else pg.colormap.get(self.cmap_combo.currentText()))
+        self.colorbar.setLevels((low, vmax))
+        self.histogram.set_range(low, vmax, emit=False)
+        what = f"signed error of channel {'RGBA'[self.map_channel()]}" if signed else "errors"
+        self.pool.submit("histogram", full.size, value_histogram, (full,),
+                         lambda h: self.histogram.set_histogram(
+                             h, f"Histogram of {what}, level {level}"))
+        where = f", layer {self.layer_spin.value()}" if layered else ""
+        if signed and self._selection()[1] == EXACT:
+            where += ", signed against the exact mean reference"
+        self.plot.setTitle(f"level {level}: {m.shape[1]}x{m.shape[0]}{where}", color="#d8d8d8")
+        self.plot.autoRange(padding=0.02)
+
+    def auto_range(self) -> None:
+        self.histogram.auto_range()
+
+    def _update_overlay(self) -> None:
+        """Paint the shown level's NaN, Inf and negative texels of the strategy (off: none)."""
+        levels = self._levels_of(self.strategy())
+        if not self.overlay_check.isChecked() or not levels \
+                or self.shown_level >= len(levels):
+            self.pool.forget_key("overlay")
+            self.overlay.clear()
+            return
+        a = layer_of(levels[self.shown_level], self.layer_spin.value())
+        self.pool.submit("overlay", a.shape[0] * a.shape[1], overlay_rgba, (a,),
+                         self._set_overlay)
+
+    def _set_overlay(self, rgba: np.ndarray | None) -> None:
+        if rgba is None:
+            self.overlay.clear()
+        else:
+            self.overlay.setImage(rgba, autoLevels=False, levels=None)
+
+    def _count_marks(self, name: str) -> None:
+        """The table's NaN / +-Inf and negative columns for ``name``'s levels (pixel pool);
+        nothing to count in an integer format."""
+        levels = self._levels_of(name)
+        if not levels or self.output is None or not self.output.mip.fmt.is_float:
+            return
+        texels = sum(int(np.prod(a.shape[:-1])) for a in levels)
+        self.pool.submit("counts", texels, level_counts, (levels,), self._fill_counts)
+
+    def _fill_counts(self, counts: list[tuple[NonFinite, int]]) -> None:
+        for row, (nonfinite, negative) in enumerate(counts[:self.table.rowCount()]):
+            item = _cell(_nonfinite_cell(nonfinite, self.propagation, row), nonfinite.texels)
+            kind = next((k for k, n in (("nan", nonfinite.nan), ("+inf", nonfinite.pos_inf),
+                                        ("-inf", nonfinite.neg_inf)) if n), None)
+            if kind is not None:
+                item.setForeground(QBrush(QColor(*MARKS[kind])))
+            self.table.setItem(row, NONFINITE_COLUMN, item)
+            item = _cell(str(negative), negative)
+            if negative:
+                item.setForeground(QBrush(QColor(*MARKS["negative"])))
+            self.table.setItem(row, NEGATIVE_COLUMN, item)
+
+    def _set_cmap(self, name: str) -> None:
+        if self.map_channel() is None:
+            self.colorbar.setColorMap(pg.colormap.get(name))
+
+    def shutdown(self) -> None:
+        self.pool.shutdown()
+
+
+def overlay_rgba(a: np.ndarray) -> np.ndarray | None:
+    """(H, W, 4) uint8: each marked texel (``display.texel_marks``) in its colour, the rest
+    transparent; None when no texel is marked."""
+    marks = texel_marks(a)
+    if not marks:
+        return None
+    out = np.zeros((*a.shape[:2], 4), np.uint8)
+    for kind, mask in marks.items():
+        out[mask] = (*MARKS[kind], 230)
+    return out
+
+
+def level_counts(levels: tuple[np.ndarray, ...]) -> list[tuple[NonFinite, int]]:
+    """Per level: its non-finite texels (as the verdict counts them) and how many texels hold a
+    finite negative value (the overlay's "negative" mark)."""
+    return [(count_nonfinite(a), int(np.count_nonzero(texel_marks(a).get("negative", False))))
+            for a in levels]
+
+
+def _cell(text: str, value: object) -> QTableWidgetItem:
+    """A right-aligned table cell holding ``value`` (sorting, tests) under its text."""
+    item = QTableWidgetItem(text)
+    item.setData(Qt.ItemDataRole.UserRole, value)
+    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item

@@ -1,0 +1,284 @@
+"""UI benchmarks (not tests): ``python -m tools.measure [--size 4096] [--live-s 10]``.
+
+1. open + first pyramid shown: a ``size``² PNG is opened through the window, as a user would;
+   reports the time until the source is on screen and until the first GPU pyramid (the checked
+   strategies, levels only) is on screen.
+2. strategy against strategy: on that run, the Heatmaps tab shows the first strategy "against"
+   the second (computed off the UI thread); reports the time until the comparison is on screen
+   and the longest UI event-loop stall meanwhile.
+3. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; the chart counts
+   its updates per second. The viewer's per-pixel controls are on meanwhile (exposure, so each
+   level goes through the display transform; false colour, the overlay, the histogram and a
+   locked texel), as issue 19's stall budget asks.
+4. Run all five at ``--five-size``² (default 1024; ``--five-only`` skips the phases above): all
+   five built-in strategies, 20 timed runs, as a user presses Run with the image open; reports
+   the time until the chart shows the final timings and until everything (reference, every
+   strategy's verdict and heatmaps) is shown, for the first Run (shader pipelines compiled) and
+   the Runs after it.
+Stalls: a 5 ms QTimer records the gaps between its ticks; the longest is the worst stall, split
+into the UI thread's own work, its wait for a core and the time it was blocked (Linux), with the
+machine's load: on a shared machine, a stall spent waiting for a core is other processes'.
+Also writes screenshots (pyramid and heatmap tabs) to ``--shots`` for a look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+
+def _spin(app, until, timeout_s: float) -> bool:
+    end = time.perf_counter() + timeout_s
+    while not until():
+        if time.perf_counter() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.001)
+    return True
+
+
+def _sched_s() -> tuple[float, float] | None:
+    """(seconds this thread ran, seconds it waited for a core) from Linux's schedstat; None
+    elsewhere."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            ran, waited = f.read().split()[:2]
+    except OSError:
+        return None
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
+class _Ticks:
+    """Gaps between the ticks of a 5 ms QTimer while running: the UI event loop's stalls.
+
+    The longest one is split (on Linux) into the UI thread's own work, its wait for a core
+    (other processes, or this one's other threads, had them) and the rest, when it was
+    blocked (the GIL, a lock, a thread it waits for): which one to look at when it is long."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        self.gaps: list[float] = []
+        self._last = 0.0
+        self._sched: tuple[float, float] | None = None
+        #: (gap, ran, waited for a core) of the longest gap
+        self._worst: tuple[float, float, float] | None = None
+        self._timer = QTimer()
+        self._timer.setInterval(5)
+        self._timer.timeout.connect(self._tick)
+
+    def _tick(self) -> None:
+        now, sched = time.perf_counter(), _sched_s()
+        gap = now - self._last
+        self.gaps.append(gap)
+        if sched is not None and self._sched is not None and \
+                (self._worst is None or gap > self._worst[0]):
+            self._worst = (gap, sched[0] - self._sched[0], sched[1] - self._sched[1])
+        self._last, self._sched = now, sched
+
+    def start(self) -> None:
+        self.gaps.clear()
+        self._worst = None
+        self._last, self._sched = time.perf_counter(), _sched_s()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        self._tick()  # a stall at the very end counts too
+
+    def report(self) -> str:
+        stall = max(self.gaps) * 1000 if self.gaps else float("nan")
+        split = ""
+        if self._worst is not None:
+            gap, ran, waited = (v * 1000 for v in self._worst)
+            split = (f": UI thread working {ran:.1f} ms, waiting for a core {waited:.1f} ms, "
+                     f"blocked {max(0.0, gap - ran - waited):.1f} ms")
+        return (f"longest event-loop stall {stall:.1f} ms{split} "
+                f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms; "
+                f"load {os.getloadavg()[0]:.1f})")
+
+
+FIVE = "blit,per-level,npot-exact,subgroup,single-pass"
+
+
+def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
+    """Phase 4: Run all five strategies at ``size``², ``runs`` times; time to the chart's final
+    timings and to everything shown."""
+    from mipview.gpu.strategies.specs import expand_specs
+    from mipview.io import imageio
+
+    path = Path(tmp) / f"five_{size}.png"
+    src = imageio.synthetic(size, size)
+    Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(path)
+    window.panel.run_on_open.setChecked(False)
+    opened: list[object] = []
+    window.sigImageOpened.connect(opened.append)
+    window.open_image(str(path))
+    _spin(app, lambda: bool(opened) and not window.is_busy(), 120)
+    # the five of issue 20 by name (``all`` grew with filter-pairs since)
+    specs = expand_specs(FIVE)
+    window.panel.set_specs(specs)
+    window.panel.repeat_spin.setValue(20)
+    marks: dict[str, float] = {}
+    window.sigStatsShown.connect(
+        lambda s: marks.setdefault("chart", time.perf_counter()) if s.final else None)
+    window.sigAnalysisShown.connect(lambda _a: marks.setdefault("all", time.perf_counter()))
+    ticks = _Ticks()
+    for i in range(runs):
+        marks.clear()
+        ticks.start()
+        t0 = time.perf_counter()
+        window.run(False, specs)
+        _spin(app, lambda: "all" in marks and not window.is_busy(), 300)
+        window.repaint()  # and its paint
+        app.processEvents()
+        ticks.stop()
+        what = "first Run (pipelines compiled)" if i == 0 else f"Run {i + 1}"
+        print(f"Run all five at {size}x{size}, 20 runs, {what}: chart {marks['chart'] - t0:.2f} "
+              f"s, everything {marks['all'] - t0:.2f} s, painted {time.perf_counter() - t0:.2f} "
+              f"s; {ticks.report()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.measure")
+    parser.add_argument("--size", type=int, default=4096)
+    parser.add_argument("--live-s", type=float, default=10.0)
+    parser.add_argument("--strategies", default="blit,per-level")
+    parser.add_argument("--shots", default="test-artifacts")
+    parser.add_argument("--five-size", type=int, default=1024)
+    parser.add_argument("--five-runs", type=int, default=3)
+    parser.add_argument("--five-only", action="store_true")
+    args = parser.parse_args(argv)
+    from mipview.ui.app import reserve_ui_core
+
+    reserve_ui_core()  # as `mipview gui` does
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from PySide6.QtCore import QSettings
+
+    from mipview.core.specs import parse_spec_list
+    from mipview.io import imageio
+    from mipview.io.samples import sample_path
+    from mipview.ui.app import ensure_app, freeze_startup_objects
+    from mipview.ui.main_window import MainWindow
+
+    tmp = tempfile.mkdtemp(prefix="mipview-measure-")
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
+    app = ensure_app()
+    specs = parse_spec_list(args.strategies)
+    window = MainWindow(restore=False)
+    freeze_startup_objects()  # as `mipview gui` does
+    window.resize(1600, 1000)
+    window.show()
+    window.panel.set_specs(specs)
+    window.panel.repeat_spin.setValue(0)
+    window.panel.run_on_open.setChecked(True)
+    if not _spin(app, lambda: window.caps is not None, 60):
+        print("no device")
+        return 1
+    print(f"device: {window.caps.name}")
+    if args.five_only:
+        _run_all_five(app, window, args.five_size, args.five_runs, tmp)
+        window.shutdown()
+        return 0
+
+    big = Path(tmp) / f"zoneplate_{args.size}.png"
+    src = imageio.synthetic(args.size, args.size)
+    Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(big)
+    marks: dict[str, float] = {}
+    window.sigImageOpened.connect(lambda _o: marks.setdefault("source", time.perf_counter()))
+    window.sigRunShown.connect(lambda _o: marks.setdefault("pyramid", time.perf_counter()))
+    t0 = time.perf_counter()
+    window.open_image(str(big))
+    _spin(app, lambda: "pyramid" in marks, 120)
+    window.repaint()  # include one paint of every level
+    app.processEvents()
+    t_paint = time.perf_counter()
+    print(f"open {args.size}x{args.size} PNG: source shown {marks['source'] - t0:.3f} s, "
+          f"GPU pyramid ({args.strategies}) shown {marks['pyramid'] - t0:.3f} s, "
+          f"painted {t_paint - t0:.3f} s")
+    _spin(app, lambda: not window.is_busy() and window.analysis is not None, 300)
+
+    # strategy against strategy on that run, with the Heatmaps tab on screen
+    window.tabs.setCurrentWidget(window.heatmap)
+    names = [str(r.spec) for r in window.output.mip.results]
+    app.processEvents()
+    ticks = _Ticks()
+    shown: list[object] = []
+    window.sigComparisonShown.connect(shown.append)
+    ticks.start()
+    t0 = time.perf_counter()
+    window.heatmap.select(names[0], names[-1])
+    _spin(app, lambda: bool(shown), 300)
+    window.repaint()  # and its first paint
+    app.processEvents()
+    t_shown = time.perf_counter()
+    ticks.stop()
+    print(f"{names[0]} against {names[-1]} at {args.size}x{args.size}: shown "
+          f"{t_shown - t0:.3f} s; {ticks.report()}")
+    window.tabs.setCurrentWidget(window.pyramid)
+
+    # live profiling on the bundled photo
+    window.panel.run_on_open.setChecked(False)
+    opened = []
+    window.sigImageOpened.connect(opened.append)
+    window.open_image(str(sample_path()))
+    _spin(app, lambda: bool(opened) and not window.is_busy(), 60)
+    viewer = window.pyramid
+    viewer.controls.step("exposure", 1)
+    viewer.controls.false_check.setChecked(True)
+    viewer.controls.overlay_check.setChecked(True)
+    viewer.histogram.setVisible(True)
+    viewer.lock_texel(1, 40, 30)
+    before = window.chart.updates
+    window.run(True, specs)
+    _spin(app, lambda: window.chart.updates > before, 60)
+    draw_ms: list[float] = []
+    update = window.chart.update_stats
+
+    def timed_update(stats) -> None:
+        t = time.perf_counter()
+        update(stats)
+        draw_ms.append((time.perf_counter() - t) * 1000)
+
+    window.chart.update_stats = timed_update  # the first update: profiling is on
+    start_updates = window.chart.updates
+    ticks.start()
+    t_live = time.perf_counter()
+    end = t_live + args.live_s
+    while time.perf_counter() < end:
+        app.processEvents()
+        time.sleep(0.001)
+    ticks.stop()
+    n_updates = window.chart.updates - start_updates
+    elapsed = time.perf_counter() - t_live
+    window.stop()
+    _spin(app, lambda: not window.is_busy(), 60)
+    print(f"live {elapsed:.1f} s: {ticks.report()}, "
+          f"chart updates {n_updates / elapsed:.1f}/s (chart update itself: max "
+          f"{max(draw_ms, default=0):.1f} ms, median {np.median(draw_ms or [0]):.1f} ms)")
+
+    shots = Path(args.shots)
+    shots.mkdir(parents=True, exist_ok=True)
+    window.panel.repeat_spin.setValue(20)
+    window.run(False, specs)
+    _spin(app, lambda: not window.is_busy(), 120)
+    window.screenshot(str(shots / "measure_pyramid.png"))
+    window.tabs.setCurrentIndex(1)
+    app.processEvents()
+    window.screenshot(str(shots / "measure_heatmap.png"))
+    _run_all_five(app, window, args.five_size, args.five_runs, tmp)
+    window.shutdown()
+    print(f"screenshots in {shots}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""Screenshots of the viewer's controls for the docs, made by the window itself:
+``python -m tools.shots [--out docs/img] [--device llvmpipe]``.
+
+Drives the window as ``mipview gui --run ... --screenshot`` and ``measure.py`` do (offscreen, a
+fixed 1600x1000 window, no saved layout): opens a float image with values out of [0, 1] and a
+few NaN and +Inf texels, runs two strategies in f32, then sets the controls and grabs each view:
+
+- ``viewer-pyramid.png``: exposure, false colour, the overlay, a locked texel with its footprint
+  in every level, the histogram and the locked texel's values in every level and pyramid;
+- ``viewer-flip.png``: the same after the A/B flip key (T);
+- ``viewer-channel-alpha.png``: the alpha channel alone;
+- ``viewer-signed-heatmap.png``: the signed error of R against the exact reference;
+- ``viewer-shortcuts.png``: Help > Keyboard shortcuts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+SIZE = (320, 240)
+
+
+def hdr_image(path: Path) -> None:
+    """An EXR whose values leave [0, 1] both ways, with a block of NaN and one of +Inf."""
+    from mipview.core.formats import Format
+    from mipview.io import imageio
+    from mipview.io.containers import exr
+
+    w, h = SIZE
+    v = imageio.synthetic(w, h).pixels.astype(np.float32).copy()
+    v[..., :3] *= 0.9
+    v[130:200, 20:140, :3] *= 1.6  # brighter than white
+    v[..., 3] = np.clip(v[..., 3] * 1.5, 0, 1)
+    v[20:40, 250:300, 2] -= 0.6
+    v[60:76, 262:278, 0] = np.nan
+    v[100:116, 292:308, 1] = np.inf
+    path.write_bytes(exr.encode([v], Format.F32)[0])
+
+
+def _spin(app, until, timeout_s: float = 120) -> None:
+    end = time.perf_counter() + timeout_s
+    while not until():
+        if time.perf_counter() > end:
+            raise TimeoutError("the window did not get there in time")
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.shots")
+    parser.add_argument("--out", default="docs/img")
+    parser.add_argument("--device", default=None)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+
+    from mipview.core.specs import parse_spec_list
+    from mipview.ui.app import ensure_app
+    from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
+    from mipview.ui.main_window import MainWindow
+
+    tmp = Path(tempfile.mkdtemp(prefix="mipview-shots-"))
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    app = ensure_app()
+    window = MainWindow(device=args.device, fmt="f32", restore=False)
+    window.resize(1600, 1000)
+    window.panel.run_on_open.setChecked(False)
+    window.show()
+    _spin(app, lambda: window.caps is not None)
+    image = tmp / "hdr.exr"
+    hdr_image(image)
+    opened: list[object] = []
+    window.sigImageOpened.connect(opened.append)
+    window.open_image(str(image))
+    _spin(app, lambda: bool(opened) and not window.is_busy())
+    window.panel.repeat_spin.setValue(0)
+    window.run(False, parse_spec_list("per-level,blit"))
+    _spin(app, lambda: window.analysis is not None and not window.is_busy())
+    view = window.pyramid
+
+    def shot(name: str, widget=None) -> None:
+        _spin(app, lambda: not view.pool.busy() and not window.heatmap.pool.busy())
+        app.processEvents()
+        (widget or window).grab().save(str(out / name), "PNG")
+        print(f"wrote {out / name}")
+
+    window.chart_dock.hide()  # the views' room
+    view.reference_check.setChecked(True)
+    view.controls.step("gamma", 2)
+    view.controls.false_check.setChecked(True)
+    view.lock_texel(2, 70, 20)
+    # level 0's right part and levels 1 and 2 beside it: the footprint in each
+    _spin(app, lambda: not view.pool.busy())
+    app.processEvents()
+    view.panels[0].view.setRange(xRange=(230, 500), yRange=(10, 190), padding=0)
+    shot("viewer-pyramid.png")
+    window.viewer_actions["flip"].trigger()
+    shot("viewer-flip.png")
+    window.viewer_actions["flip"].trigger()
+    window.viewer_actions["channel_a"].trigger()
+    shot("viewer-channel-alpha.png")
+    window.viewer_actions["channel_rgba"].trigger()
+    window.tabs.setCurrentWidget(window.heatmap)
+    window.heatmap.select("blit")
+    window.heatmap.map_combo.setCurrentIndex(window.heatmap.map_combo.findData(0))
+    shot("viewer-signed-heatmap.png")
+    dialog = ShortcutsDialog(window)
+    dialog.show()
+    shot("viewer-shortcuts.png", dialog)
+    dialog.close()
+    window.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
