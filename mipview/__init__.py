@@ -1,7 +1,29 @@
-"""mipview: visualise, check and profile GPU mipmap generation strategies."""
+"""mipview: visualise, check and profile GPU mipmap generation strategies.
+
+For scripts and notebooks: ``mipview.open_image``, ``mipview.run`` and ``mipview.bench``
+(mipview.api; docs/api.md). They load on first use, so ``import mipview.core.formats`` and
+the command line's start stay light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from mipview.core.errors import MipviewError
 
+if TYPE_CHECKING:
+    from mipview.api import bench, open_image, run
+
 __version__ = "0.1.0"
 
-__all__ = ["MipviewError", "__version__"]
+__all__ = ["MipviewError", "__version__", "bench", "open_image", "run"]
+
+_API = ("bench", "open_image", "run")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from mipview import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'mipview' has no attribute {name!r}")

@@ -19,7 +19,7 @@ from mipview.gpu.session import run_once
 from mipview.gpu.strategies import REGISTRY, auto
 from mipview.gpu.strategies.single_pass import plan_passes
 from mipview.gpu.strategies.specs import expand_specs
-from mipview.run.report import strategy_dict
+from mipview.runs.report import strategy_dict
 
 SP, SG = REGISTRY["single-pass"], REGISTRY["subgroup"]
 BIG = "4096² to 8192²"

@@ -1,4 +1,4 @@
-"""A bench run against a saved one (mipview/run/baseline.py): hand-made bench JSON files, the
+"""A bench run against a saved one (mipview/runs/baseline.py): hand-made bench JSON files, the
 verdicts, the seeded bootstrap, and saved runs that cannot serve as a baseline."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from mipview.run import baseline
-from mipview.run.baseline import (
+from mipview.runs import baseline
+from mipview.runs.baseline import (
     FASTER,
     MISSING,
     NEW,
@@ -36,7 +36,7 @@ def _timing(samples, with_samples=True):
 
 
 def _bench(strategies, device=DEVICE, clock=CLOCK, with_samples=True):
-    """A bench JSON as mipview/run/report.py writes it: {spec: (samples, {label: samples})}."""
+    """A bench JSON as mipview/runs/report.py writes it: {spec: (samples, {label: samples})}."""
     return {
         "generator": "mipview 0.1.0", "device": dict(device),
         "image": {"width": 4096, "height": 4096, "layers": 1, "format": "unorm"},

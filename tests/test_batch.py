@@ -16,7 +16,7 @@ from mipview.gpu.batch import WAYS, BatchSession, unsupported_reason
 from mipview.gpu.batch.expansion import bucket_chunks, expected_mapping
 from mipview.gpu.batch.packing import BatchTooLarge, plan_layout
 from mipview.gpu.batch.runner import TILE
-from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
+from mipview.io.synthetic import synthetic_batch, synthetic_sizes
 
 
 def _sizes_50() -> list[tuple[int, int]]:

@@ -10,9 +10,9 @@ from PIL import Image
 
 from mipview.cli.main import main
 from mipview.core.formats import Format
-from mipview.core.results import DeviceSummary, GpuTiming, MipResult, StrategyResult, TimingStats
+from mipview.core.results import DeviceSummary, GpuTiming, RunResult, StrategyResult, TimingStats
 from mipview.core.specs import StrategySpec
-from mipview.run import report
+from mipview.runs import report
 from tests.stderr import without_compile_progress
 
 
@@ -163,8 +163,8 @@ def test_bench_table_names_a_drifting_strategy():
 
     device = DeviceSummary("gpu", "discrete", "d", "1.3", 32)
     warming = np.concatenate([np.linspace(200, 50, 12), np.full(28, 45.0)])
-    drifting = MipResult(Format.UNORM, 8, 8, 1, device, (result(warming),))
-    steady = MipResult(Format.UNORM, 8, 8, 1, device, (result(np.full(40, 45.0)),))
+    drifting = RunResult(Format.UNORM, 8, 8, 1, device, (result(warming),))
+    steady = RunResult(Format.UNORM, 8, 8, 1, device, (result(np.full(40, 45.0)),))
     assert "drifting: first quarter" in report.bench_table(drifting)
     assert "drifting" not in report.bench_table(steady)
     assert report.result_dict(drifting)["strategies"][0]["drift"]["change"] < -0.5
@@ -177,7 +177,7 @@ def test_the_json_keeps_every_sample_in_the_order_taken():
     for starts in ((), (100.0, 110.0, 120.0)):
         res = StrategyResult(StrategySpec("per-level"), (),
                              timing=GpuTiming(total, (("level 1", part),), starts))
-        entry = report.result_dict(MipResult(Format.UNORM, 8, 8, 1, device, (res,)))[
+        entry = report.result_dict(RunResult(Format.UNORM, 8, 8, 1, device, (res,)))[
             "strategies"][0]
         assert tuple(entry["timing"]["samples_us"]) == total.samples_us
         assert tuple(entry["dispatches"][0]["samples_us"]) == part.samples_us
@@ -189,7 +189,7 @@ def test_bench_keeps_samples_compares_with_its_own_run_and_writes_a_trace(tmp_pa
     """bench --json keeps every sample; a second bench with the first as --baseline prints one
     line per strategy and dispatch against it; --trace holds one event per dispatch per run,
     where the GPU ran it, with the samples as durations."""
-    from mipview.run.trace import PID
+    from mipview.runs.trace import PID
 
     old, new, trace_path = tmp_path / "old.json", tmp_path / "new.json", tmp_path / "t.json"
     argv = ["bench", "--size", "40x24", "--strategies", "per-level,single-pass", "--repeat", "12",

@@ -19,7 +19,7 @@ from mipview.core.formats import Format
 from mipview.gpu.vulkan import context as gpu_context
 from mipview.gpu.vulkan import resources
 from mipview.gpu.vulkan.vkapi import vk
-from mipview.io import imageio
+from mipview.io import imageio, synthetic
 from tests.stderr import without_compile_progress
 
 
@@ -38,7 +38,7 @@ def no_work(monkeypatch):
         raise AssertionError("work started before the input was checked")
 
     monkeypatch.setattr(gpu_context, "GpuContext", refuse)
-    monkeypatch.setattr(imageio, "synthetic", refuse)
+    monkeypatch.setattr(synthetic, "image", refuse)
 
 
 # --- outputs checked before any work --------------------------------------------------------------
@@ -138,7 +138,7 @@ def no_big_arrays(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("allocated before the limits were checked")
 
-    monkeypatch.setattr(imageio, "synthetic", refuse)
+    monkeypatch.setattr(synthetic, "image", refuse)
     monkeypatch.setattr(imageio, "load", refuse)
     monkeypatch.setattr(resources.MipImage, "__init__", refuse)
 
@@ -194,7 +194,7 @@ def test_host_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
     def oom(*args, **kwargs):
         raise MemoryError("Unable to allocate 4.00 GiB for an array with shape (32768, 32768)")
 
-    monkeypatch.setattr(imageio, "synthetic", oom)
+    monkeypatch.setattr(synthetic, "image", oom)
     assert main(["run", "--size", "64", "--strategies", "per-level", "--out",
                  str(tmp_path / "o")]) == 2
     _one_line_error(capsys, "out of host memory")

@@ -10,9 +10,9 @@ import pytest
 from mipview.cli.main import main
 from mipview.cli.sizes import parse_sizes
 from mipview.core.formats import Format
-from mipview.core.results import DeviceSummary, GpuTiming, MipResult, StrategyResult, TimingStats
+from mipview.core.results import DeviceSummary, GpuTiming, RunResult, StrategyResult, TimingStats
 from mipview.core.specs import StrategySpec
-from mipview.run import report
+from mipview.runs import report
 from tests.stderr import without_compile_progress
 
 
@@ -76,8 +76,8 @@ def test_sizes_table_marks_a_result_out_of_tolerance():
     device = DeviceSummary("gpu", "discrete", "d", "1.3", 32)
     res = StrategyResult(StrategySpec("per-level"), (),
                          timing=GpuTiming(TimingStats(tuple(np.full(8, 12.5)))))
-    mips = [MipResult(Format.UNORM, 8, 8, 1, device, (res,)),
-            MipResult(Format.UNORM, 16, 4, 1, device, (res,))]
+    mips = [RunResult(Format.UNORM, 8, 8, 1, device, (res,)),
+            RunResult(Format.UNORM, 16, 4, 1, device, (res,))]
     good = SimpleNamespace(within_tolerance=True, summary=lambda: "ok")
     bad = SimpleNamespace(within_tolerance=False, summary=lambda: "level 2 chain 3.0 > 0.5")
     text = report.sizes_table(mips, [{"per-level": good}, {"per-level": bad}])

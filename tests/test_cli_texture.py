@@ -17,7 +17,7 @@ from mipview.check.reference import reference_pyramid, stored_chain
 from mipview.cli.limits import peek_dims
 from mipview.cli.main import main
 from mipview.core.formats import Format
-from mipview.io import containers, imageio
+from mipview.io import containers, imageio, synthetic
 from mipview.io.layers import make_layers
 from tests.stderr import without_compile_progress
 
@@ -106,7 +106,7 @@ def test_exr_of_an_8bit_run_is_refused_before_any_work(tmp_path, capsys, no_gpu_
 
 
 def test_exr_of_an_8bit_texture_file_is_refused_from_its_header(tmp_path, capsys, no_gpu_work):
-    level0 = imageio.synthetic(16, 8).storage(Format.UNORM)
+    level0 = synthetic.image(16, 8).storage(Format.UNORM)
     (path,) = containers.export(tmp_path, "t", [level0], Format.UNORM, ["ktx2"])
     assert main(["run", str(path), "--export", "exr", "--out", str(tmp_path / "o")]) == 2
     _one_line_error(capsys, "EXR holds float")
@@ -138,7 +138,7 @@ def _swap_level3_texels(path) -> None:
 @pytest.mark.parametrize("how", ["stored", "direct"])
 def test_run_of_a_ktx2_chain_judges_it_like_a_strategy(tmp_path, capsys, how):
     fmt = Format.SRGB
-    level0 = imageio.synthetic(37, 23).storage(fmt)
+    level0 = synthetic.image(37, 23).storage(fmt)
     (path,) = containers.export(tmp_path, "chain", _chain(level0, fmt, how), fmt, ["ktx2"])
     out = tmp_path / "out"
     assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 0
@@ -164,7 +164,7 @@ def test_run_of_a_ktx2_chain_judges_it_like_a_strategy(tmp_path, capsys, how):
 
 def test_run_of_a_file_whose_level0_the_run_does_not_use_says_why_in_one_line(tmp_path, capsys):
     fmt = Format.UNORM
-    level0 = imageio.synthetic(20, 12).storage(fmt)
+    level0 = synthetic.image(20, 12).storage(fmt)
     (path,) = containers.export(tmp_path, "c", _chain(level0, fmt, "stored"), fmt, ["dds"])
     out = tmp_path / "out"
     assert main(["run", str(path), "--layers", "2", "--strategies", "per-level",
@@ -177,7 +177,7 @@ def test_run_of_a_file_whose_level0_the_run_does_not_use_says_why_in_one_line(tm
 
 def test_nonfinite_texels_of_a_texture_file_are_told_once(tmp_path, capsys):
     fmt = Format.F16
-    level0 = imageio.synthetic(20, 12).storage(fmt).copy()
+    level0 = synthetic.image(20, 12).storage(fmt).copy()
     level0[1, 2, 0] = np.nan
     level0[3, 4, 1] = np.inf
     (path,) = containers.export(tmp_path, "h", [level0, *_chain(level0, fmt, "stored")[1:]],
@@ -196,7 +196,7 @@ def test_nonfinite_texels_of_a_texture_file_are_told_once(tmp_path, capsys):
 ], ids=["truncated-ktx2", "dds-magic"])
 def test_a_damaged_texture_file_is_one_line_and_exit_2(tmp_path, capsys, no_gpu_work, name,
                                                         damage, fragment):
-    level0 = imageio.synthetic(20, 12).storage(Format.UNORM)
+    level0 = synthetic.image(20, 12).storage(Format.UNORM)
     kind = name.rsplit(".", 1)[1]
     (good,) = containers.export(tmp_path, "good", _chain(level0, Format.UNORM, "stored"),
                                 Format.UNORM, [kind])
@@ -210,7 +210,7 @@ def test_a_damaged_texture_file_is_one_line_and_exit_2(tmp_path, capsys, no_gpu_
 def test_the_size_check_reads_a_dds_array_as_the_file_says(tmp_path):
     """Pillow opens a DDS as one RGBA image: the layers and sRGB would be lost on the way to
     the memory check."""
-    level0 = make_layers(imageio.synthetic(20, 12).storage(Format.SRGB), 3)
+    level0 = make_layers(synthetic.image(20, 12).storage(Format.SRGB), 3)
     (path,) = containers.export(tmp_path, "a", [level0], Format.SRGB, ["dds"])
     dims = peek_dims(str(path), 1)
     assert (dims.width, dims.height, dims.layers, dims.suggested) == (20, 12, 3, Format.SRGB)

@@ -10,9 +10,9 @@ import pytest
 
 from mipview.check.drift import detect_drift
 from mipview.core.formats import Format
-from mipview.core.results import DeviceSummary, MipResult
+from mipview.core.results import DeviceSummary, RunResult
 from mipview.gpu.measure.clocks import NVIDIA_VENDOR_ID, ClockSample, ClockState, open_reader
-from mipview.run import report
+from mipview.runs import report
 
 
 class FakeNvml:
@@ -86,7 +86,7 @@ def test_a_clock_that_changed_mid_run_says_where_and_survives_the_json():
     assert old.changed and old.sm_range == (1410, 1980)
     steady = ClockState("nvml", tuple(ClockSample(i, 1980, 3201) for i in range(8)), 1980)
     assert steady.warning() is None and steady.step() == (1980, 1980, 0.125)
-    mip = MipResult(Format.UNORM, 4, 4, 1, DeviceSummary("NVIDIA H200", "discrete", "565",
+    mip = RunResult(Format.UNORM, 4, 4, 1, DeviceSummary("NVIDIA H200", "discrete", "565",
                                                          "1.3", 32), (), clock=state)
     assert report.clock_line(mip).endswith("; WARNING: " + state.warning())
     assert "WARNING" not in report.clock_line(replace(mip, clock=steady))

@@ -20,7 +20,7 @@ from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
 from mipview.gpu.session import Session
-from mipview.io import containers, imageio
+from mipview.io import containers, imageio, synthetic
 from mipview.io.layers import make_layers
 
 WIDTH, HEIGHT, LAYERS = 37, 23, 2
@@ -30,7 +30,7 @@ WIDTH, HEIGHT, LAYERS = 37, 23, 2
 def chains(gpu_session) -> dict[Format, tuple[np.ndarray, ...]]:
     """Format -> the levels per-level made on the GPU, each (2, H, W, 4)."""
     gpu_session.take_messages()
-    source = imageio.synthetic(WIDTH, HEIGHT)
+    source = synthetic.image(WIDTH, HEIGHT)
     out = {}
     for fmt in Format:
         level0 = make_layers(source.storage(fmt), LAYERS)

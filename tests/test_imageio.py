@@ -20,9 +20,9 @@ from mipview.io.imageio import (
     encode_png16,
     load,
     save_level,
-    synthetic,
 )
 from mipview.io.samples import SAMPLES, generate, sample_path
+from mipview.io.synthetic import image as synthetic
 
 # --- a minimal PNG codec for 16-bit data, independent of the code under test -------------------
 

@@ -43,8 +43,8 @@ def copy_of_mipview(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(("module", "line", "contract", "named"), [
     # the reference (check) may not reach up into a Run
-    ("check/reference.py", "from mipview.run import staged", "layers",
-     "mipview.check.reference -> mipview.run.staged"),
+    ("check/reference.py", "from mipview.runs import staged", "layers",
+     "mipview.check.reference -> mipview.runs.staged"),
     # formats (core) may not open a window
     ("core/formats.py", "import PySide6.QtCore", "no-qt", "mipview.core.formats -> PySide6"),
     # two parts of the GPU layer may not import each other both ways

@@ -7,7 +7,7 @@ import pytest
 
 from mipview.core.formats import Format, to_storage
 from mipview.gpu.mean import MeanError, gpu_mean, mean_reference, plan_passes
-from mipview.io import imageio
+from mipview.io import synthetic
 
 # float32 arithmetic over a tree of merges: a few ulps (2^-24 ~ 6e-8) relative
 RTOL = 1e-6
@@ -29,7 +29,7 @@ def test_plan_passes():
 @pytest.mark.parametrize("kind", ["mean", "log-mean"])
 def test_random_images(gpu, fmt, kind):
     for i, (w, h) in enumerate(SIZES):
-        level0 = to_storage(imageio.synthetic(w, h, seed=i, kind="noise").pixels, fmt)
+        level0 = to_storage(synthetic.image(w, h, seed=i, kind="noise").pixels, fmt)
         ref = mean_reference(level0, fmt, kind)
         block = (8, 16)[i % 2]
         for method in ("weighted", "padded"):
@@ -40,7 +40,7 @@ def test_random_images(gpu, fmt, kind):
 
 @pytest.mark.parametrize("block", [8, 16])
 def test_zoneplate_log_mean_both_blocks(gpu, block):
-    level0 = to_storage(imageio.synthetic(1920, 1080).pixels, Format.SRGB)
+    level0 = to_storage(synthetic.image(1920, 1080).pixels, Format.SRGB)
     for kind in ("mean", "log-mean"):
         got = gpu_mean(gpu, level0, Format.SRGB, kind, block=block)
         assert _rel(got, mean_reference(level0, Format.SRGB, kind)) <= RTOL

@@ -23,7 +23,7 @@ from mipview.gpu.strategies.npot_exact import (
     plan_steps,
     region_sides,
 )
-from mipview.io import imageio
+from mipview.io import synthetic
 
 PLAN_SIZES = [(1, 1), (2, 1), (3, 3), (5, 7), (64, 64), (67, 33), (1, 4097), (1920, 1080),
               (2047, 2047), (2052, 2052), (4094, 4094), (4095, 4095), (4096, 4096),
@@ -79,7 +79,7 @@ def test_plan_paths_on_hard_cases():
 
 def _check(gpu, w: int, h: int, fmt: Format, kind: str = "noise",
            spec: str = "npot-exact") -> compare.ErrorReport:
-    src = imageio.synthetic(w, h, seed=w * 7 + h, kind=kind)
+    src = synthetic.image(w, h, seed=w * 7 + h, kind=kind)
     level0 = to_storage(src.pixels, fmt)
     mip = run_once(gpu, level0, fmt, [StrategySpec.parse(spec)])
     res = mip.results[0]

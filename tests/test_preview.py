@@ -1,4 +1,4 @@
-"""The sampled preview (mipview/run/preview.py): the level of detail a GPU picks from screen-space
+"""The sampled preview (mipview/runs/preview.py): the level of detail a GPU picks from screen-space
 derivatives, and the trilinear blend, against hand-computed values."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mipview.core.formats import Format
-from mipview.run import preview
-from mipview.run.preview import PreviewSettings
+from mipview.runs import preview
+from mipview.runs.preview import PreviewSettings
 
 
 def _flat_pyramid(size: int = 64) -> list[np.ndarray]:

@@ -27,7 +27,7 @@ from mipview.core.results import LevelSource
 from mipview.core.specs import StrategySpec
 from mipview.gpu.batch import WAYS, BatchSession
 from mipview.gpu.session import Session
-from mipview.io import imageio
+from mipview.io import imageio, synthetic
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 TEXEL = [LevelSource()]
@@ -67,7 +67,7 @@ def test_carried_chain_pays_one_rounding_per_stored_level_it_rereads():
 
 
 def _noise(w: int, h: int, fmt: Format, seed: int = 3) -> np.ndarray:
-    level0 = imageio.synthetic(w, h, seed=seed, kind="noise").storage(fmt)
+    level0 = synthetic.image(w, h, seed=seed, kind="noise").storage(fmt)
     level0.setflags(write=False)
     return level0
 

@@ -15,7 +15,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.session import run_once
 from mipview.gpu.strategies.register_chain import MAX_DEPTH, MAX_DEPTH_SRGB, max_depth, plan_chain
-from mipview.io import imageio
+from mipview.io import synthetic
 
 PLAN_SIZES = [(1, 1), (2, 1), (1, 17), (3, 3), (67, 33), (64, 64), (1024, 1024), (1920, 1080),
               (4097, 3), (4095, 4095), (16384, 16384)]
@@ -54,7 +54,7 @@ def test_plan_on_render_target_sizes():
 
 
 def _check(gpu, w, h, fmt, layers=1, strip=False):
-    src = imageio.synthetic(w, h, seed=w * 7 + h, kind="noise")
+    src = synthetic.image(w, h, seed=w * 7 + h, kind="noise")
     level0 = to_storage(src.pixels, fmt)
     if layers > 1:
         level0 = np.stack([level0, level0[::-1, ::-1]] + [level0] * (layers - 2))
@@ -99,7 +99,7 @@ def test_same_bytes_as_per_level(gpu):
     # the same arithmetic on the same stored values: levels chained in registers are the stored
     # ones, so an 8-bit pyramid is per-level's byte for byte
     fmt = Format.SRGB
-    level0 = to_storage(imageio.synthetic(129, 66, seed=5, kind="zoneplate").pixels, fmt)
+    level0 = to_storage(synthetic.image(129, 66, seed=5, kind="zoneplate").pixels, fmt)
     mip = run_once(gpu, level0, fmt, [StrategySpec("per-level"), StrategySpec("register-chain")])
     ours, theirs = mip.results[1].levels, mip.results[0].levels
     assert len(ours) == len(theirs) == mip_count(129, 66)

@@ -1,4 +1,4 @@
-"""The window's Run without Qt (mipview.run.staged): steps in order, timings through the one
+"""The window's Run without Qt (mipview.runs.staged): steps in order, timings through the one
 timing path, the same verdicts and heatmaps as the serial path, references computed once, stop."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from mipview.check import compare, verdict
 from mipview.core.formats import Format, to_storage
 from mipview.core.results import TimingSettings
 from mipview.core.specs import StrategySpec
-from mipview.run import staged
-from mipview.run.staged import RunListener
+from mipview.runs import staged
+from mipview.runs.staged import RunListener
 
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 
@@ -66,7 +66,7 @@ def test_steps_come_in_order_and_figures_match_the_serial_verdict(gpu, pool):
     level0 = _level0()
     rec = Recorder()
     settings = TimingSettings(repeat=6, warmup_ms=0, runs_per_batch=2)
-    out = staged.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
+    out = staged.run(gpu, level0, Format.UNORM, SPECS, staged.RunOptions(settings), verdict.ReferenceCache(),
                            rec, pool=pool)
     assert out is not None and not out.mip.validation_messages
     kinds = rec.kinds()
@@ -120,7 +120,7 @@ def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool
     monkeypatch.setattr(compare, "_level_error", counting)
     level0 = _level0()
     settings = TimingSettings(repeat=4, warmup_ms=300, runs_per_batch=2)
-    out = staged.run(gpu, level0, Format.UNORM, SPECS, settings, verdict.ReferenceCache(),
+    out = staged.run(gpu, level0, Format.UNORM, SPECS, staged.RunOptions(settings), verdict.ReferenceCache(),
                            rec, pool=pool)
     assert out is not None and not out.mip.validation_messages
     assert len(seen_at) == 2 * len(SPECS)  # during the timing, then after it
@@ -136,7 +136,7 @@ def test_on_a_gpu_the_analysis_runs_while_timing_and_is_reported_after(gpu, pool
 
 def test_levels_only_without_settings(gpu, pool):
     rec = Recorder()
-    out = staged.run(gpu, _level0(), Format.UNORM, SPECS[1:2], None,
+    out = staged.run(gpu, _level0(), Format.UNORM, SPECS[1:2], staged.RunOptions(),
                            verdict.ReferenceCache(), rec, pool=pool)
     assert out is not None and out.timings_s is None
     assert rec.kinds() == ["levels", "reference", "analysed"]
@@ -156,10 +156,10 @@ def test_references_computed_once_per_image_and_format(gpu, pool, monkeypatch):
     refs = verdict.ReferenceCache()
     level0 = _level0()
     for _ in range(2):
-        staged.run(gpu, level0, Format.UNORM, SPECS, None, refs, RunListener(), pool=pool)
+        staged.run(gpu, level0, Format.UNORM, SPECS, staged.RunOptions(), refs, RunListener(), pool=pool)
     assert sorted(calls) == sorted([("mean", Format.UNORM), ("blit", Format.UNORM)])
     srgb = _level0(Format.SRGB)  # another image (and format): its own references
-    staged.run(gpu, srgb, Format.SRGB, SPECS[1:2], None, refs, RunListener(), pool=pool)
+    staged.run(gpu, srgb, Format.SRGB, SPECS[1:2], staged.RunOptions(), refs, RunListener(), pool=pool)
     assert calls[2:] == [("mean", Format.SRGB)]
 
 
@@ -177,7 +177,7 @@ def test_stop_during_the_analysis_returns_none_and_leaves_nothing_running(gpu, m
     monkeypatch.setattr(staged.analysis, "analyse_strategy", slow)
     rec = Recorder()
     with ThreadPoolExecutor(1) as pool:
-        out = staged.run(gpu, _level0(), Format.UNORM, SPECS, None,
+        out = staged.run(gpu, _level0(), Format.UNORM, SPECS, staged.RunOptions(),
                                verdict.ReferenceCache(), rec, stop.is_set, pool)
         assert out is None
         assert pool.submit(lambda: 1).result(timeout=5) == 1  # the pool is free again
@@ -191,7 +191,7 @@ def test_a_failing_analysis_raises_from_run(gpu, pool, monkeypatch):
 
     monkeypatch.setattr(staged.analysis, "analyse_strategy", broken)
     with pytest.raises(RuntimeError, match="analysis exploded"):
-        staged.run(gpu, _level0(), Format.UNORM, SPECS[:1], None,
+        staged.run(gpu, _level0(), Format.UNORM, SPECS[:1], staged.RunOptions(),
                          verdict.ReferenceCache(), RunListener(), pool=pool)
 
 

@@ -14,6 +14,6 @@ def test_ruff_clean():
     ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     if not Path(ruff).exists():
         pytest.skip("ruff not installed")
-    res = subprocess.run([ruff, "check", "mipview", "tests"], cwd=ROOT, capture_output=True,
+    res = subprocess.run([ruff, "check", "."], cwd=ROOT, capture_output=True,
                          text=True)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -10,8 +10,8 @@ import numpy as np
 from mipview.core.formats import Format, to_storage
 from mipview.core.specs import StrategySpec
 from mipview.gpu.mean import mean_reference
-from mipview.io import imageio
-from mipview.run.sweep import sweep_curves
+from mipview.io import synthetic
+from mipview.runs.sweep import sweep_curves
 
 SPECS = [StrategySpec("blit"), StrategySpec("per-level")]
 
@@ -22,7 +22,7 @@ def test_sweep_curves_against_exact_mean(gpu):
     assert res.unit == "LSB" and res.validation_messages == ()
     assert [n for n, _ in res.errors] == ["blit", "per-level"]
     for row, w in zip(res.rows, res.widths, strict=True):
-        level0 = to_storage(imageio.synthetic(w, 17).pixels, Format.SRGB)
+        level0 = to_storage(synthetic.image(w, 17).pixels, Format.SRGB)
         exact = mean_reference(level0, Format.SRGB, "mean")
         np.testing.assert_array_equal(row.exact, exact)
         values = dict(row.values)

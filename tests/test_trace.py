@@ -1,4 +1,4 @@
-"""The per-dispatch timeline in the Chrome trace event format (mipview/run/trace.py): one complete
+"""The per-dispatch timeline in the Chrome trace event format (mipview/runs/trace.py): one complete
 event per dispatch per run, durations that are the samples, runs where the GPU ran them (or, with
 no start times kept, in the order the timing loop took them), never overlapping on a track."""
 
@@ -11,12 +11,12 @@ from mipview.core.results import (
     DeviceSummary,
     DispatchStep,
     GpuTiming,
-    MipResult,
+    RunResult,
     StrategyResult,
     TimingStats,
 )
 from mipview.core.specs import StrategySpec
-from mipview.run.trace import chrome_trace
+from mipview.runs.trace import chrome_trace
 
 DEVICE = DeviceSummary("gpu", "discrete", "d", "1.3", 32)
 
@@ -32,7 +32,7 @@ def _result(name, parts, starts=()):
 
 
 def _mip(*results):
-    return MipResult(Format.UNORM, 16, 16, 1, DEVICE, results)
+    return RunResult(Format.UNORM, 16, 16, 1, DEVICE, results)
 
 
 def x_events(trace, tid=None):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Before/after timings in ONE device call (the GPU's clock drifts between calls):
-#   scripts/ab_bench.sh BASE_TREE OUTDIR [SIZES...]
+#   tools/ab_bench.sh BASE_TREE OUTDIR [SIZES...]
 # BASE_TREE is a folder holding an older `mipview/` package (e.g. `git archive REV mipview |
 # tar -x -C base`); the working tree is "after". For each size, `mipview bench --strategies all`
 # runs base, after, base, after (cold caches, 1.5 s warm-up, 50 runs), so drift hits both alike.

@@ -35,7 +35,9 @@ _MEASURED = ("timing", "dispatches", "effective_gbps", "drift")
 
 
 def run_tree(tree: Path, out: Path, image: list[str], fmt: str) -> None:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    # the tree first; what PYTHONPATH held already (a GPU machine's wheels) after it
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p)}
     cmd = [sys.executable, "-m", "mipview", "run", *image, "--format", fmt,
            "--strategies", SPECS, "--out", str(out)]
     done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)

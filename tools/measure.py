@@ -112,10 +112,10 @@ def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
     """Phase 4: Run all five strategies at ``size``², ``runs`` times; time to the chart's final
     timings and to everything shown."""
     from mipview.gpu.strategies.specs import expand_specs
-    from mipview.io import imageio
+    from mipview.io import synthetic
 
     path = Path(tmp) / f"five_{size}.png"
-    src = imageio.synthetic(size, size)
+    src = synthetic.image(size, size)
     Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(path)
     window.panel.run_on_open.setChecked(False)
     opened: list[object] = []
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QSettings
 
     from mipview.core.specs import parse_spec_list
-    from mipview.io import imageio
+    from mipview.io import synthetic
     from mipview.io.samples import sample_path
     from mipview.ui.app import ensure_app, freeze_startup_objects
     from mipview.ui.main_window import MainWindow
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     big = Path(tmp) / f"zoneplate_{args.size}.png"
-    src = imageio.synthetic(args.size, args.size)
+    src = synthetic.image(args.size, args.size)
     Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(big)
     marks: dict[str, float] = {}
     window.sigImageOpened.connect(lambda _o: marks.setdefault("source", time.perf_counter()))

@@ -30,11 +30,11 @@ SIZE = (320, 240)
 def hdr_image(path: Path) -> None:
     """An EXR whose values leave [0, 1] both ways, with a block of NaN and one of +Inf."""
     from mipview.core.formats import Format
-    from mipview.io import imageio
+    from mipview.io import synthetic
     from mipview.io.containers import exr
 
     w, h = SIZE
-    v = imageio.synthetic(w, h).pixels.astype(np.float32).copy()
+    v = synthetic.image(w, h).pixels.astype(np.float32).copy()
     v[..., :3] *= 0.9
     v[130:200, 20:140, :3] *= 1.6  # brighter than white
     v[..., 3] = np.clip(v[..., 3] * 1.5, 0, 1)

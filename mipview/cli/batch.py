@@ -60,7 +60,7 @@ def _load_dir(folder: str, fmt_name: str | None) -> tuple[list[np.ndarray], list
 
 
 def _load(args: argparse.Namespace) -> tuple[list[np.ndarray], list[str], Format, str]:
-    from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
+    from mipview.io.synthetic import synthetic_batch, synthetic_sizes
 
     try:
         if args.batch:

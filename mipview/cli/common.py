@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mipview.gpu.vulkan.compile_ahead import CompileProgress
     from mipview.gpu.vulkan.context import GpuContext
     from mipview.io.imageio import SourceImage
-    from mipview.run.baseline import SavedRun
+    from mipview.runs.baseline import SavedRun
 
 # Exit codes of every command (README, "Command line"; ``mipview --help``).
 EXIT_OK = 0
@@ -106,7 +106,7 @@ def non_empty(text: str) -> str:
 def saved_bench(text: str) -> SavedRun:
     """``--baseline``: an earlier ``mipview bench --json`` file, read and checked when the
     arguments are parsed, so a bad one ends the command before any GPU work."""
-    from mipview.run.baseline import BaselineError, load_run
+    from mipview.runs.baseline import BaselineError, load_run
 
     try:
         return load_run(non_empty(text))
@@ -196,11 +196,11 @@ def source_dims(args: argparse.Namespace) -> ImageDims:
 
 def load_source(args: argparse.Namespace) -> SourceImage:
     """The IMAGE argument, or the synthetic image of ``--size WxH``."""
-    from mipview.io import imageio
+    from mipview.io import imageio, synthetic
 
     if getattr(args, "size", None):
         w, h = parse_size(args.size)
-        return imageio.synthetic(w, h, seed=args.seed)
+        return synthetic.image(w, h, seed=args.seed)
     if not args.image:
         raise UsageError("give an IMAGE or --size WxH")
     return imageio.load(args.image)

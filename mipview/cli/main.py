@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mipview.check.verdict import ReferenceCache
 from mipview.cli import output
 from mipview.cli.common import (
     EXIT_BAD_INPUT,
@@ -38,11 +39,18 @@ from mipview.cli.common import (
 )
 from mipview.cli.output import REPORT, JsonFile, RunFolder
 from mipview.core.errors import MipviewError
-from mipview.core.results import TimingSettings
+from mipview.core.results import RunResult, TimingSettings
+from mipview.runs import staged
+from mipview.runs.staged import RunOptions
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from mipview.core.formats import Format
     from mipview.core.results import StrategyResult
+    from mipview.core.specs import StrategySpec
+    from mipview.gpu.vulkan.context import GpuContext
+    from mipview.io.imageio import SourceImage
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -107,30 +115,27 @@ def write_result(folder: Path, res: StrategyResult, fmt: Format,
 
 def cmd_run(args: argparse.Namespace) -> int:
     from mipview.check.filter_reference import kind_warning
-    from mipview.gpu.session import Session
     from mipview.io import containers
-    from mipview.run import report
-    from mipview.run.staged import with_file_chain
+    from mipview.runs import report
 
     specs = strategy_specs(args.strategies)
     kinds = export_kinds(args.export)
     out = RunFolder(args.out)
+    notes = _Notes()
     with open_context(args) as ctx:
         source, level0, fmt = prepare_source(
             args, ctx, len(specs), not args.no_check,
             lambda f: containers.export_problem(kinds, f))
-        with Session(ctx, level0, fmt, specs) as session:
-            session.generate()
-            mip = session.result()
-    mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
+        # the file's own chain, if it has one, is judged and written like a strategy's result
+        done = _staged_run(ctx, level0, fmt, specs, RunOptions(judge=not args.no_check),
+                           notes, source)
+    mip = replace(done.mip, validation_messages=closed_messages(ctx, done.mip.validation_messages))
     warning = kind_warning(level0, fmt, [r.reduction for r in mip.results])
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
-    # the file's own chain, if it has one, is judged and written like a strategy's result
-    mip, notes = with_file_chain(mip, source, fmt, level0)
     said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
-    notes = tuple(n for n in notes if not (said and said.startswith(n)))
-    checks = None if args.no_check else report.check_results(mip, level0)
+    lines = tuple(n for n in notes.lines if not (said and said.startswith(n)))
+    checks = done.verdicts if not args.no_check else None
     data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}"),
                                             "source_nonfinite": source.nonfinite.as_dict()})
     with out.writing() as folder:
@@ -147,7 +152,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"{fmt.error_unit}  {c.summary()}")
     for spec, why in mip.skipped:
         print(f"{str(spec):<30} skipped: {why}")
-    for line in dict.fromkeys(notes):  # a file's notes may count what the loader counted
+    for line in dict.fromkeys(lines):  # a file's notes may count what the loader counted
         print(line)
     print(f"wrote {out.path}/")
     return _verdicts_exit(mip, checks)
@@ -166,8 +171,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return batch.bench(args)
     from mipview.gpu.measure.bandwidth import copy_bandwidth
     from mipview.gpu.measure.image_read import image_read
-    from mipview.gpu.session import Session
-    from mipview.run import report
+    from mipview.runs import report
 
     specs = strategy_specs(args.strategies)
     target = JsonFile(args.json)
@@ -187,18 +191,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
         settings = TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
                                              warmup_ms=args.warmup_ms, cold=args.cold,
                                              evict=args.evict)
-        with Session(ctx, level0, fmt, specs) as session:
-            session.generate()  # the levels checked below come from this first run
-            session.time_with(settings)
-            mip = session.result(copy_bandwidth_gbps=floor)
-            # the sampled-read ceiling of level 0, emptied from the caches like the runs above
-            read = image_read(ctx, level0, fmt, session.evictor,
-                              repeats=max(5, min(args.repeat, 50)))
+        # the levels checked come from the first run, before the timing
+        options = RunOptions(settings, judge=not args.no_check, measure=lambda session: image_read(
+            # the sampled-read ceiling of level 0, emptied from the caches like the runs
+            ctx, level0, fmt, session.evictor, repeats=max(5, min(args.repeat, 50))))
+        done = _staged_run(ctx, level0, fmt, specs, options, staged.RunListener())
+        mip, read = replace(done.mip, copy_bandwidth_gbps=floor), done.measured
         dirty_rows = None
         if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
     mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
-    checks = None if args.no_check else report.check_results(mip, level0)
+    checks = done.verdicts if not args.no_check else None
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
     print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
@@ -223,19 +226,41 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if dirty_rows is not None:
         data["dirty"] = dirty_rows
     if args.baseline is not None:  # read and checked by the parser, before any work
-        from mipview.run.baseline import compare_runs
+        from mipview.runs.baseline import compare_runs
 
         against = compare_runs(data, args.baseline.data)
         print("\n".join(against.lines()))
         data["baseline"] = {"path": args.baseline.path, **against.as_dict()}
     if trace.path is not None:
-        from mipview.run.trace import chrome_trace
+        from mipview.runs.trace import chrome_trace
 
         trace.write(chrome_trace(mip, settings.runs_per_batch), indent=None)
         print(f"wrote {trace.path}")
     if target.write(data):
         print(f"wrote {target.path}")
     return _verdicts_exit(mip, checks)
+
+
+class _Notes(staged.RunListener):
+    """The lines a run's texture file has for its user (its notes, or why its chain is not
+    checked), as the Run reports them with its levels."""
+
+    def __init__(self) -> None:
+        self.lines: tuple[str, ...] = ()
+
+    def levels(self, mip: RunResult, notes: tuple[str, ...] = ()) -> None:
+        self.lines = notes
+
+
+def _staged_run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: list[StrategySpec],
+                options: RunOptions, listener: staged.RunListener,
+                source: SourceImage | None = None) -> staged.RunOutcome:
+    """The window's staged Run, for ``run`` and ``bench``: one reference cache for this
+    command; nothing stops it but Ctrl+C."""
+    done = staged.run(ctx, level0, fmt, specs, options, ReferenceCache(), listener,
+                      source=source)
+    assert done is not None  # stopped only when asked to
+    return done
 
 
 def cmd_gui(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from mipview.cli.common import (
     strategy_specs,
 )
 from mipview.cli.output import JsonFile
-from mipview.run.sweep import one_by_one, sweep_curves
+from mipview.runs.sweep import one_by_one, sweep_curves
 
 
 def cmd_mean(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mipview.core.errors import MipviewError
-from mipview.run.report import GENERATOR_KEY
+from mipview.runs.report import GENERATOR_KEY
 
 REPORT = "report.json"
 

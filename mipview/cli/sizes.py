@@ -59,7 +59,7 @@ def bench_sizes(args: argparse.Namespace) -> int:
     from mipview.gpu.measure.bandwidth import copy_bandwidth
     from mipview.gpu.measure.image_read import image_read
     from mipview.gpu.session import Session, time_sessions
-    from mipview.run import report
+    from mipview.runs import report
 
     given = [what for key, what in _SINGLE_ONLY if getattr(args, key, None) is not None]
     if given:

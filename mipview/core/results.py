@@ -192,7 +192,7 @@ class GpuTiming:
     marks: tuple[tuple[str, TimingStats], ...] = ()
     #: where each run began on the GPU (its opening timestamp, µs on the device's own clock from
     #: an arbitrary origin: only differences mean anything), in the order taken; empty where
-    #: not kept (the window's rolling figures), and mipview/run/trace.py then lays the runs out from
+    #: not kept (the window's rolling figures), and mipview/runs/trace.py then lays the runs out from
     #: their durations
     starts_us: tuple[float, ...] = ()
 
@@ -264,7 +264,7 @@ class DeviceSummary:
 
 
 @dataclass(frozen=True)
-class MipResult:
+class RunResult:
     fmt: Format
     width: int
     height: int

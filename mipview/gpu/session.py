@@ -15,7 +15,7 @@ import numpy as np
 
 from mipview.core.cancel import checkpoint
 from mipview.core.formats import Format
-from mipview.core.results import ClockState, MipResult, StrategyResult, TimingSettings
+from mipview.core.results import ClockState, RunResult, StrategyResult, TimingSettings
 from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.measure.clocks import ClockLog
@@ -131,7 +131,7 @@ class Session:
         for p in self.prepared:
             p.work.clear()
 
-    def result(self, copy_bandwidth_gbps: float | None = None) -> MipResult:
+    def result(self, copy_bandwidth_gbps: float | None = None) -> RunResult:
         results = []
         for p in self.prepared:
             # the very steps the strategy recorded, not a second planning
@@ -145,7 +145,7 @@ class Session:
                 reduction=cls.reduction(p.strategy.opts), own_reference=cls.own_reference,
                 promise=cls.promise,
                 sources=tuple(p.strategy.level_sources(self.width, self.height, self.layers))))
-        return MipResult(
+        return RunResult(
             fmt=self.fmt, width=self.width, height=self.height, layers=self.layers,
             device=self.ctx.caps.summary(), results=tuple(results), skipped=tuple(self.skipped),
             validation_messages=tuple(self.ctx.take_messages()),
@@ -199,7 +199,7 @@ def time_sessions(sessions: list[Session], settings: TimingSettings,
 
 
 def run_once(ctx: GpuContext, level0: np.ndarray, fmt: Format,
-             specs: list[StrategySpec]) -> MipResult:
+             specs: list[StrategySpec]) -> RunResult:
     """Generate once with each strategy and return the levels (one timed run each)."""
     with Session(ctx, level0, fmt, specs) as session:
         session.generate()

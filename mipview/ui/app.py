@@ -135,7 +135,7 @@ def run_gui(args: argparse.Namespace) -> int:
     """Entry point of ``mipview gui``; returns the exit status."""
     reserve_ui_core()
     from mipview.gpu.strategies.specs import expand_specs
-    from mipview.run.baseline import load_run
+    from mipview.runs.baseline import load_run
     from mipview.ui.main_window import MainWindow
 
     specs = expand_specs(args.run) if getattr(args, "run", None) else None

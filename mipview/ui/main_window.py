@@ -1,11 +1,16 @@
 """The main window: wires the strategy panel, the three views and the GPU worker together.
 
 The window owns three worker threads: the :class:`GpuWorker` (every Vulkan call), a
-:class:`CompareWorker` (strategy-against-strategy heatmaps) and, through the Custom shaders dock
+:class:`CpuWorker` (strategy-against-strategy heatmaps) and, through the Custom shaders dock
 (:mod:`mipview.ui.panels.shader_panel`), a shader compiler. It sends each request, a frozen dataclass
 with a job id, by one queued signal per worker, keeps the latest request of each kind, and
 applies a result only when it belongs to that job (so a stopped or superseded job's late results
 are dropped); it never waits on a worker.
+
+Every result comes back by the worker's one ``sigReply`` (a frozen dataclass of
+:mod:`mipview.ui.messages`) to :meth:`MainWindow._on_reply`, which calls the handler that the
+route table ``_routes`` has for its type; a type without a route is a bug and raises. A new view
+is one view file, one message in :mod:`mipview.ui.messages` and one route line in ``_routes``.
 
 A run is shown as it comes: its levels, then its timings (the chart; "warming up" first), then
 the exact reference and each strategy's verdict and heatmaps as each is ready, with progress in
@@ -13,9 +18,9 @@ the status bar.
 
 Signals (emitted after the views show the data; tests and automation wait on these)
 -------
-sigImageOpened(OpenedImage)  sigRunShown(RunOutput)  sigTimingShown(TimingPhase)
+sigImageOpened(OpenedImage)  sigRunShown(LevelsReady)  sigTimingShown(TimingPhase)
 sigStatsShown(LiveStats)     sigReferenceShown(ReferenceReady)
-sigStrategyShown(StrategyAnalysed)  sigAnalysisShown(Analysis)
+sigStrategyShown(StrategyAnalysed)  sigAnalysisShown(RunAnalysed)
 sigJobFinished(int)          sigErrorShown(WorkerError)
 sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
 sigExported(ExportOutput)    sigBaselineShown(BaselineDeltas)  sigPreviewShown(PreviewOutput)
@@ -32,7 +37,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -48,17 +53,16 @@ from PySide6.QtWidgets import (
 )
 
 from mipview.core.formats import Format
-from mipview.core.results import MipResult
+from mipview.core.results import RunResult
 from mipview.core.specs import StrategySpec
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.io import containers
 from mipview.io.imageio import SourceImage
-from mipview.run import preview
-from mipview.run.baseline import BaselineError, SavedRun, load_run
+from mipview.runs import preview
+from mipview.runs.baseline import BaselineError, SavedRun, load_run
 from mipview.ui.dialogs.export_dialog import ExportDialog
 from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.messages import (
-    Analysis,
     BaselineDeltas,
     BaselineRequest,
     BatchOutput,
@@ -66,15 +70,17 @@ from mipview.ui.messages import (
     CompareRequest,
     Comparison,
     DeviceList,
+    DeviceReady,
     ExportOutput,
     ExportRequest,
+    LevelsReady,
     LiveStats,
     OpenedImage,
     OpenRequest,
     PreviewOutput,
     PreviewRequest,
     ReferenceReady,
-    RunOutput,
+    RunAnalysed,
     RunRequest,
     StrategyAnalysed,
     SweepOutput,
@@ -93,7 +99,7 @@ from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView
 from mipview.ui.views.sweep_view import SweepView
 from mipview.ui.views.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
 from mipview.ui.views.viewer_actions import build_viewer_menus
-from mipview.ui.workers.compare_worker import CompareWorker, timed_run_dict
+from mipview.ui.workers.cpu_worker import CpuWorker, timed_run_dict
 from mipview.ui.workers.gpu_worker import GpuWorker
 from mipview.ui.workers.jobs import OneInFlight, worker_thread
 
@@ -127,7 +133,7 @@ class MainWindow(QMainWindow):
     sigPreviewShown = Signal(object)
     # to the workers (queued: they cross into their threads)
     _sigRequest = Signal(object)
-    _sigCompare = Signal(object)  # comparisons and exports: the CompareWorker
+    _sigCompare = Signal(object)  # comparisons and exports: the CpuWorker
     _sigDevice = Signal(str)
     _sigShutdown = Signal()
 
@@ -140,8 +146,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else make_settings()
         self.caps: DeviceCaps | None = None
         self.opened: OpenedImage | None = None
-        self.output: RunOutput | None = None
-        self.analysis: Analysis | None = None
+        self.output: LevelsReady | None = None
+        self.analysis: RunAnalysed | None = None
         self.errors: list[WorkerError] = []
         self._job = 0
         #: kind ("open", "run", "batch", "sweep") -> the latest request (job) of that kind
@@ -207,35 +213,19 @@ class MainWindow(QMainWindow):
 
         self.worker = GpuWorker(device, validate)
         self.thread_ = worker_thread(self.worker, "mipview-gpu", self)
-        self.comparer = CompareWorker()
+        self.comparer = CpuWorker()
         self.compare_thread = worker_thread(self.comparer, "mipview-compare", self)
         self._sigRequest.connect(self.worker.work)
         self._sigCompare.connect(self.comparer.work)
         self._sigDevice.connect(self.worker.set_device)
         for w in (self.worker, self.comparer):
             self._sigShutdown.connect(w.shutdown)
+            w.sigReply.connect(self._on_reply)
             w.sigProgress.connect(self._on_progress)
             w.sigJobFinished.connect(self._on_job_finished)
             w.sigError.connect(self._on_error)
-        self.comparer.sigCompared.connect(self._on_compared)
-        self.comparer.sigExported.connect(self._on_exported)
-        self.comparer.sigBaseline.connect(self._on_baseline)
-        self.comparer.sigPreview.connect(self._on_preview)
         self.preview.sigChanged.connect(self._preview_jobs.request)
         self.preview_dock.visibilityChanged.connect(lambda _: self._preview_jobs.request())
-        w = self.worker
-        w.sigDevices.connect(self._on_devices)
-        w.sigDeviceReady.connect(self._on_device_ready)
-        w.sigOpened.connect(self._on_opened)
-        w.sigRunOutput.connect(self._on_run_output)
-        w.sigTiming.connect(self._on_timing)
-        w.sigStats.connect(self._on_stats)
-        w.sigReference.connect(self._on_reference)
-        w.sigStrategyAnalysed.connect(self._on_strategy_analysed)
-        w.sigAnalysis.connect(self._on_analysis)
-        w.sigBatch.connect(self._on_batch)
-        w.sigSweepProgress.connect(self._on_sweep_progress)
-        w.sigSweep.connect(self._on_sweep)
         self.thread_.started.connect(self.worker.start)
         self.compare_thread.started.connect(self.comparer.start)
         self.thread_.start()
@@ -536,7 +526,7 @@ class MainWindow(QMainWindow):
             self._on_error(WorkerError(-1, title, str(exc)))
             return None
 
-    def _timed_run(self) -> MipResult | dict[str, Any] | None:
+    def _timed_run(self) -> RunResult | dict[str, Any] | None:
         """The run the chart shows with its timings: a saved run's JSON, or the window's run
         (its levels' result with the timings shown); None when nothing is timed."""
         if self.saved_run is not None:
@@ -700,12 +690,20 @@ class MainWindow(QMainWindow):
             self.open_image(files[0])
 
     # --- worker results ---------------------------------------------------------------------
+    def _on_reply(self, msg: object) -> None:
+        """A worker's result: to the handler ``_routes`` has for its type."""
+        route = self._routes.get(type(msg))
+        if route is None:  # a message no one would show: the route line is missing
+            raise TypeError(f"MainWindow has no route for {type(msg).__name__}: add "
+                            f"{type(msg).__name__} to MainWindow._routes")
+        route(self, msg)
+
     def _on_devices(self, devices: DeviceList) -> None:
         self.panel.set_devices(list(devices.devices), devices.current)
-        self._on_device_ready(devices.current)
+        self._on_device_ready(DeviceReady(devices.current))
 
-    def _on_device_ready(self, caps: DeviceCaps | None) -> None:
-        self.caps = caps
+    def _on_device_ready(self, ready: DeviceReady) -> None:
+        caps = self.caps = ready.caps
         if caps is None:
             self.device_label.setText("device: none")
         else:
@@ -760,7 +758,7 @@ class MainWindow(QMainWindow):
                                          note, QMessageBox.StandardButton.Ok, self)
         self.nonfinite_box.open()
 
-    def _on_run_output(self, out: RunOutput) -> None:
+    def _on_levels_ready(self, out: LevelsReady) -> None:
         if not self._is_latest("run", out.job):
             return
         self.output, self.analysis = out, None
@@ -800,11 +798,11 @@ class MainWindow(QMainWindow):
         self.progress.setValue(part.done)
         self.sigStrategyShown.emit(part)
 
-    def _on_analysis(self, analysis: Analysis) -> None:
+    def _on_analysis(self, analysis: RunAnalysed) -> None:
         if not self._is_latest("run", analysis.job) or self.output is None:
             return
         self.analysis = analysis
-        for errors in analysis.errors:  # each came by sigStrategyAnalysed: shown already
+        for errors in analysis.errors:  # each came as a StrategyAnalysed: shown already
             self.heatmap.add_errors(errors)
         self.progress.setRange(0, 0)
         self.sigAnalysisShown.emit(analysis)
@@ -889,6 +887,27 @@ class MainWindow(QMainWindow):
         if self.error_dialogs:
             QMessageBox.critical(self, err.title, box_text)
         self.sigErrorShown.emit(err)
+
+    #: the handler of each reply type, whichever worker sent it. Functions, not bound methods:
+    #: a window holding its own bound methods is a reference cycle (see jobs.OneInFlight).
+    _routes: ClassVar[dict[type, Callable[[MainWindow, Any], None]]] = {
+        DeviceList: _on_devices,
+        DeviceReady: _on_device_ready,
+        OpenedImage: _on_opened,
+        LevelsReady: _on_levels_ready,
+        TimingPhase: _on_timing,
+        LiveStats: _on_stats,
+        ReferenceReady: _on_reference,
+        StrategyAnalysed: _on_strategy_analysed,
+        RunAnalysed: _on_analysis,
+        BatchOutput: _on_batch,
+        SweepProgress: _on_sweep_progress,
+        SweepOutput: _on_sweep,
+        Comparison: _on_compared,
+        ExportOutput: _on_exported,
+        BaselineDeltas: _on_baseline,
+        PreviewOutput: _on_preview,
+    }
 
     # --- dialogs ----------------------------------------------------------------------------
     def _open_dialog(self) -> None:

@@ -1,11 +1,13 @@
-"""Frozen dataclasses that cross between the UI thread and the GPU worker thread.
+"""Frozen dataclasses that cross between the UI thread and the worker threads.
 
-Requests go in (``OpenRequest``, ``RunRequest``), results come out (``OpenedImage``; a run's
-``RunOutput``, ``TimingPhase``, ``LiveStats``, ``ReferenceReady``, ``StrategyAnalysed``,
-``Analysis``, in that order; ``WorkerError``; ``BatchRequest`` -> ``BatchOutput``;
+Requests go in (``OpenRequest``, ``RunRequest``), replies come out, every one by the worker's
+``sigReply`` (:mod:`mipview.ui.workers.jobs`), and the window routes each by its type: start-up's
+``DeviceList``, a device switch's ``DeviceReady``; ``OpenedImage``; a run's
+``LevelsReady``, ``TimingPhase``, ``LiveStats``, ``ReferenceReady``, ``StrategyAnalysed``,
+``RunAnalysed``, in that order; ``BatchRequest`` -> ``BatchOutput``;
 ``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
 ``ExportRequest`` -> ``ExportOutput``; ``BaselineRequest`` -> ``BaselineDeltas``;
-``PreviewRequest`` -> ``PreviewOutput``).
+``PreviewRequest`` -> ``PreviewOutput``. A failure is a ``WorkerError`` (by ``sigError``).
 Arrays inside are never written after they are built, so neither side needs a lock.
 """
 
@@ -19,17 +21,17 @@ import numpy as np
 from mipview.check.compare import LevelError
 from mipview.check.drift import Drift, detect_drift
 from mipview.core.formats import Format
-from mipview.core.results import ClockState, GpuTiming, MipResult
+from mipview.core.results import ClockState, GpuTiming, RunResult
 from mipview.core.specs import StrategySpec
 from mipview.gpu.batch import BatchResult
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.io.imageio import SourceImage
-from mipview.run.analysis import StrategyErrors
-from mipview.run.baseline import BaselineReport, SavedRun, saved_timings
-from mipview.run.preview import PreviewImage, PreviewSettings
+from mipview.runs.analysis import StrategyAnalysis
+from mipview.runs.baseline import BaselineReport, SavedRun, saved_timings
+from mipview.runs.preview import PreviewImage, PreviewSettings
 
 if TYPE_CHECKING:
-    from mipview.run.sweep import SweepResult
+    from mipview.runs.sweep import SweepResult
 
 
 @dataclass(frozen=True)
@@ -68,11 +70,11 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
-class RunOutput:
+class LevelsReady:
     """The levels of one run, emitted as soon as they are read back (before any timing)."""
 
     job: int
-    mip: MipResult
+    mip: RunResult
     #: the storage array uploaded as level 0 (what the references start from)
     level0: np.ndarray
     source_name: str = ""
@@ -108,18 +110,18 @@ class StrategyAnalysed:
     fmt: Format
     done: int
     total: int
-    errors: StrategyErrors
+    errors: StrategyAnalysis
 
 
 @dataclass(frozen=True)
-class Analysis:
+class RunAnalysed:
     """Everything a run's analysis produced (after the last ``StrategyAnalysed``)."""
 
     job: int
     fmt: Format
     #: the exact reference per level, as float64 storage units (for the side-by-side viewer)
     reference: tuple[np.ndarray, ...]
-    errors: tuple[StrategyErrors, ...]
+    errors: tuple[StrategyAnalysis, ...]
 
 
 #: bins of a strategy's samples in the timing chart's distribution view
@@ -212,6 +214,13 @@ class DeviceList:
 
 
 @dataclass(frozen=True)
+class DeviceReady:
+    """The device in use after a switch (or after a GPU timeout reset it); None: none opened."""
+
+    caps: DeviceCaps | None
+
+
+@dataclass(frozen=True)
 class BatchRequest:
     """A batch run (Batch tab): image files, or ``synthetic`` seeded images when no paths."""
 
@@ -257,7 +266,7 @@ class SweepProgress:
 
 @dataclass(frozen=True)
 class SweepOutput:
-    """``mipview.run.sweep.SweepResult`` of a sweep (the widths done, if it was stopped)."""
+    """``mipview.runs.sweep.SweepResult`` of a sweep (the widths done, if it was stopped)."""
 
     job: int
     result: SweepResult
@@ -304,12 +313,12 @@ class ExportRequest:
 
 @dataclass(frozen=True)
 class BaselineRequest:
-    """The timings of a run against a saved run (mipview.run.baseline.compare_runs), off the UI
-    thread. ``run``: the window's run (a MipResult with its timings; ``cache`` and ``repeat``
+    """The timings of a run against a saved run (mipview.runs.baseline.compare_runs), off the UI
+    thread. ``run``: the window's run (a RunResult with its timings; ``cache`` and ``repeat``
     as bench's JSON says them), or the JSON of a saved run the window shows."""
 
     job: int
-    run: MipResult | dict[str, Any]
+    run: RunResult | dict[str, Any]
     baseline: SavedRun
     cache: str = "warm"
     repeat: int = 0
@@ -323,7 +332,7 @@ class BaselineDeltas:
 
 @dataclass(frozen=True)
 class PreviewRequest:
-    """The sampled preview (mipview.run.preview.render) of one result's ``levels``."""
+    """The sampled preview (mipview.runs.preview.render) of one result's ``levels``."""
 
     job: int
     name: str

@@ -12,7 +12,7 @@ from mipview.check import compare
 from mipview.check.reference import reference_pyramid
 from mipview.core.formats import Format, mip_count
 from mipview.gpu.batch import WAYS, unsupported_reason
-from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
+from mipview.io.synthetic import synthetic_batch, synthetic_sizes
 from tests.ui.conftest import stamp_image
 
 WAIT_MS = 60_000

@@ -11,7 +11,7 @@ from mipview.check import tolerances
 from mipview.check.filter_reference import coverage, filtered_pyramid, result_figures
 from mipview.core.filters.spec import parse_filter
 from mipview.core.specs import StrategySpec
-from mipview.run.analysis import LevelFigures
+from mipview.runs.analysis import LevelFigures
 from mipview.ui.views.coverage_plot import CoveragePlot
 from tests.ui.test_main_window import open_and_wait, run_and_wait
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from mipview.check import compare
 from mipview.io import imageio
-from mipview.ui.messages import Comparison, LiveStats, OpenRequest, RunOutput
+from mipview.ui.messages import Comparison, LevelsReady, LiveStats, OpenRequest
 from mipview.ui.workers.jobs import JobWorker
 from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait
 
@@ -72,7 +72,7 @@ def test_failing_run_shows_error_and_finishes(qtbot, make_window, small_png, mon
         threads.append(threading.get_ident())
         raise RuntimeError("analysis exploded")
 
-    monkeypatch.setattr("mipview.run.analysis.analyse_strategy", broken_analyse)
+    monkeypatch.setattr("mipview.runs.analysis.analyse_strategy", broken_analyse)
     w = make_window()
     open_and_wait(qtbot, w, small_png)
     shown = []
@@ -133,14 +133,14 @@ def test_stale_results_of_a_stopped_job_are_ignored(qtbot, make_window, small_pn
         sig.connect(shown.append)
 
     # what the stopped job would still send: dropped
-    w.worker.sigRunOutput.emit(old["output"])
-    w.worker.sigStats.emit(old["stats"])
+    w.worker.sigReply.emit(old["output"])
+    w.worker.sigReply.emit(old["stats"])
     assert shown == [] and w.output is new["output"] and w.chart.medians() == medians
     assert [p.key for p in w.pyramid.panels] == ["per-level"]
 
     # the same messages as the latest job's are shown: the filter is the job id
-    w.worker.sigRunOutput.emit(RunOutput(new_job, old["output"].mip, old["output"].level0))
-    w.worker.sigStats.emit(LiveStats(new_job, "dev", old["stats"].timings, 2, 0.1, True))
+    w.worker.sigReply.emit(LevelsReady(new_job, old["output"].mip, old["output"].level0))
+    w.worker.sigReply.emit(LiveStats(new_job, "dev", old["stats"].timings, 2, 0.1, True))
     assert [m.job for m in shown] == [new_job, new_job] and old_job != new_job
     assert [p.key for p in w.pyramid.panels] == ["blit", "per-level"]
     assert w.chart.medians() == [t.total.median for _, t in old["stats"].timings]
@@ -210,10 +210,10 @@ def test_comparison_of_another_run_is_dropped(qtbot, make_window, small_png):
     shown = []
     w.sigComparisonShown.connect(shown.append)
     stale = Comparison(999, out.job - 1, "blit", "per-level", tuple(fake), maps)
-    w.comparer.sigCompared.emit(stale)
+    w.comparer.sigReply.emit(stale)
     assert shown == [] and heat.table.rowCount() == 0
     current = Comparison(999, out.job, "blit", "per-level", tuple(fake), maps)
-    w.comparer.sigCompared.emit(current)
+    w.comparer.sigReply.emit(current)
     assert shown == [current] and _table_max(heat) == [0.0] * len(fake)
 
 

@@ -20,6 +20,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import OptionSpec, Strategy
+from mipview.ui.messages import DeviceReady
 from mipview.ui.views.heatmap_view import format_value
 
 WAIT_MS = 60_000
@@ -237,7 +238,8 @@ def test_bad_file_shows_error_and_window_still_works(qtbot, make_window, small_p
 def test_device_switch_recreates_context(qtbot, make_window, small_png):
     w = make_window()
     first = w.worker.ctx
-    with qtbot.waitSignal(w.worker.sigDeviceReady, timeout=WAIT_MS):
+    with qtbot.waitSignal(w.worker.sigReply, timeout=WAIT_MS,
+                          check_params_cb=lambda m: isinstance(m, DeviceReady)):
         w.set_device(str(w.caps.index))
     assert w.worker.ctx is not first and w.caps is not None
     open_and_wait(qtbot, w, small_png)

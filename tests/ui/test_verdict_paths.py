@@ -18,7 +18,7 @@ from mipview.core.formats import Format, to_storage
 from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.session import run_once
-from mipview.run import report, staged
+from mipview.runs import report, staged
 
 # every registered strategy (the exact ones and blit), and a reduction other than the mean
 SPECS = [*strategies.default_specs(), StrategySpec("single-pass", (("reduction", "max"),))]

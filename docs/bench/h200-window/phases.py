@@ -1,8 +1,8 @@
-"""CPU phases of one window Run (run_pipeline), timed one by one in this tree:
+"""CPU phases of one window Run (staged), timed one by one in this tree:
 ``python3 docs/bench/h200-window/phases.py [--size 4096 | --image PATH] [--threads N]``
 from the root of the tree to measure (its ``mipview`` is imported). Works on trees before and
 after issue 20's analysis work: it only calls what both have (Session, ReferenceCache,
-analysis.analyse_strategy, run_pipeline.analyse).
+analysis.analyse_strategy, staged.analyse).
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.getcwd())
 
-from mipview import analysis, imageio, run_pipeline  # noqa: E402
+from mipview.check.verdict import ReferenceCache  # noqa: E402
 from mipview.core.formats import Format  # noqa: E402
-from mipview.gpu.vulkan.context import GpuContext  # noqa: E402
 from mipview.gpu.session import Session  # noqa: E402
 from mipview.gpu.strategies.specs import expand_specs  # noqa: E402
-from mipview.check.verdict import ReferenceCache  # noqa: E402
+from mipview.gpu.vulkan.context import GpuContext  # noqa: E402
+from mipview.io import imageio, synthetic  # noqa: E402
+from mipview.runs import analysis, staged  # noqa: E402
 
 
 def main() -> None:
@@ -32,7 +33,7 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=analysis.pool_size())
     p.add_argument("--strategies", default="all")
     args = p.parse_args()
-    src = imageio.synthetic(args.size, args.size) if args.size else imageio.load(args.image)
+    src = synthetic.image(args.size, args.size) if args.size else imageio.load(args.image)
     fmt = Format.parse(args.format) if args.format else src.suggested_format()
     level0 = src.storage(fmt)
     level0.setflags(write=False)
@@ -66,10 +67,10 @@ def main() -> None:
         # the whole analysis as the Run does it, fresh cache, in the pool
         with ThreadPoolExecutor(args.threads) as pool:
             timed(f"analysis, all, {args.threads} threads, fresh cache",
-                  lambda: run_pipeline.analyse(mip, level0, ReferenceCache(),
-                                               run_pipeline.RunListener(), pool))
+                  lambda: staged.analyse(mip, level0, ReferenceCache(),
+                                               staged.RunListener(), pool))
             timed(f"analysis, all, {args.threads} threads, cached reference",
-                  lambda: run_pipeline.analyse(mip, level0, refs, run_pipeline.RunListener(),
+                  lambda: staged.analyse(mip, level0, refs, staged.RunListener(),
                                                pool))
     print(f"{ctx.caps.name} | {src.width}x{src.height} {fmt.label} | {os.cpu_count()} cores")
     print(f"  {'phase':<56} {'wall s':>7} {'cpu s':>7}")

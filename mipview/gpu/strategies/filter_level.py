@@ -22,13 +22,29 @@ from mipview.core.filters.resample import EDGES, Taps, axis_taps
 from mipview.core.filters.spec import ALPHAS, KINDS, SOURCES, FilterSpec, from_options
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
-from mipview.gpu.shaders.shipped import FILTER_COVERAGE, FILTER_LEVEL, mip_constants
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
 from mipview.gpu.strategies.base import OptionSpec
 from mipview.gpu.vulkan.context import GpuContext
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import Buffer, MipImage
 from mipview.gpu.vulkan.sync import memory_barrier
 from mipview.gpu.vulkan.vkapi import flag, vk
+
+# the shaders of the filters, filter_level.comp and filter_coverage.comp: what the host passes them
+FILTER_LEVEL = ShaderInterface(
+    "filter_level",
+    spec=(*LOCAL_XY, ("FL_PASS", 2, "int"), ("FL_PREMULTIPLIED", 3, "bool"),
+          ("FL_NORMAL", 4, "bool"), ("FL_COVERAGE", 5, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("tapsX", "int"), ("offsetX", "int"),
+          ("tapsY", "int"), ("offsetY", "int")))
+
+FILTER_COVERAGE = ShaderInterface(
+    "filter_coverage",
+    spec=(*LOCAL_XY, ("FC_PASS", 2, "int"), ("FC_CUTOFF", 3, "float"),
+          ("FC_ALPHA_TEST", 4, "float"), ("FC_SHARED_BINS", 5, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("level", "int"), ("layers", "int"),
+          ("store", "int")))
 
 GROUP = 8
 #: taps, x-filtered rows, the unscaled level (alpha=coverage), the coverage histogram and scale

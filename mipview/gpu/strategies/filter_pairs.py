@@ -26,13 +26,23 @@ from mipview.core.filters.resample import EDGES, Taps, axis_taps, fold
 from mipview.core.filters.spec import FilterSpec
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
-from mipview.gpu.shaders.shipped import FILTER_PAIRS, mip_constants
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import filter_level
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason
 from mipview.gpu.strategies.filter_level import FILTER_OPTIONS, TAP, FilterChoice, device_buffer
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
+
+# this strategy's shader, filter_pairs.comp: what the host passes it
+FILTER_PAIRS = ShaderInterface(
+    "filter_pairs",
+    spec=(("FP_EDGE", 0, "int"), ("FP_SPAN", 1, "int"), ("FP_ROWS", 2, "int"),
+          ("FP_BAND", 3, "int"), ("FP_TAPS", 4, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("midSize", "ivec2"), ("dstSize", "ivec2"), ("tapsMid", "ivec2"),
+          ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int"),
+          ("span", "int"), ("rows", "int"), ("bands", "int"), ("rowTable", "int")))
 
 SHORT_FILTERS = ("tent", "box", "kaiser", "lanczos2", "mitchell", "catmull-rom")
 MAX_SPAN = 32  # window side: fpMid's 32 x 32 vec4 = 16 KiB; level k+1's x pass: 32 x 8 lanes

@@ -39,7 +39,8 @@ from typing import Any
 
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
-from mipview.gpu.shaders.shipped import NPOT_EXACT, mip_constants
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
@@ -48,6 +49,14 @@ from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import Buffer, MipImage
 from mipview.gpu.vulkan.vkapi import flag
+
+# this strategy's shader, npot_exact.comp: what the host passes it
+NPOT_EXACT = ShaderInterface(
+    "npot_exact",
+    spec=(("local_size_x_id", 0, "uint"), ("NPOT_A_SIDE", 1, "int"), ("NPOT_B_SIDE", 2, "int"),
+          ("NPOT_DECODE_SRGB", 3, "bool"), ("NPOT_ROUND_HALF", 4, "bool"),
+          ("NPOT_LEVELS", 5, "int"), ("NPOT_TAIL", 6, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("tile", "int"), ("groupsPerLayer", "int")))
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
 CPU_THREADS = 1024     # on CPU devices: 2 texels per invocation and level, not 5 (see _threads)

@@ -21,7 +21,8 @@ from __future__ import annotations
 from mipview.core.filters.spec import format_reason
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
-from mipview.gpu.shaders.shipped import PER_LEVEL, mip_constants
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
 from mipview.gpu.strategies import filter_level
 from mipview.gpu.strategies.base import (
     OptionSpec,
@@ -34,6 +35,12 @@ from mipview.gpu.strategies.filter_level import FilterChoice
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
+
+# this strategy's shader, per_level.comp: what the host passes it
+PER_LEVEL = ShaderInterface(
+    "per_level",
+    spec=(*LOCAL_XY, ("EVEN", 2, "bool"), ("BILINEAR", 3, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
 
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 BINDINGS = ("sampled", "storage_image")

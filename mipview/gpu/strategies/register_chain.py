@@ -29,11 +29,19 @@ from dataclasses import dataclass
 
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
-from mipview.gpu.shaders.shipped import REGISTER_CHAIN, mip_constants
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
 from mipview.gpu.strategies.base import Strategy, compute_reason, group_count
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
+
+# this strategy's shader, register_chain.comp: what the host passes it
+REGISTER_CHAIN = ShaderInterface(
+    "register_chain",
+    spec=(*LOCAL_XY, ("RC_DEPTH", 2, "int"), ("RC_EVEN", 3, "bool"), ("RC_ROUND_HALF", 4, "bool"),
+          *MIP_COMMON),
+    push=(("srcSize", "ivec2"),))
 
 GROUP = (8, 8)   # invocations per workgroup (x, y)
 MAX_DEPTH = 3    # levels per dispatch at most: the dst bindings of register_chain.comp

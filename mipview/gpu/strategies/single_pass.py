@@ -80,7 +80,7 @@ import numpy as np
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
 from mipview.gpu.shaders.interface import ShaderInterface
-from mipview.gpu.shaders.shipped import SINGLE_PASS, SINGLE_PASS_F16, mip_constants
+from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
@@ -100,6 +100,18 @@ from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampl
 from mipview.gpu.vulkan.resources import Buffer, MipImage
 from mipview.gpu.vulkan.timing import Marks
 from mipview.gpu.vulkan.vkapi import flag
+
+# this strategy's shaders, single_pass.comp and its float16 twin, and what the host passes them:
+# both are mipview/gpu/shaders/include/spd_reduce.glsl's body
+_SPD_SPEC = (("SP_REDUCTION", 0, "int"), ("SP_BILINEAR", 1, "bool"), ("SP_PREFETCH", 2, "bool"),
+             ("SP_SRC_BUFFER", 3, "bool"), ("SP_SRC_EVEN", 4, "bool"), ("SP_TAIL", 5, "int"),
+             ("SP_TAIL_EVEN", 6, "bool"), *MIP_COMMON)
+_SPD_PUSH = (("srcSize", "ivec2"), ("tileOffset", "ivec2"), ("tileLevels", "int"),
+             ("tailLevels", "int"), ("groupsPerLayer", "int"), ("srcOffset", "int"),
+             ("handoffOffset", "int"), ("scratchOffset", "int"), ("scratchSize", "int"),
+             ("regionX", "int"), ("regionTiles", "int"))
+SINGLE_PASS = ShaderInterface("single_pass", _SPD_SPEC, _SPD_PUSH)
+SINGLE_PASS_F16 = ShaderInterface("single_pass_f16", _SPD_SPEC, _SPD_PUSH)
 
 TILE_LEVELS = 6        # a 64x64 tile reduces to 1x1 inside one workgroup
 TILE_OUT = 32          # level b+1 texels per tile side

@@ -45,7 +45,8 @@ from typing import Any
 
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
-from mipview.gpu.shaders.shipped import SUBGROUP, mip_constants
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
@@ -63,6 +64,15 @@ from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import Buffer, MipImage
 from mipview.gpu.vulkan.vkapi import flag
+
+# this strategy's shader, subgroup.comp: what the host passes it
+SUBGROUP = ShaderInterface(
+    "subgroup",
+    spec=(("LAYOUT", 0, "int"), ("TILE_LEVELS", 1, "int"), ("DEBUG_LANES", 2, "bool"),
+          ("BILINEAR", 3, "bool"), ("PREFETCH", 4, "bool"), ("MODE", 5, "int"),
+          ("SRC_SCRATCH", 6, "bool"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("levels", "int"), ("srcScratch", "int"), ("dstScratch", "int"),
+          ("regionX", "int"), ("regionTiles", "int")))
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")

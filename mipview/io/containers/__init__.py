@@ -6,7 +6,7 @@ Writing: :func:`export` (``mipview run --export ktx2,dds,exr``). Reading goes th
 to :mod:`mipview.io.containers.decode`; the source image it returns carries the decoded file as
 ``SourceImage.texture`` (a :class:`TextureFile`), whose ``as_result()`` is the file's chain as a
 ``StrategyResult`` ("file:name=<file>", promise ``file``) for ``verdict.judge`` and the views;
-:func:`mipview.run.staged.with_file_chain` adds it to a run's results (``mipview run`` and the
+:func:`mipview.runs.staged.with_file_chain` adds it to a run's results (``mipview run`` and the
 window alike).
 """
 

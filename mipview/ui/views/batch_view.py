@@ -1,7 +1,7 @@
 """The Batch tab: many images of different sizes mipmapped by each scheduling way at once.
 
 Sources are a folder, several files (dropped on the window) or N seeded synthetic images
-(``mipview.gpu.batch.synthetic``). The run happens in the GPU worker (``mipview.gpu.batch``);
+(``mipview.io.synthetic``). The run happens in the GPU worker (``mipview.gpu.batch``);
 this widget only builds the request and shows the :class:`BatchResult`: a bar chart of each
 way's median time, a table of the ways (dispatches, expansion memory, bit-identical), a table of
 the images (size, levels), and the pyramid of the image clicked in a :class:`PyramidView`.

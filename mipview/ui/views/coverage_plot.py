@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from mipview.run.analysis import LevelFigures
+from mipview.runs.analysis import LevelFigures
 
 
 class CoveragePlot(pg.PlotWidget):

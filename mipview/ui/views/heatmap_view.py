@@ -51,9 +51,9 @@ from mipview.check.compare import LevelError
 from mipview.core.formats import Format
 from mipview.core.nonfinite import NonFinite, Propagation, count_nonfinite
 from mipview.io import containers
-from mipview.run.analysis import StrategyErrors
+from mipview.runs.analysis import StrategyAnalysis
 from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
-from mipview.ui.messages import Comparison, RunOutput
+from mipview.ui.messages import Comparison, LevelsReady
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.coverage_plot import CoveragePlot
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
@@ -179,9 +179,9 @@ class HeatmapView(QWidget):
         split.setSizes([400, 110, 220])
         lay.addWidget(split, 1)
 
-        self.output: RunOutput | None = None
+        self.output: LevelsReady | None = None
         #: each strategy's figures against the exact reference, by name, as they arrive
-        self.exact: dict[str, StrategyErrors] = {}
+        self.exact: dict[str, StrategyAnalysis] = {}
         self.errors: list[LevelError] = []
         self.maps: list[np.ndarray] = []
         self.propagation: Propagation | None = None
@@ -224,7 +224,7 @@ class HeatmapView(QWidget):
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
 
-    def set_run(self, output: RunOutput) -> None:
+    def set_run(self, output: LevelsReady) -> None:
         """The strategies of a new run; their figures follow by :meth:`add_errors`."""
         self.output, self.exact, self.reference = output, {}, None
         self.pool.forget()
@@ -260,7 +260,7 @@ class HeatmapView(QWidget):
         self.map_combo.setCurrentIndex((self.map_combo.currentIndex() + 1)
                                        % self.map_combo.count())
 
-    def add_errors(self, errors: StrategyErrors) -> None:
+    def add_errors(self, errors: StrategyAnalysis) -> None:
         """One strategy's figures against the exact reference; redrawn if it is the one shown."""
         name = str(errors.spec)
         if self.exact.get(name) is errors:

@@ -1,5 +1,5 @@
 """The sampled preview dock: one result's pyramid on a plane receding into the distance (or a
-zoomed quad), sampled trilinearly as a GPU would (mipview/run/preview.py), optionally with each level
+zoomed quad), sampled trilinearly as a GPU would (mipview/runs/preview.py), optionally with each level
 tinted, so a user sees which levels a renderer picks; or its error maps against the exact
 reference sampled the same way (``error``), so a user sees where that error would show.
 
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.run.preview import KINDS, LEVEL_COLOURS, PLANE, SHOWS, PreviewImage, PreviewSettings
+from mipview.runs.preview import KINDS, LEVEL_COLOURS, PLANE, SHOWS, PreviewImage, PreviewSettings
 
 #: the slider's range: plane pitch in degrees; quad zoom as log2 steps of 1/4
 _PITCH = (5, 60)

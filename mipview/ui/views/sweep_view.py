@@ -2,7 +2,7 @@
 
 A blit chain's 1x1 level is not the mean of an NPOT image and jumps when the image grows by one
 pixel (the auto-exposure flicker of issue 5); exact strategies stay within a rounding. The sweep
-runs in the GPU worker (``mipview.run.sweep.sweep_curves``, the same code as ``mipview sweep``);
+runs in the GPU worker (``mipview.runs.sweep.sweep_curves``, the same code as ``mipview sweep``);
 this widget only builds the request and plots the :class:`SweepResult`: one line per strategy
 plus the GPU mean, error against width, in LSB (8-bit formats) or relative error (floats).
 
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from mipview.core.formats import Format
-from mipview.run.sweep import SweepResult
+from mipview.runs.sweep import SweepResult
 from mipview.ui.views.timing_chart import PALETTE
 
 GPU_MEAN = "gpu-mean"

@@ -17,7 +17,7 @@ each change of device, strategies and options, shader file or clock with a label
 When the clock changed mid-run a banner says so (``ClockState.warning``): such figures are not
 comparable. The device's driver is in the title.
 
-A baseline (a saved run, mipview/run/baseline.py) puts its median as a tick on each bar and the
+A baseline (a saved run, mipview/runs/baseline.py) puts its median as a tick on each bar and the
 change at its foot: ``0.97x [0.95, 0.99] faster`` or ``within noise``, the bootstrap verdict of
 ``baseline.compare_runs`` (computed off the UI thread, :meth:`set_baseline`).
 
@@ -40,7 +40,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLa
 
 from mipview.core.results import ClockState
 from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
-from mipview.run.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
+from mipview.runs.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches

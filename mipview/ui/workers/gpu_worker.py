@@ -3,24 +3,25 @@
 
 Every Vulkan call of the app happens in this worker's slots, which run in that thread's event
 loop, one request at a time. Requests (open, run, batch, sweep) arrive at ``work`` by one queued
-signal and run the way :mod:`mipview.ui.workers.jobs` runs every job; results leave by signals carrying
-the frozen dataclasses of :mod:`mipview.ui.messages`.
+signal and run the way :mod:`mipview.ui.workers.jobs` runs every job; every result leaves by the
+one ``sigReply``, a frozen dataclass of :mod:`mipview.ui.messages` that the window routes by its
+type (``MainWindow._routes``).
 
-Signals (besides sigProgress, sigJobFinished and sigError of JobWorker)
+Replies (besides sigProgress, sigJobFinished and sigError of JobWorker)
 -------
-sigDevices(DeviceList)     devices found at start-up, and the one in use
-sigDeviceReady(DeviceCaps) after a device switch
-sigOpened(OpenedImage)     an image was loaded
-A run (mipview.run.staged: the same steps without Qt) emits, in this order:
-sigRunOutput(RunOutput)    levels read back
-sigTiming(TimingPhase)     timing begins, with its warm-up
-sigStats(LiveStats)        timing statistics (throttled; ``final`` once timing is done)
-sigReference(ReferenceReady)          the exact reference per level
-sigStrategyAnalysed(StrategyAnalysed) each strategy's verdict and heatmaps, as each is ready
-sigAnalysis(Analysis)      all of them (the run's analysis is done)
-Live profiling analyses before it times, and then streams sigStats until stopped.
-sigBatch(BatchOutput)      a batch run's result (Batch tab)
-sigSweepProgress(SweepProgress), sigSweep(SweepOutput)  a width sweep (Sweep tab)
+DeviceList     devices found at start-up, and the one in use
+DeviceReady    after a device switch
+OpenedImage    an image was loaded
+A run (mipview.runs.staged: the same steps without Qt) replies, in this order:
+LevelsReady        levels read back
+TimingPhase        timing begins, with its warm-up
+LiveStats          timing statistics (throttled; ``final`` once timing is done)
+ReferenceReady     the exact reference per level
+StrategyAnalysed   each strategy's verdict and heatmaps, as each is ready
+RunAnalysed        all of them (the run's analysis is done)
+Live profiling analyses before it times, and then streams LiveStats until stopped.
+BatchOutput        a batch run's result (Batch tab)
+SweepProgress, SweepOutput   a width sweep (Sweep tab)
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Slot
 
 from mipview.check.verdict import ReferenceCache
 from mipview.core.formats import Format
@@ -44,7 +45,7 @@ from mipview.core.results import (
     ClockSample,
     ClockState,
     GpuTiming,
-    MipResult,
+    RunResult,
     TimingSettings,
     TimingStats,
 )
@@ -52,19 +53,20 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.vulkan.context import GpuContext, GpuTimeout, list_devices
 from mipview.io import imageio
 from mipview.io.layers import make_layers
-from mipview.run import analysis, staged
-from mipview.run.staged import RunListener
+from mipview.runs import analysis, staged
+from mipview.runs.staged import RunListener
 from mipview.ui.display import display_layers
 from mipview.ui.messages import (
-    Analysis,
     BatchOutput,
     BatchRequest,
     DeviceList,
+    DeviceReady,
+    LevelsReady,
     LiveStats,
     OpenedImage,
     OpenRequest,
     ReferenceReady,
-    RunOutput,
+    RunAnalysed,
     RunRequest,
     StrategyAnalysed,
     SweepOutput,
@@ -111,19 +113,6 @@ class _Rolling:
 
 
 class GpuWorker(JobWorker):
-    sigDevices = Signal(object)
-    sigDeviceReady = Signal(object)
-    sigOpened = Signal(object)
-    sigRunOutput = Signal(object)
-    sigTiming = Signal(object)
-    sigStats = Signal(object)
-    sigReference = Signal(object)
-    sigStrategyAnalysed = Signal(object)
-    sigAnalysis = Signal(object)
-    sigBatch = Signal(object)
-    sigSweepProgress = Signal(object)
-    sigSweep = Signal(object)
-
     def __init__(self, device: str | None = None, validate: bool | None = None) -> None:
         super().__init__()
         self._wanted_device = device
@@ -148,18 +137,18 @@ class GpuWorker(JobWorker):
         try:
             devices = tuple(list_devices())
             self._open_context(self._wanted_device)
-            self.sigDevices.emit(DeviceList(devices, self.ctx.caps if self.ctx else None))
+            self.sigReply.emit(DeviceList(devices, self.ctx.caps if self.ctx else None))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a dialog
-            self.sigDevices.emit(DeviceList((), None))
+            self.sigReply.emit(DeviceList((), None))
             self._fail(-1, "No Vulkan device", exc)
 
     @Slot(str)
     def set_device(self, wanted: str) -> None:
         try:
             self._open_context(wanted)
-            self.sigDeviceReady.emit(self.ctx.caps if self.ctx else None)
+            self.sigReply.emit(DeviceReady(self.ctx.caps if self.ctx else None))
         except Exception as exc:  # noqa: BLE001
-            self.sigDeviceReady.emit(None)
+            self.sigReply.emit(DeviceReady(None))
             self._fail(-1, "Cannot open device", exc)
 
     # --- internals -------------------------------------------------------------------------
@@ -172,9 +161,9 @@ class GpuWorker(JobWorker):
         timeout_s, index = self.ctx.timeout_s, str(self.ctx.caps.index)
         try:
             self._open_context(index)  # gives the hung context up (GpuContext.close)
-            self.sigDeviceReady.emit(self.ctx.caps if self.ctx else None)
+            self.sigReply.emit(DeviceReady(self.ctx.caps if self.ctx else None))
         except Exception as again:  # noqa: BLE001
-            self.sigDeviceReady.emit(None)
+            self.sigReply.emit(DeviceReady(None))
             self._fail(req.job, "Cannot open device", again)
         self.sigError.emit(timeout_error(req, timeout_s, exc))
 
@@ -222,7 +211,7 @@ class GpuWorker(JobWorker):
         self._level0 = (source, fmt, layers, level0)
         return level0
 
-    def _take_messages(self, mip: MipResult | None = None) -> tuple[str, ...]:
+    def _take_messages(self, mip: RunResult | None = None) -> tuple[str, ...]:
         out = list(self._messages)
         self._messages.clear()
         if mip is not None:
@@ -235,7 +224,7 @@ class GpuWorker(JobWorker):
         level0 = self._storage(source, req.fmt or source.suggested_format())
         preview = display_layers(level0, req.fmt or source.suggested_format())
         _ = source.nonfinite  # counted here, not on the UI thread that tells the user
-        self.sigOpened.emit(OpenedImage(req.job, req.path, source, preview))
+        self.sigReply.emit(OpenedImage(req.job, req.path, source, preview))
 
     def _run(self, req: RunRequest, stop: Stop) -> None:
         from mipview.gpu.session import Session
@@ -252,11 +241,11 @@ class GpuWorker(JobWorker):
         emit = _Emitter(self, req, ctx.caps.name, level0, ctx.caps.driver, settings.cache)
         pool = self._analysis_pool()
         if not req.live:
-            out = staged.run(ctx, level0, req.fmt, req.specs,
-                                   settings if req.repeat > 0 else None, self.refs, emit, stop,
-                                   pool, source)
+            options = staged.RunOptions(timing=settings if req.repeat > 0 else None)
+            out = staged.run(ctx, level0, req.fmt, req.specs, options, self.refs, emit, stop,
+                             pool, source)
             if out is not None:
-                self.sigAnalysis.emit(Analysis(req.job, req.fmt, out.reference, out.errors))
+                self.sigReply.emit(RunAnalysed(req.job, req.fmt, out.reference, out.errors))
             return
         with Session(ctx, level0, req.fmt, list(req.specs)) as session:
             mip = staged.generate(session, emit, source)
@@ -264,13 +253,13 @@ class GpuWorker(JobWorker):
                                                            stop)
             if got is None:
                 return
-            self.sigAnalysis.emit(Analysis(req.job, req.fmt, *got))
+            self.sigReply.emit(RunAnalysed(req.job, req.fmt, *got))
             if session.prepared:
                 self._profile_live(req, session, settings, emit, stop)
 
     def _run_batch(self, req: BatchRequest, stop: Stop) -> None:
         from mipview.gpu.batch import BatchSession
-        from mipview.gpu.batch.synthetic import synthetic_batch, synthetic_sizes
+        from mipview.io.synthetic import synthetic_batch, synthetic_sizes
 
         ctx = self._device()
         if req.paths:
@@ -300,16 +289,16 @@ class GpuWorker(JobWorker):
             result = session.result()
         self._messages.extend(result.validation_messages)
         result = replace(result, validation_messages=self._take_messages())
-        self.sigBatch.emit(BatchOutput(req.job, result))
+        self.sigReply.emit(BatchOutput(req.job, result))
 
     def _run_sweep(self, req: SweepRequest, stop: Stop) -> None:
-        from mipview.run.sweep import sweep_curves
+        from mipview.runs.sweep import sweep_curves
 
         ctx = self._device()
         widths = range(req.first, req.last + 1)
 
         def progress(done: int, total: int) -> None:
-            self.sigSweepProgress.emit(SweepProgress(req.job, done, total))
+            self.sigReply.emit(SweepProgress(req.job, done, total))
             self.sigProgress.emit(f"sweep: width {widths[done - 1]} ({done}/{total})")
 
         self.sigProgress.emit(f"sweep: {len(widths)} widths x {req.height} {req.fmt.label}")
@@ -317,7 +306,7 @@ class GpuWorker(JobWorker):
                               should_stop=stop, progress=progress)
         self._messages.extend(result.validation_messages)
         result = replace(result, validation_messages=self._take_messages())
-        self.sigSweep.emit(SweepOutput(req.job, result))
+        self.sigReply.emit(SweepOutput(req.job, result))
 
     def _profile_live(self, req: RunRequest, session, settings: TimingSettings,
                       emit: _Emitter, stop: Stop) -> None:
@@ -357,14 +346,14 @@ class GpuWorker(JobWorker):
                 batch //= 2
             if now - last_emit >= 1.0 / STATS_HZ:
                 last_emit = now
-                self.sigStats.emit(emit.stats(windows, total_runs, now - t0, state))
+                self.sigReply.emit(emit.stats(windows, total_runs, now - t0, state))
         if t0 is not None:
-            self.sigStats.emit(emit.stats(windows, total_runs, time.perf_counter() - t0,
+            self.sigReply.emit(emit.stats(windows, total_runs, time.perf_counter() - t0,
                                           state, final=True))
 
 
 class _Emitter(RunListener):
-    """A run's steps (mipview.run.staged) as the worker's signals, for one request."""
+    """A run's steps (mipview.runs.staged) as the worker's replies, for one request."""
 
     def __init__(self, worker: GpuWorker, req: RunRequest, device: str,
                  level0: np.ndarray, driver: str = "", cache: str = "warm") -> None:
@@ -380,30 +369,30 @@ class _Emitter(RunListener):
     def progress(self, text: str) -> None:
         self.w.sigProgress.emit(text)
 
-    def levels(self, mip: MipResult, notes: tuple[str, ...] = ()) -> None:
+    def levels(self, mip: RunResult, notes: tuple[str, ...] = ()) -> None:
         mip = _with_messages(mip, self.w._take_messages(mip))
-        self.w.sigRunOutput.emit(RunOutput(self.req.job, mip, self.level0,
-                                           self.req.source.name, notes))
+        self.w.sigReply.emit(LevelsReady(self.req.job, mip, self.level0,
+                                         self.req.source.name, notes))
 
     def warming_up(self, settings: TimingSettings) -> None:
         self.t0 = time.perf_counter()
-        self.w.sigTiming.emit(TimingPhase(self.req.job, self.device, settings.warmup_ms,
-                                          self.req.live))
+        self.w.sigReply.emit(TimingPhase(self.req.job, self.device, settings.warmup_ms,
+                                         self.req.live))
 
-    def timing_update(self, mip: MipResult) -> None:
-        self.w.sigStats.emit(self._run_stats(mip, final=False))
+    def timing_update(self, mip: RunResult) -> None:
+        self.w.sigReply.emit(self._run_stats(mip, final=False))
 
-    def timings(self, mip: MipResult) -> None:
-        self.w.sigStats.emit(self._run_stats(mip, final=True))
+    def timings(self, mip: RunResult) -> None:
+        self.w.sigReply.emit(self._run_stats(mip, final=True))
 
     def reference(self, levels: tuple[np.ndarray, ...]) -> None:
-        self.w.sigReference.emit(ReferenceReady(self.req.job, self.req.fmt, levels))
+        self.w.sigReply.emit(ReferenceReady(self.req.job, self.req.fmt, levels))
 
-    def analysed(self, done: int, total: int, errors: analysis.StrategyErrors) -> None:
-        self.w.sigStrategyAnalysed.emit(StrategyAnalysed(self.req.job, self.req.fmt, done,
-                                                         total, errors))
+    def analysed(self, done: int, total: int, errors: analysis.StrategyAnalysis) -> None:
+        self.w.sigReply.emit(StrategyAnalysed(self.req.job, self.req.fmt, done, total,
+                                              errors))
 
-    def _run_stats(self, mip: MipResult, final: bool) -> LiveStats:
+    def _run_stats(self, mip: RunResult, final: bool) -> LiveStats:
         self.w._messages.extend(mip.validation_messages)
         timings = tuple((r.spec, r.timing) for r in mip.results if r.timing is not None)
         runs = min((len(t.total.samples_us) for _, t in timings), default=0)
@@ -438,7 +427,7 @@ def _niced(step: int = 5) -> Iterator[None]:
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), old)
 
 
-def _with_messages(mip: MipResult, messages: tuple[str, ...]) -> MipResult:
+def _with_messages(mip: RunResult, messages: tuple[str, ...]) -> RunResult:
     from dataclasses import replace
 
     return replace(mip, validation_messages=messages)

@@ -12,6 +12,8 @@ within one step of a Stop.
 
 Signals
 -------
+sigReply(object)      every result of a job, a frozen dataclass (:mod:`mipview.ui.messages`)
+                      that the receiver routes by its type
 sigProgress(str)      a line for the status bar
 sigJobFinished(int)   the job id, after its last other signal, also when it failed
 sigError(WorkerError) anything that went wrong; the worker stays usable
@@ -38,6 +40,7 @@ Handler = Callable[[Any, Stop], None]
 
 
 class JobWorker(QObject):
+    sigReply = Signal(object)
     sigProgress = Signal(str)
     sigJobFinished = Signal(int)
     sigError = Signal(object)

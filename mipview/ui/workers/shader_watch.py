@@ -101,9 +101,8 @@ def problems_of(exc: MipviewError) -> tuple[Problem, ...]:
 
 class ShaderCompiler(JobWorker):
     """Compiles one shader per :class:`CompileRequest`; a shader that does not compile or does
-    not match its interface is a result, not a failure (a bug of mipview's still is one)."""
-
-    sigCompiled = Signal(object)
+    not match its interface is a result, not a failure (a bug of mipview's still is one): a
+    :class:`CompileResult` by ``sigReply``."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -118,9 +117,9 @@ class ShaderCompiler(JobWorker):
         try:
             cls = custom_version(req.name)
         except MipviewError as exc:
-            self.sigCompiled.emit(CompileResult(req.job, req.name, None, problems_of(exc)))
+            self.sigReply.emit(CompileResult(req.job, req.name, None, problems_of(exc)))
         else:
-            self.sigCompiled.emit(CompileResult(req.job, req.name, cls))
+            self.sigReply.emit(CompileResult(req.job, req.name, cls))
 
 
 @dataclass
@@ -162,7 +161,7 @@ class ShaderWatch(QObject):
         self.thread_ = worker_thread(self.compiler, "mipview-shaders", self)
         self._sigCompile.connect(self.compiler.work)
         self._sigShutdown.connect(self.compiler.shutdown)
-        self.compiler.sigCompiled.connect(self._on_compiled)
+        self.compiler.sigReply.connect(self._on_compiled)
         self.thread_.started.connect(self.compiler.start)
         self.thread_.start()
 

@@ -3,31 +3,31 @@ texture-file exports, a run's timings against a baseline (a bootstrap per figure
 sampled preview.
 
 The Heatmaps tab compares a strategy with another on demand; at 4096² that is seconds of numpy.
-File > Export... writes a chain as KTX2, DDS or EXR. :class:`CompareWorker` runs both as jobs
+File > Export... writes a chain as KTX2, DDS or EXR. :class:`CpuWorker` runs both as jobs
 (:mod:`mipview.ui.workers.jobs`) in a thread of its own, not the GPU worker's: that one is busy for the
 whole of a live profile, and a comparison or an export asked for meanwhile would wait for Stop.
 The thread runs at the UI thread's priority: it takes the GIL between numpy calls, and a
 lower-priority thread that a busy machine leaves waiting for a core while it holds the GIL
 stalls the UI thread with it (measured on 2 cores under load: 30-40 ms stalls, the UI idle).
 
-Signals (besides sigProgress, sigJobFinished and sigError of JobWorker)
+Replies, by ``sigReply`` (besides sigProgress, sigJobFinished and sigError of JobWorker)
 -------
-sigCompared(Comparison)   the figures and maps of one CompareRequest
-sigExported(ExportOutput) the files one ExportRequest wrote
-sigBaseline(BaselineDeltas) a run's figures against a saved run
-sigPreview(PreviewOutput) a rendered sampled preview
+Comparison      the figures and maps of one CompareRequest
+ExportOutput    the files one ExportRequest wrote
+BaselineDeltas  a run's figures against a saved run
+PreviewOutput   a rendered sampled preview
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Slot
 
 from mipview.check import compare
-from mipview.core.results import MipResult
+from mipview.core.results import RunResult
 from mipview.io import containers
-from mipview.run import baseline, preview, report
+from mipview.runs import baseline, preview, report
 from mipview.ui.messages import (
     BaselineDeltas,
     BaselineRequest,
@@ -54,7 +54,7 @@ def compare_levels(req: CompareRequest, stop: Stop = lambda: False) -> Compariso
                       tuple(maps))
 
 
-def timed_run_dict(run: MipResult, cache: str, repeat: int) -> dict[str, Any]:
+def timed_run_dict(run: RunResult, cache: str, repeat: int) -> dict[str, Any]:
     """A run's timings as bench's JSON has them (report.result_dict), so it compares with, or
     serves as, a baseline."""
     return report.result_dict(run, None, {"repeat": repeat, "cache": cache})
@@ -68,19 +68,14 @@ def against_baseline(req: BaselineRequest) -> BaselineDeltas:
     return BaselineDeltas(req.job, baseline.compare_runs(data, req.baseline.data))
 
 
-class CompareWorker(JobWorker):
-    sigCompared = Signal(object)
-    sigExported = Signal(object)
-    sigBaseline = Signal(object)
-    sigPreview = Signal(object)
-
+class CpuWorker(JobWorker):
     def __init__(self) -> None:
         super().__init__()
         self.handle(CompareRequest, "Comparison failed", self._compare)
         self.handle(ExportRequest, "Export failed", self._export, checkpoints=False)
         self.handle(BaselineRequest, "Baseline comparison failed",
-                    lambda req, stop: self.sigBaseline.emit(against_baseline(req)))
-        self.handle(PreviewRequest, "Preview failed", lambda req, stop: self.sigPreview.emit(
+                    lambda req, stop: self.sigReply.emit(against_baseline(req)))
+        self.handle(PreviewRequest, "Preview failed", lambda req, stop: self.sigReply.emit(
             PreviewOutput(req.job, req.name, preview.render(req.levels, req.fmt, req.settings))))
 
     @Slot()
@@ -91,11 +86,11 @@ class CompareWorker(JobWorker):
         self.sigProgress.emit(f"comparing {req.strategy} with {req.against}")
         out = compare_levels(req, stop)
         if out is not None:
-            self.sigCompared.emit(out)
+            self.sigReply.emit(out)
 
     def _export(self, req: ExportRequest, stop: Stop) -> None:
         # never abandoned: the window drops comparisons (cancels older jobs) whenever a run
         # comes in, and a half-done export would leave some of the files the user asked for
         self.sigProgress.emit(f"writing {req.stem} as {', '.join(req.kinds)} to {req.folder}")
         files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds)
-        self.sigExported.emit(ExportOutput(req.job, tuple(str(f) for f in files)))
+        self.sigReply.emit(ExportOutput(req.job, tuple(str(f) for f in files)))

@@ -59,7 +59,7 @@ def level_figures(res: StrategyResult, level0: np.ndarray, fmt: Format,
 
 
 @dataclass(frozen=True)
-class StrategyErrors:
+class StrategyAnalysis:
     """One strategy's verdict (mipview.check.verdict: the same as ``mipview run``'s) and its heatmap
     per level against the exact reference."""
 
@@ -80,11 +80,12 @@ class StrategyErrors:
 
 
 def analyse_strategy(res: StrategyResult, level0: np.ndarray, fmt: Format,
-                     refs: ReferenceCache) -> StrategyErrors:
-    """The verdict on ``res`` and its heatmaps (``compare.error_map`` per level against the
-    exact reference of its reduction). Any thread: numpy does the work, without the GIL."""
-    verdict = judge_result(res, level0, fmt, refs, maps=True)
-    return StrategyErrors(res.spec, verdict, verdict.exact.maps,
+                     refs: ReferenceCache, maps: bool = True) -> StrategyAnalysis:
+    """The verdict on ``res`` and, with ``maps``, its heatmaps (``compare.error_map`` per level
+    against the exact reference of its reduction; the command line needs none). Any thread:
+    numpy does the work, without the GIL."""
+    verdict = judge_result(res, level0, fmt, refs, maps=maps)
+    return StrategyAnalysis(res.spec, verdict, verdict.exact.maps,
                           level_figures(res, level0, fmt, refs))
 
 

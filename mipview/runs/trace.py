@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from mipview import __version__
-from mipview.core.results import DispatchStep, GpuTiming, MipResult, TimingSettings
+from mipview.core.results import DispatchStep, GpuTiming, RunResult, TimingSettings
 
 #: the one process of the trace: the device
 PID = 1
@@ -63,7 +63,7 @@ def _laid_out(timings: list[GpuTiming], runs_per_batch: int) -> list[list[float]
     return starts
 
 
-def chrome_trace(mip: MipResult,
+def chrome_trace(mip: RunResult,
                  runs_per_batch: int = TimingSettings.runs_per_batch) -> dict[str, Any]:
     """The trace of every timed strategy in ``mip``, as a JSON object (``traceEvents``).
     ``runs_per_batch`` is only used to lay out timings that kept no GPU start times."""

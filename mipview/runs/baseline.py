@@ -10,7 +10,7 @@ before the samples were kept (no ``samples_us``) is compared by its medians alon
 noise unknown". The two runs' device, driver, clock state, image and cache mode are compared
 too: figures taken under other conditions are flagged, not hidden.
 
-Core: no Qt, no CLI. Input comes as the JSON dicts of mipview/run/report.py (``result_dict``), the
+Core: no Qt, no CLI. Input comes as the JSON dicts of mipview/runs/report.py (``result_dict``), the
 new run's before it is written and the saved one from its file (:func:`load_run`).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from mipview.core.errors import MipviewError
 from mipview.core.results import GpuTiming, TimingStats
-from mipview.run.report import GENERATOR_KEY
+from mipview.runs.report import GENERATOR_KEY
 
 FASTER = "faster"
 SLOWER = "slower"
@@ -272,7 +272,7 @@ def _mark_keys(marks: tuple[tuple[str, _Figure], ...]) -> dict[tuple[str, int], 
 
 def compare_runs(new: dict[str, Any], old: dict[str, Any], resamples: int = RESAMPLES,
                  confidence: float = CONFIDENCE, seed: int = SEED) -> BaselineReport:
-    """Every figure of ``new`` against ``old`` (both as mipview/run/report.py writes them): the
+    """Every figure of ``new`` against ``old`` (both as mipview/runs/report.py writes them): the
     new run's strategies in their order, each followed by its marks, then those of ``old``
     that ``new`` lacks."""
     ours, theirs = _strategies(new), _strategies(old)

@@ -14,7 +14,7 @@ is timed: the CPU only waits on fences then, and GPU timings are timestamps of G
 reported after the timings, from the figures the reference cache kept. On a CPU device
 (lavapipe) nothing runs beside the timing: it would take the cores being timed.
 
-``python -m mipview.run.staged --size 4096 --strategies all --repeat 20`` runs it headless (no
+``python -m mipview.runs.staged --size 4096 --strategies all --repeat 20`` runs it headless (no
 PySide6 needed) and prints the time to the timings and to everything, and the medians.
 """
 
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mipview.check.verdict import ReferenceCache
+from mipview.check.verdict import ReferenceCache, Verdict
 from mipview.core.cancel import run_with
 from mipview.core.formats import Format
-from mipview.core.results import MipResult, TimingSettings
+from mipview.core.results import RunResult, TimingSettings
 from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
-from mipview.run import analysis
-from mipview.run.analysis import StrategyErrors
+from mipview.runs import analysis
+from mipview.runs.analysis import StrategyAnalysis
 
 if TYPE_CHECKING:  # the GPU modules load with the first run
     from mipview.gpu.session import Session
@@ -58,23 +58,23 @@ class RunListener:
     def progress(self, text: str) -> None:
         """A line for a status bar."""
 
-    def levels(self, mip: MipResult, notes: tuple[str, ...] = ()) -> None:
+    def levels(self, mip: RunResult, notes: tuple[str, ...] = ()) -> None:
         """Every strategy's levels, read back (and a texture file's own chain); no timings yet.
         ``notes``: lines about the file the source came from."""
 
     def warming_up(self, settings: TimingSettings) -> None:
         """Timing begins with ``settings.warmup_ms`` of untimed runs (no figures meanwhile)."""
 
-    def timing_update(self, mip: MipResult) -> None:
+    def timing_update(self, mip: RunResult) -> None:
         """Timings so far (at most :data:`UPDATE_HZ` a second), after the warm-up."""
 
-    def timings(self, mip: MipResult) -> None:
+    def timings(self, mip: RunResult) -> None:
         """The run's timings, all of them, with the clock state seen (``mip.clock``)."""
 
     def reference(self, levels: tuple[np.ndarray, ...]) -> None:
         """The exact reference per level (:func:`analysis.reference_levels`)."""
 
-    def analysed(self, done: int, total: int, errors: StrategyErrors) -> None:
+    def analysed(self, done: int, total: int, errors: StrategyAnalysis) -> None:
         """One strategy's verdict and heatmaps; ``done`` of ``total`` are ready."""
 
 
@@ -82,18 +82,25 @@ class RunListener:
 class RunOutcome:
     """What a run produced, and when (seconds from its start)."""
 
-    mip: MipResult
+    mip: RunResult
     reference: tuple[np.ndarray, ...]
     #: in the order of ``mip.results``
-    errors: tuple[StrategyErrors, ...]
+    errors: tuple[StrategyAnalysis, ...]
     levels_s: float
     #: None: not timed
     timings_s: float | None
     done_s: float
+    #: what :attr:`RunOptions.measure` returned (None without one)
+    measured: object = None
+
+    @property
+    def verdicts(self) -> dict[str, Verdict]:
+        """Each result's verdict by its spec's text, in the order of ``mip.results``."""
+        return {str(e.spec): e.verdict for e in self.errors}
 
 
 def generate(session: Session, listener: RunListener,
-             source: SourceImage | None = None) -> MipResult:
+             source: SourceImage | None = None) -> RunResult:
     """One run of every strategy, its levels read back and reported, with the chain of the
     texture file ``source`` came from as one more result (containers.with_file_chain)."""
     listener.progress("generating")
@@ -103,8 +110,8 @@ def generate(session: Session, listener: RunListener,
     return mip
 
 
-def with_file_chain(mip: MipResult, source: SourceImage, fmt: Format,
-                    level0: np.ndarray) -> tuple[MipResult, tuple[str, ...]]:
+def with_file_chain(mip: RunResult, source: SourceImage, fmt: Format,
+                    level0: np.ndarray) -> tuple[RunResult, tuple[str, ...]]:
     """``mip`` with the chain of the texture file ``source`` came from as one more result, after
     the strategies' (judged by the one verdict like theirs), and the lines a user should read
     about the file: its notes, or why its chain is not checked. ``level0`` is what the run
@@ -124,8 +131,8 @@ def with_file_chain(mip: MipResult, source: SourceImage, fmt: Format,
     return mip, tuple(f"{texture.name}: {note}" for note in notes)
 
 
-def _with_file(mip: MipResult, source: SourceImage | None,
-               session: Session) -> tuple[MipResult, tuple[str, ...]]:
+def _with_file(mip: RunResult, source: SourceImage | None,
+               session: Session) -> tuple[RunResult, tuple[str, ...]]:
     if source is None:
         return mip, ()
     level0 = session.level0 if session.layers > 1 else session.level0[0]
@@ -139,7 +146,7 @@ def phase_text(settings: TimingSettings, then: str) -> str:
 
 
 def time_strategies(session: Session, settings: TimingSettings, listener: RunListener,
-                    should_stop: Stop | None = None) -> MipResult | None:
+                    should_stop: Stop | None = None) -> RunResult | None:
     """Time the session's strategies as ``settings`` say; the result with its timings, or None
     when stopped."""
     listener.progress(phase_text(settings, f"timing {settings.repeat} runs per strategy"))
@@ -178,7 +185,7 @@ def shader_digests(specs: Sequence[StrategySpec]) -> tuple[tuple[str, str], ...]
 
 
 def prefetch_references(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
-                        mip: MipResult, should_stop: Stop | None = None) -> list[Future]:
+                        mip: RunResult, should_stop: Stop | None = None) -> list[Future]:
     """Start computing the reference pyramids the analysis of ``mip`` will read (abandoned
     at the next level once ``should_stop`` says so)."""
     return [pool.submit(run_with, should_stop, refs.get, level0, mip.fmt, name)
@@ -186,14 +193,16 @@ def prefetch_references(pool: Executor, refs: ReferenceCache, level0: np.ndarray
 
 
 def prefetch_analysis(pool: Executor, refs: ReferenceCache, level0: np.ndarray,
-                      mip: MipResult, should_stop: Stop | None = None) -> list[Future]:
+                      mip: RunResult, should_stop: Stop | None = None,
+                      maps: bool = True) -> list[Future]:
     """Start the whole analysis of ``mip``'s levels (they do not change with the timing): the
     references, then each strategy's verdict and heatmaps. What it computes lands in ``refs``
     (each level's figures by the hash of its values), so the analysis after the timings finds
     it there; the results of these jobs are not read. Abandoned at the next level once
     ``should_stop`` says so."""
     return prefetch_references(pool, refs, level0, mip, should_stop) + [
-        pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt, refs)
+        pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt, refs,
+                    maps)
         for res in mip.results]
 
 
@@ -207,19 +216,20 @@ def _drop(futures: Sequence[Future], stopped: bool) -> None:
         wait(futures)
 
 
-def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: RunListener,
-            pool: Executor, should_stop: Stop | None = None) \
-        -> tuple[tuple[np.ndarray, ...], tuple[StrategyErrors, ...]] | None:
-    """The exact reference and every strategy's verdict and heatmaps, computed in ``pool``,
-    reported as each is ready; None when stopped (at once: what had not started is dropped, what
-    had ends at its next checkpoint, within a level, so it hardly competes with the next job)."""
+def analyse(mip: RunResult, level0: np.ndarray, refs: ReferenceCache, listener: RunListener,
+            pool: Executor, should_stop: Stop | None = None, maps: bool = True) \
+        -> tuple[tuple[np.ndarray, ...], tuple[StrategyAnalysis, ...]] | None:
+    """The exact reference and every strategy's verdict and (with ``maps``) heatmaps, computed
+    in ``pool``, reported as each is ready; None when stopped (at once: what had not started is
+    dropped, what had ends at its next checkpoint, within a level, so it hardly competes with
+    the next job)."""
     stop = should_stop or (lambda: False)
     results = mip.results
     total = len(results)
     listener.progress(f"analysing 0/{total}: exact reference")
     started = prefetch_references(pool, refs, level0, mip, should_stop)
     jobs = {pool.submit(run_with, should_stop, analysis.analyse_strategy, res, level0, mip.fmt,
-                        refs): i
+                        refs, maps): i
             for i, res in enumerate(results)}
     started += list(jobs)
     try:
@@ -227,7 +237,7 @@ def analyse(mip: MipResult, level0: np.ndarray, refs: ReferenceCache, listener: 
             return None
         reference = analysis.reference_levels(level0, mip.fmt, refs)
         listener.reference(reference)
-        errors: list[StrategyErrors | None] = [None] * total
+        errors: list[StrategyAnalysis | None] = [None] * total
         pending, done = set(jobs), 0
         while pending:
             finished, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
@@ -256,13 +266,30 @@ def _wait_for(futures: Sequence[Future], stop: Stop) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """What a Run does besides generating: the window's Run times and analyses with heatmaps;
+    ``mipview run`` judges without timing, ``mipview bench`` times and judges, both without
+    heatmaps."""
+
+    #: how to time (None: levels only)
+    timing: TimingSettings | None = None
+    #: judge every result (False: ``--no-check``)
+    judge: bool = True
+    #: the heatmaps of the window's views beside each verdict
+    maps: bool = True
+    #: more measurements on the open session after timing (bench's sampled read of level 0);
+    #: what it returns is :attr:`RunOutcome.measured`
+    measure: Callable[[Session], object] | None = None
+
+
 def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[StrategySpec],
-        settings: TimingSettings | None, refs: ReferenceCache, listener: RunListener,
+        options: RunOptions, refs: ReferenceCache, listener: RunListener,
         should_stop: Stop | None = None, pool: Executor | None = None,
         source: SourceImage | None = None) -> RunOutcome | None:
-    """Generate, time (``settings``; None: levels only), analyse; None when stopped.
-    ``source``: the image ``level0`` came from, whose texture file's own chain (if any) is
-    judged beside the strategies.
+    """Generate, time, analyse, as ``options`` say; None when stopped. The one Run of the
+    window, ``mipview run`` and ``mipview bench``. ``source``: the image ``level0`` came from,
+    whose texture file's own chain (if any) is judged beside the strategies.
 
     ``level0`` is the storage array to upload, read-only (``refs`` knows it by identity);
     ``pool`` runs the analyses (a pool of :func:`analysis.pool_size` threads for this run when
@@ -274,7 +301,9 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
     pool = pool or ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis")
     t0 = time.perf_counter()
     timings_s = None
+    measured = None
     prefetched: list[Future] = []
+    settings = options.timing
     try:
         with Session(ctx, level0, fmt, list(specs)) as session:
             mip = generate(session, listener, source)
@@ -282,16 +311,23 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
             if stop():
                 return None
             if settings is not None and session.prepared:
-                if ctx.caps.device_type != "cpu":
-                    prefetched = prefetch_analysis(pool, refs, level0, mip, should_stop)
+                if ctx.caps.device_type != "cpu" and options.judge:
+                    prefetched = prefetch_analysis(pool, refs, level0, mip, should_stop,
+                                                   options.maps)
                 timed = time_strategies(session, settings, listener, stop)
                 if timed is None:
                     return None
                 mip, timings_s = _with_file(timed, source, session)[0], time.perf_counter() - t0
-        got = analyse(mip, level0, refs, listener, pool, stop)
+            if options.measure is not None:
+                measured = options.measure(session)
+        if not options.judge:
+            return RunOutcome(mip, (), (), levels_s, timings_s, time.perf_counter() - t0,
+                              measured)
+        got = analyse(mip, level0, refs, listener, pool, stop, options.maps)
         if got is None:
             return None
-        return RunOutcome(mip, got[0], got[1], levels_s, timings_s, time.perf_counter() - t0)
+        return RunOutcome(mip, got[0], got[1], levels_s, timings_s, time.perf_counter() - t0,
+                          measured)
     finally:
         _drop(prefetched, stop())
         if own_pool:
@@ -309,7 +345,7 @@ class _Printer(RunListener):
         if self.verbose:
             print(f"  {time.perf_counter() - self.t0:6.2f} s  {text}", flush=True)
 
-    def timing_update(self, mip: MipResult) -> None:
+    def timing_update(self, mip: RunResult) -> None:
         # the end of the warm-up: the first figures a window would show
         if self.verbose and not self.updated:
             self.updated = True
@@ -317,7 +353,7 @@ class _Printer(RunListener):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mipview.run.staged", description=(
+    parser = argparse.ArgumentParser(prog="python -m mipview.runs.staged", description=(
         "Run strategies as the window's Run does (generate, time as `mipview bench`, analyse) "
         "and say when the timings and when everything were ready."))
     image = parser.add_mutually_exclusive_group(required=True)
@@ -337,11 +373,11 @@ def main(argv: list[str] | None = None) -> int:
     from mipview.core.errors import MipviewError
     from mipview.gpu.strategies.specs import expand_specs
     from mipview.gpu.vulkan.context import GpuContext
-    from mipview.io import imageio
+    from mipview.io import imageio, synthetic
 
     try:
         specs = expand_specs(args.strategies)
-        source = imageio.synthetic(args.size, args.size) if args.size else \
+        source = synthetic.image(args.size, args.size) if args.size else \
             imageio.load(args.image)
         fmt = Format.parse(args.format) if args.format else source.suggested_format()
         level0 = source.storage(fmt)
@@ -360,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
               f"warm-up, caches {'cold' if settings.cold else 'warm'} | "
               f"{analysis.pool_size()} analysis threads")
         for i in range(args.runs):
-            out = run(ctx, level0, fmt, specs, settings, refs, _Printer(args.verbose), pool=pool)
+            out = run(ctx, level0, fmt, specs, RunOptions(settings), refs, _Printer(args.verbose),
+                      pool=pool)
             assert out is not None  # nothing stops it
             clock = out.mip.clock.label() if out.mip.clock else \
                 f"clock: not readable on {ctx.caps.name}"

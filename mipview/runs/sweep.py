@@ -16,7 +16,7 @@ import numpy as np
 
 from mipview.check.compare import texel_errors
 from mipview.core.formats import Format, to_storage
-from mipview.core.results import MipResult, TimingSettings
+from mipview.core.results import RunResult, TimingSettings
 from mipview.core.specs import StrategySpec
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 
 def one_by_one(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[StrategySpec],
-               bench: tuple[int, float] | None = None) -> tuple[MipResult, dict[str, np.ndarray]]:
-    """Each strategy's 1x1 level (storage units, float64) by spec string, and the MipResult
+               bench: tuple[int, float] | None = None) -> tuple[RunResult, dict[str, np.ndarray]]:
+    """Each strategy's 1x1 level (storage units, float64) by spec string, and the RunResult
     (timed ``bench`` = (repeat, warm-up ms) runs if given)."""
     from mipview.gpu.session import Session
 
@@ -87,7 +87,7 @@ def sweep_curves(ctx: GpuContext, widths: Sequence[int], height: int, fmt: Forma
     ``should_stop`` is polled before each width (a stopped sweep returns the widths done);
     ``progress(done, total)`` is called after each width."""
     from mipview.gpu.mean import gpu_mean, mean_reference
-    from mipview.io import imageio
+    from mipview.io import synthetic
 
     widths = list(widths)
     curves: dict[str, list[float]] = {}
@@ -100,7 +100,7 @@ def sweep_curves(ctx: GpuContext, widths: Sequence[int], height: int, fmt: Forma
         if should_stop is not None and should_stop():
             stopped = True
             break
-        src = imageio.synthetic(w, height, seed=seed, kind=kind)
+        src = synthetic.image(w, height, seed=seed, kind=kind)
         level0 = to_storage(src.pixels, fmt)
         exact = mean_reference(level0, fmt, "mean")
         mip, tops = one_by_one(ctx, level0, fmt, specs)

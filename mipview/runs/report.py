@@ -16,14 +16,14 @@ from mipview.check.drift import detect_drift
 from mipview.check.filter_reference import BOX_NAMES, result_figures
 from mipview.check.verdict import ReferenceCache, Verdict, judge_result
 from mipview.core.formats import Format
-from mipview.core.results import MipResult, StrategyResult, TimingStats
+from mipview.core.results import RunResult, StrategyResult, TimingStats
 
 #: the key of report.json (and bench's JSON) that says mipview wrote it: ``mipview run`` only
 #: ever replaces a folder whose report.json has it (mipview/cli/output.py)
 GENERATOR_KEY = "generator"
 
 
-def check_results(mip: MipResult, level0: np.ndarray,
+def check_results(mip: RunResult, level0: np.ndarray,
                   refs: ReferenceCache | None = None) -> dict[str, Verdict]:
     """The verdict on every strategy in ``mip``; ``level0`` is the uploaded storage array.
     The reference pyramids are computed once (in ``refs`` when given) and shared."""
@@ -31,7 +31,7 @@ def check_results(mip: MipResult, level0: np.ndarray,
     return {str(res.spec): judge_result(res, level0, mip.fmt, refs) for res in mip.results}
 
 
-def bytes_moved(mip: MipResult) -> int:
+def bytes_moved(mip: RunResult) -> int:
     """Level 0 read once plus every other level written once."""
     total = 0
     w, h = mip.width, mip.height
@@ -50,11 +50,11 @@ def _num(v: float) -> float | str | None:
 
 def _with_samples(stats: TimingStats) -> dict[str, Any]:
     """The statistics and every sample they were made from, in the order taken (a saved run
-    then serves as a baseline with a noise estimate: mipview/run/baseline.py)."""
+    then serves as a baseline with a noise estimate: mipview/runs/baseline.py)."""
     return {**stats.as_dict(), "samples_us": list(stats.samples_us)}
 
 
-def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) -> dict[str, Any]:
+def strategy_dict(res: StrategyResult, mip: RunResult, check: Verdict | None) -> dict[str, Any]:
     d: dict[str, Any] = {
         "strategy": str(res.spec), "name": res.spec.name, "options": res.spec.option_dict,
         # every option, defaults filled, as asked and as run (each ``auto`` resolved: the notes
@@ -103,7 +103,7 @@ def strategy_dict(res: StrategyResult, mip: MipResult, check: Verdict | None) ->
     return d
 
 
-def result_dict(mip: MipResult, checks: dict[str, Verdict] | None = None,
+def result_dict(mip: RunResult, checks: dict[str, Verdict] | None = None,
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     checks = checks or {}
     return {
@@ -127,7 +127,7 @@ def result_dict(mip: MipResult, checks: dict[str, Verdict] | None = None,
     }
 
 
-def bench_table(mip: MipResult, checks: dict[str, Verdict] | None = None) -> str:
+def bench_table(mip: RunResult, checks: dict[str, Verdict] | None = None) -> str:
     """A fixed-width table, one row per strategy."""
     checks = checks or {}
     unit = "LSB" if not mip.fmt.is_float else "rel"
@@ -159,7 +159,7 @@ def bench_table(mip: MipResult, checks: dict[str, Verdict] | None = None) -> str
     return "\n".join(lines)
 
 
-def sizes_table(mips: list[MipResult], checks: list[dict[str, Verdict] | None]) -> str:
+def sizes_table(mips: list[RunResult], checks: list[dict[str, Verdict] | None]) -> str:
     """``bench --sizes``: one row per strategy, one column per size, median GPU us; ``!`` marks
     a result out of tolerance, ``-`` a strategy that did not run at that size (why: below)."""
     names: list[str] = []
@@ -192,7 +192,7 @@ def sizes_table(mips: list[MipResult], checks: list[dict[str, Verdict] | None]) 
     return "\n".join(lines)
 
 
-def clock_line(mip: MipResult) -> str:
+def clock_line(mip: RunResult) -> str:
     """The GPU clocks while timing, or why there is no figure."""
     if mip.clock is None:
         return f"clock: not readable on {mip.device.name}"

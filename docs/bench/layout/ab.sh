@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Issue 27 (the folders as layers): the tree before the move against the working tree, in ONE
+# device call (the GPU's clock drifts between calls). Behaviour and speed must not change.
+# The tree before is an untracked folder:
+#   mkdir _ab_base && git archive i26-done | tar -x -C _ab_base
+#   bash docs/bench/layout/ab.sh OUT
+#  1. timing: `mipview bench --sizes 1920x1080,4096 --strategies all`, cold caches, median of
+#     50, base, new, base, new (each side run from inside its own tree);
+#  2. the same bytes: tools/compare_outputs.py, every built-in strategy on 3 images x 4 formats.
+set -uo pipefail
+out=${1:?usage: ab.sh OUT}
+base=$(cd "${AB_BASE:-_ab_base}" && pwd) || { echo "no ${AB_BASE:-_ab_base}/ tree" >&2; exit 2; }
+new=$PWD
+mkdir -p "$out"; out=$(cd "$out" && pwd)
+sizes=${AB_SIZES:-1920x1080,4096}; repeat=${AB_REPEAT:-50}; warmup=${AB_WARMUP_MS:-1500}
+py=$(command -v "${PYTHON:-python3}"); py=${py:-python3}
+[[ $py == /* ]] || py=$new/$py
+site=${PYTHONPATH:+${PYTHONPATH%%:*}}  # the device's env puts the wheels first
+side() {  # side base|new ARGS...: mipview from that side's tree
+  local tree=$new; [[ $1 == base ]] && tree=$base
+  shift
+  (cd "$tree" && PYTHONPATH=$site "$py" -m mipview "$@")
+}
+for round in 1 2; do
+  for s in base new; do
+    echo "== timing $s round $round: $sizes, cold, median of $repeat"
+    side "$s" bench --sizes "$sizes" --strategies all --cold --warmup-ms "$warmup" \
+      --repeat "$repeat" --json "$out/${s}_${round}.json" | sed -n '1,40p'
+  done
+done
+echo "== the same bytes: every built-in strategy, 3 images x 4 formats"
+PYTHONPATH=$site "$py" "$new/tools/compare_outputs.py" "$base" "$new" "$out/outputs" \
+  && echo "all identical"
+rm -rf "$out/outputs"  # thousands of level files: the log says what matters

@@ -1,0 +1,292 @@
+"""Every synthetic image mipview makes, in one place: deterministic for a seed, vectorised.
+
+- :func:`image`: the test images of ``--size`` (zone plate, noise, ramp) as a source image;
+- ``make_*``: the bundled sample images of ``resources/`` (mipview.io.samples writes them);
+- :func:`synthetic_sizes` and :func:`synthetic_batch`: seeded batches (``--batch-synthetic``)
+  of heavy-tailed image sizes from 1x1 to 2048x2048. The longer side is 2^x with x exponential (mean :data:`LOG2_SCALE`) capped at 11, so most images
+  are small (median longer side ~ 4) and a few are huge, as in a texture-streaming frame; the aspect
+  ratio is 2^u with u uniform in [-2, 2]. Sides are not rounded to powers of two (NPOT on purpose).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from PIL import Image
+
+from mipview.core.errors import MipviewError
+from mipview.core.formats import Format
+from mipview.io.imageio import SourceImage
+
+# --- test images ------------------------------------------------------------------------------
+KINDS = ("zoneplate", "noise", "ramp")
+
+
+def _axes(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    x = np.arange(width, dtype=np.float32)[None, :]
+    y = np.arange(height, dtype=np.float32)[:, None]
+    return x, y
+
+
+def _zoneplate_rows(width: int, height: int, y0: int, y1: int) -> np.ndarray:
+    x = np.arange(width, dtype=np.float32) - np.float32((width - 1) / 2)
+    y = np.arange(y0, y1, dtype=np.float32)[:, None] - np.float32((height - 1) / 2)
+    r_max = max(1.0, float(np.hypot(width / 2, height / 2)))
+    # local frequency is k r / pi cycles/texel: 0.5 (Nyquist) at r_max
+    k = np.float32(np.pi / (2.0 * r_max))
+    return (x * x + y * y) * k
+
+
+def zoneplate_phase(width: int, height: int) -> np.ndarray:
+    """Phase (H, W) of a radial chirp whose local frequency reaches Nyquist (0.5 cycles/texel)
+    at the corners: every level above 0 aliases unless its filter removes what it cannot hold."""
+    return _zoneplate_rows(width, height, 0, height)
+
+
+def image(width: int, height: int, seed: int = 0, kind: str = "zoneplate") -> SourceImage:
+    """A deterministic test image in [0, 1] (float32, vectorised: cheap at 8192x8192).
+
+    kind
+        ``zoneplate``: radial chirp, RGB phase-shifted by 120 degrees, alpha a diagonal ramp;
+        ``noise``: uniform random in every channel (``seed`` picks it);
+        ``ramp``: R along x, G along y, B along the anti-diagonal, alpha 1.
+    """
+    if width < 1 or height < 1:
+        raise MipviewError(f"synthetic image size must be at least 1x1, got {width}x{height}")
+    if kind not in KINDS:
+        raise MipviewError(f"unknown synthetic image kind {kind!r}; choose one of "
+                           + ", ".join(KINDS))
+    out = np.empty((height, width, 4), np.float32)
+    if kind == "noise":
+        np.random.default_rng(seed).random(out.shape, dtype=np.float32, out=out)
+        return SourceImage(out, None, f"synthetic noise {width}x{height} (seed {seed})", 8, False)
+    x, y = _axes(width, height)
+    u = x / np.float32(max(1, width - 1))
+    v = y / np.float32(max(1, height - 1))
+    cos_t = [np.float32(0.5 * np.cos(2.0 * np.pi * ch / 3.0)) for ch in range(3)]
+    sin_t = [np.float32(0.5 * np.sin(2.0 * np.pi * ch / 3.0)) for ch in range(3)]
+    # in bands of rows: the temporaries stay in cache, and interleaving four whole-image planes
+    # into RGBA would cost more than computing them (zone plate 8192^2: 0.4 s instead of 2 s)
+    rows = max(1, (1 << 18) // width)
+    for y0 in range(0, height, rows):
+        y1 = min(height, y0 + rows)
+        band = out[y0:y1]
+        vb = v[y0:y1]
+        if kind == "zoneplate":
+            phase = _zoneplate_rows(width, height, y0, y1)
+            c, s = np.cos(phase), np.sin(phase)
+            for ch in range(3):
+                # cos(p + t) = cos p cos t - sin p sin t: two transcendental passes, not three
+                np.multiply(c, cos_t[ch], out=band[..., ch])
+                band[..., ch] -= s * sin_t[ch]
+                band[..., ch] += np.float32(0.5)
+            band[..., 3] = (u + vb) * np.float32(0.5)
+            np.clip(band, 0.0, 1.0, out=band)
+        else:  # ramp
+            band[..., 0] = u
+            band[..., 1] = vb
+            band[..., 2] = (np.float32(1.0) - u + vb) * np.float32(0.5)
+            band[..., 3] = 1.0
+    return SourceImage(out, None, f"synthetic {kind} {width}x{height}", 8, False)
+
+
+# --- the bundled sample images ----------------------------------------------------------------
+def _smoothstep(e0: float, e1: float, x: np.ndarray) -> np.ndarray:
+    t = np.clip((x - e0) / (e1 - e0), 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def _mix(base: np.ndarray, colour: Sequence[float] | np.ndarray, cover: np.ndarray) -> None:
+    """Paint ``colour`` over ``base`` (H, W, 3) in place with coverage ``cover`` (H, W)."""
+    c = cover[..., None]
+    base *= 1.0 - c
+    base += c * np.asarray(colour, dtype=np.float64)
+
+
+def _to_u8(a: np.ndarray) -> np.ndarray:
+    return np.clip(np.rint(a * 255.0), 0, 255).astype(np.uint8)
+
+
+def make_zoneplate(size: int = 512) -> Image.Image:
+    """Grey zone plate reaching Nyquist at the corners: a poor box filter shows false rings."""
+    return Image.fromarray(_to_u8(0.5 + 0.5 * np.cos(zoneplate_phase(size, size))))
+
+
+def make_photo(width: int = 1000, height: int = 750, seed: int = 7) -> Image.Image:
+    """A photo-like landscape: smooth sky, soft sun, hills, a house with brick texture, a fence
+    of 1-texel posts, grass noise. NPOT on both axes: the height is odd from level 1 (375) and
+    the width from level 3 (125), so the 3-tap path is exercised early."""
+    rng = np.random.default_rng(seed)
+    x = (np.arange(width, dtype=np.float64) + 0.5)[None, :]
+    y = (np.arange(height, dtype=np.float64) + 0.5)[:, None]
+    u, v = x / width, y / height
+    img = np.empty((height, width, 3))
+
+    # sky: deep blue at the top to warm haze at the horizon
+    t = np.clip(v / 0.6, 0.0, 1.0)
+    top, horizon = np.array([0.10, 0.22, 0.55]), np.array([0.98, 0.78, 0.55])
+    img[:] = (top + (horizon - top) * (t**1.5)[..., None])
+
+    # sun with glow
+    d = np.hypot(x - 0.72 * width, y - 0.30 * height)
+    _mix(img, (1.0, 0.85, 0.55), 0.6 * np.exp(-((d / (0.12 * height)) ** 2)))
+    _mix(img, (1.0, 0.98, 0.90), _smoothstep(0.045 * height + 1.0, 0.045 * height - 1.0, d))
+
+    # two ranges of hills, far and near; the silhouettes are anti-aliased over ~1.5 texels
+    far = height * (0.55 - 0.06 * np.sin(2 * np.pi * (u * 1.3 + 0.1))
+                    - 0.025 * np.sin(2 * np.pi * u * 5.7))
+    _mix(img, (0.35, 0.45, 0.55), _smoothstep(-0.75, 0.75, y - far))
+    near = height * (0.66 - 0.05 * np.sin(2 * np.pi * (u * 0.8 + 0.6))
+                     - 0.012 * np.sin(2 * np.pi * u * 11.0))
+    ground = _smoothstep(-0.75, 0.75, y - near)
+    shade = 0.75 + 0.25 * np.clip((y - near) / (0.35 * height), 0.0, 1.0)
+    green = np.empty_like(img)
+    green[..., 0], green[..., 1], green[..., 2] = 0.20 * shade, 0.45 * shade, 0.15 * shade
+    img += ground[..., None] * (green - img)
+
+    # furrows converging to a vanishing point: a chirp in x, aliasing-prone towards the horizon
+    depth = np.clip((y - near) / (height - near + 1e-9), 0.0, 1.0)
+    furrow = 0.5 + 0.5 * np.cos(2 * np.pi * (u - 0.5) * 90.0 / (0.15 + depth))
+    img *= 1.0 - (0.18 * ground * depth * furrow)[..., None]
+
+    # grass noise: fine, low amplitude (it is what a photo has, and what PNG cannot compress)
+    noise = rng.standard_normal((height, width)) * 0.035
+    img += (ground * depth * noise)[..., None]
+
+    # a house: wall with a 1-texel mortar grid, a roof, windows
+    x0, x1, yb, yt = 0.16 * width, 0.40 * width, 0.80 * height, 0.58 * height
+    wall = ((x >= x0) & (x < x1) & (y >= yt) & (y < yb)).astype(np.float64)
+    _mix(img, (0.62, 0.30, 0.22), wall)
+    row = np.floor((y - yt) / 6.0)
+    mortar = ((np.floor(y - yt) % 6 == 0) | ((np.floor(x - x0 + 7.0 * (row % 2)) % 14) == 0))
+    _mix(img, (0.80, 0.78, 0.72), wall * mortar)
+    cx = 0.5 * (x0 + x1)
+    roof = (y < yt) & (y >= yt - 0.12 * height) & \
+        (np.abs(x - cx) <= (x1 - x0) * 0.58 * (y - (yt - 0.12 * height)) / (0.12 * height))
+    _mix(img, (0.25, 0.18, 0.20), roof.astype(np.float64))
+    for wx in (0.20, 0.33):
+        win = ((x >= wx * width) & (x < wx * width + 0.035 * width)
+               & (y >= 0.63 * height) & (y < 0.70 * height))
+        _mix(img, (0.95, 0.85, 0.45), win.astype(np.float64))
+
+    # a fence of 1-texel posts every 5 texels, with a rail: hard edges, exact-width features
+    posts = ((np.floor(x) % 5) == 0) & (y >= 0.78 * height) & (y < 0.86 * height) & (x > 0.5 * width)
+    rail = (np.abs(y - 0.80 * height) < 1.0) & (x > 0.5 * width)
+    _mix(img, (0.92, 0.90, 0.86), (posts | rail).astype(np.float64))
+    return Image.fromarray(_to_u8(img))
+
+
+def make_alpha(width: int = 300, height: int = 200) -> Image.Image:
+    """RGBA: a colour sweep under a soft-edged five-pointed star, transparent around it. The
+    colour continues under the transparent texels, as straight-alpha exports leave it."""
+    x = (np.arange(width, dtype=np.float64) + 0.5)[None, :] - width / 2
+    y = (np.arange(height, dtype=np.float64) + 0.5)[:, None] - height / 2
+    r = np.hypot(x, y)
+    theta = np.arctan2(y, x)
+    radius = 0.45 * height * (0.62 + 0.38 * np.cos(5 * theta + np.pi / 2))
+    alpha = _smoothstep(radius, radius - 0.05 * height, r)
+    alpha *= 1.0 - 0.6 * np.exp(-((r / (0.08 * height)) ** 2))  # a translucent centre
+    hue = (x / width + 0.5)[..., None] * 2 * np.pi + np.array([0.0, 2.1, 4.2])
+    rgb = 0.5 + 0.45 * np.cos(hue) * (0.6 + 0.4 * (y / height + 0.5))[..., None]
+    rgba = np.concatenate([rgb, alpha[..., None]], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
+def _periodic_noise(size: int, rng: np.random.Generator, octaves: int = 5) -> np.ndarray:
+    """Value noise that tiles: integer frequencies only, so the left edge continues the right."""
+    t = (np.arange(size, dtype=np.float64) + 0.5) / size * 2 * np.pi
+    out = np.zeros((size, size))
+    for o in range(octaves):
+        for _ in range(4):
+            fx, fy = rng.integers(-(2 << o), (2 << o) + 1, size=2)
+            phase = rng.random() * 2 * np.pi
+            out += np.cos(fx * t[None, :] + fy * t[:, None] + phase) / (1.6 ** o)
+    return (out - out.min()) / (out.max() - out.min())
+
+
+def make_tiling(size: int = 256, seed: int = 11) -> Image.Image:
+    """RGBA, opaque, tiling (wrap edges): stone bricks with 1-texel mortar and mottled noise.
+    A wrap-edge filter keeps its seams invisible; clamp shows them at every level."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(size)[None, :]
+    y = np.arange(size)[:, None]
+    row = y // 32
+    mortar = (y % 32 == 0) | ((x + 32 * (row % 2)) % 64 == 0)
+    noise = _periodic_noise(size, rng)
+    base = np.array([0.55, 0.45, 0.38]) * (0.75 + 0.5 * noise)[..., None]
+    tone = 0.85 + 0.3 * ((row * 7 + (x + 32 * (row % 2)) // 64 * 3) % 5) / 4
+    img = base * tone[..., None]
+    _mix(img, (0.82, 0.80, 0.74), mortar.astype(np.float64))
+    rgba = np.concatenate([np.clip(img, 0, 1), np.ones((size, size, 1))], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
+def make_foliage(size: int = 256, seed: int = 12) -> Image.Image:
+    """RGBA cutout, foliage-style: leaves (ellipses) with hard-ish alpha edges over full
+    transparency; its alpha-test coverage thins out level by level unless coverage is kept."""
+    rng = np.random.default_rng(seed)
+    x = (np.arange(size, dtype=np.float64) + 0.5)[None, :]
+    y = (np.arange(size, dtype=np.float64) + 0.5)[:, None]
+    alpha = np.zeros((size, size))
+    rgb = np.zeros((size, size, 3))
+    rgb[:] = (0.15, 0.30, 0.10)  # colour under transparent texels, as exporters leave it
+    for _ in range(70):
+        cx, cy = rng.random(2) * size
+        length, width = 10 + rng.random() * 16, 3 + rng.random() * 4
+        ang = rng.random() * np.pi
+        du = (x - cx) * np.cos(ang) + (y - cy) * np.sin(ang)
+        dv = -(x - cx) * np.sin(ang) + (y - cy) * np.cos(ang)
+        r = np.hypot(du / length, dv / width)
+        leaf = _smoothstep(1.0, 0.8, r)
+        shade = 0.6 + 0.4 * rng.random()
+        _mix(rgb, (0.20 * shade, 0.55 * shade, 0.15 * shade), leaf)
+        alpha = np.maximum(alpha, leaf)
+    rgba = np.concatenate([rgb, alpha[..., None]], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
+def make_normal_map(size: int = 256, seed: int = 13) -> Image.Image:
+    """RGBA normal map (tangent space, n / 2 + 1/2, alpha 1) of a tiling height field of rivets
+    and ripples: the filtered vectors shorten where the bumps are finer than a level's texels."""
+    rng = np.random.default_rng(seed)
+    height = _periodic_noise(size, rng, octaves=6) * 3.0
+    t = (np.arange(size, dtype=np.float64) + 0.5) / size * 2 * np.pi
+    height += 0.8 * np.cos(16 * t)[None, :] * np.cos(16 * t)[:, None]
+    dx = (np.roll(height, -1, 1) - np.roll(height, 1, 1)) * 0.5
+    dy = (np.roll(height, -1, 0) - np.roll(height, 1, 0)) * 0.5
+    n = np.stack([-dx, -dy, np.ones_like(height) * 0.25], -1)
+    n /= np.linalg.norm(n, axis=-1, keepdims=True)
+    rgba = np.concatenate([n * 0.5 + 0.5, np.ones((size, size, 1))], -1)
+    return Image.fromarray(_to_u8(rgba))
+
+
+# --- batches ----------------------------------------------------------------------------------
+LOG2_SCALE = 2.0
+MAX_SIDE = 2048
+
+
+def synthetic_sizes(count: int, seed: int = 0, max_side: int = MAX_SIDE) -> list[tuple[int, int]]:
+    """``count`` (width, height) pairs; the first k of a seed are the same for every count."""
+    rng = np.random.default_rng(seed)
+    top = np.log2(max_side)
+    # one row of draws per image, so the first k images of a seed never depend on ``count``
+    r = rng.random((count, 2))
+    x = np.minimum(-LOG2_SCALE * np.log1p(-r[:, 0]), top)
+    u = 4.0 * r[:, 1] - 2.0
+    big = np.clip(np.rint(2.0 ** x), 1, max_side).astype(int)
+    small = np.clip(np.rint(2.0 ** (x - np.abs(u))), 1, max_side).astype(int)
+    return [(int(b), int(s)) if ui >= 0 else (int(s), int(b))
+            for b, s, ui in zip(big, small, u, strict=True)]
+
+
+def synthetic_batch(sizes: list[tuple[int, int]], fmt: Format, seed: int = 0) -> list[np.ndarray]:
+    """Random storage values (uniform noise in [0, 1]) for each size."""
+    rng = np.random.default_rng(seed + 1)
+    out = []
+    for w, h in sizes:
+        if fmt.is_float:
+            out.append(rng.random((h, w, 4), dtype=np.float32).astype(fmt.dtype))
+        else:
+            out.append(rng.integers(0, 256, (h, w, 4), dtype=np.uint8))
+    return out
