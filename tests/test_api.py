@@ -13,7 +13,7 @@ import mipview
 from mipview.check.reference import reference_pyramid
 from mipview.check.tolerances import REFERENCE_SLACK, chain_tolerance
 from mipview.core.formats import Format
-from mipview.runs import report
+from mipview.runs import staged
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,7 +41,7 @@ def test_run_gives_the_levels_and_verdicts_of_the_cli() -> None:
         assert np.abs(got.astype(np.float64) - want).max() <= bound
     # the verdicts are the command line's, on the same levels
     assert {k: s.verdict for k, s in done.strategies.items()} == \
-        report.check_results(done.result, level0)
+        staged.verdicts(done.result, level0)
     assert done.ok and exact.timing is None
 
 
@@ -55,7 +55,7 @@ def test_a_corrupted_level_makes_the_outcome_not_ok() -> None:
     from dataclasses import replace
 
     bad = replace(done.result, results=(replace(res, levels=tuple(levels)),))
-    verdict = report.check_results(bad, image.storage(Format.UNORM))["per-level"]
+    verdict = staged.verdicts(bad, image.storage(Format.UNORM))["per-level"]
     outcome = mipview.api.Outcome(bad, {"per-level": mipview.api.StrategyOutcome(
         "per-level", tuple(levels), verdict, None)})
     assert not outcome.ok and verdict.failing_levels[0] == 2

@@ -185,7 +185,7 @@ def test_fit_scale_finds_the_scale_a_level_was_given() -> None:
 @pytest.mark.parametrize("cutoff", [0.5, 0.2, 0.3, 1 / 3])
 def test_the_level0_alpha_test_is_the_references(fmt: Format, cutoff: float) -> None:
     """filter_coverage.comp counts level 0's passing texels with FC_ALPHA_TEST: the same texels
-    as filters.reference.coverage, including alphas equal to the cutoff."""
+    as check.filter_reference.coverage, including alphas equal to the cutoff."""
     if fmt.is_float:
         c = np.float32(cutoff)
         alphas = np.array([np.nextafter(c, np.float32(0)), c, np.nextafter(c, np.float32(1)),

@@ -1,5 +1,6 @@
-"""Is this result correct? The one answer for every caller: ``mipview run`` and ``bench``
-(report.check_results), the window (run/staged.analyse), batches (cli_batch) and whatever comes next.
+"""Is this result correct? The one answer for every caller: the staged Run of the window,
+``mipview run`` and ``bench`` (runs/staged.analyse), batches (cli/batch.py) and whatever
+comes next.
 
 A result is judged by the rule of what its strategy promises (``StrategyResult.promise``), with
 bounds per level derived in :mod:`mipview.check.bounds` (README, "What correct means"):
@@ -11,7 +12,7 @@ bounds per level derived in :mod:`mipview.check.bounds` (README, "What correct m
   (:func:`bounds.stored_chain_bounds`: the envelope of correctly rounded stored chains), not a
   flat number: rounding every level lets the chain error grow with the level count. A filter's
   ``alpha=coverage`` (docs/filters.md): the step with the level's own alpha scale
-  (filters.reference.fit_scale), every level of 256 texels or more within 1% of level 0's
+  (check.filter_reference.fit_scale), every level of 256 texels or more within 1% of level 0's
   coverage (:func:`coverage_breaches`), the chain reported;
 - ``carried`` (subgroup, single-pass, npot-exact: intermediates in registers, shared memory or
   float buffers): step and chain within :func:`bounds.step_bounds` and
@@ -99,7 +100,7 @@ class ReferenceCache:
             return slot.value
 
     def get(self, level0: np.ndarray, fmt: Format, name: str) -> list[np.ndarray]:
-        """The pyramid ``name`` (filters.reference.named_reference: mean, min, max, blit, a
+        """The pyramid ``name`` (check.filter_reference.named_reference: mean, min, max, blit, a
         filter) of ``level0``."""
         return self._cached(  # type: ignore[return-value]
             level0, (fmt, name), lambda: _read_only(named_reference(name, level0, fmt)))

@@ -1,4 +1,4 @@
-"""What the commands of mipview/cli/main.py, cli_batch.py and cli_mean.py share: reading the image,
+"""What the commands of mipview/cli/ (main.py, batch.py, mean.py) share: reading the image,
 size and format arguments, and opening the device. CLI only: the GUI and the core never import
 this (tests/test_import_contracts.py).
 """
@@ -209,7 +209,7 @@ def load_source(args: argparse.Namespace) -> SourceImage:
 def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
                 check: bool) -> tuple[np.ndarray, Format]:
     """Level 0 and its format for ``run``, ``bench`` and ``mean``, after checking the image's
-    size and layers against the device and the run's memory (cli_limits) while nothing big
+    size and layers against the device and the run's memory (cli/limits.py) while nothing big
     exists yet."""
     _, level0, fmt = prepare_source(args, ctx, strategies, check)
     return level0, fmt

@@ -1,6 +1,6 @@
 """Command line: ``mipview [gui] | devices | run | bench | mean | sweep``.
 
-Exit codes (cli_common.EXIT_*): 0 ok; 1 a checked result out of tolerance, or validation
+Exit codes (cli/common.EXIT_*): 0 ok; 1 a checked result out of tolerance, or validation
 messages; 2 bad input or environment, as one line on stderr, never a traceback (out of memory
 included), and checked before any work where it can be; 130 interrupted (Ctrl-C), with one line
 saying what was written (output is written whole or not at all: cli/output.py).

@@ -59,7 +59,7 @@ def bench_sizes(args: argparse.Namespace) -> int:
     from mipview.gpu.measure.bandwidth import copy_bandwidth
     from mipview.gpu.measure.image_read import image_read
     from mipview.gpu.session import Session, time_sessions
-    from mipview.runs import report
+    from mipview.runs import report, staged
 
     given = [what for key, what in _SINGLE_ONLY if getattr(args, key, None) is not None]
     if given:
@@ -85,7 +85,7 @@ def bench_sizes(args: argparse.Namespace) -> int:
             reads = [image_read(ctx, level0, fmt, s.evictor,
                                 repeats=max(5, min(args.repeat, 50)))
                      for (level0, fmt), s in zip(sources, sessions, strict=True)]
-    checks = [None if args.no_check else report.check_results(mip, level0)
+    checks = [None if args.no_check else staged.verdicts(mip, level0)
               for mip, (level0, _) in zip(mips, sources, strict=True)]
     first = mips[0]
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"

@@ -25,7 +25,7 @@ from mipview.core.specs import StrategySpec
 
 @dataclass(frozen=True)
 class LevelFigures:
-    """A filtered result's figures per level 0 .. n-1 (filters.reference.result_figures: the
+    """A filtered result's figures per level 0 .. n-1 (check.filter_reference.result_figures: the
     report's ``filter`` entry) beside the exact reference's coverage, for the window's plot."""
 
     cutoff: float

@@ -9,26 +9,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from mipview import __version__
 from mipview.check.drift import detect_drift
 from mipview.check.filter_reference import BOX_NAMES, result_figures
-from mipview.check.verdict import ReferenceCache, Verdict, judge_result
+from mipview.check.verdict import Verdict
 from mipview.core.formats import Format
 from mipview.core.results import RunResult, StrategyResult, TimingStats
 
 #: the key of report.json (and bench's JSON) that says mipview wrote it: ``mipview run`` only
 #: ever replaces a folder whose report.json has it (mipview/cli/output.py)
 GENERATOR_KEY = "generator"
-
-
-def check_results(mip: RunResult, level0: np.ndarray,
-                  refs: ReferenceCache | None = None) -> dict[str, Verdict]:
-    """The verdict on every strategy in ``mip``; ``level0`` is the uploaded storage array.
-    The reference pyramids are computed once (in ``refs`` when given) and shared."""
-    refs = refs if refs is not None else ReferenceCache()
-    return {str(res.spec): judge_result(res, level0, mip.fmt, refs) for res in mip.results}
 
 
 def bytes_moved(mip: RunResult) -> int:

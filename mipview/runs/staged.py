@@ -254,6 +254,21 @@ def analyse(mip: RunResult, level0: np.ndarray, refs: ReferenceCache, listener: 
         _drop(started, stop())
 
 
+def verdicts(mip: RunResult, level0: np.ndarray, refs: ReferenceCache | None = None,
+             pool: Executor | None = None) -> dict[str, Verdict]:
+    """Each result's verdict by its spec's text, judged as :func:`run` judges (no heatmaps), for
+    results made outside a Run (``bench --sizes`` times several sessions in one loop)."""
+    own = pool is None
+    pool = pool or ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis")
+    try:
+        got = analyse(mip, level0, refs or ReferenceCache(), RunListener(), pool, maps=False)
+    finally:
+        if own:
+            pool.shutdown()
+    assert got is not None  # nothing asks it to stop
+    return {str(e.spec): e.verdict for e in got[1]}
+
+
 def _wait_for(futures: Sequence[Future], stop: Stop) -> bool:
     """Wait until ``futures`` are done (re-raising their errors); False if stopped first."""
     pending = set(futures)

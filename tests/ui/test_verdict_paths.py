@@ -1,6 +1,8 @@
-"""The window and ``mipview run`` give one verdict: the window's path (run.staged.analyse, which
-its worker calls) and the CLI's (report.check_results and the JSON of report.result_dict) agree on within-tolerance and on
-every figure (step and chain per level), for every strategy, format and a few sizes."""
+"""The window and ``mipview run`` give one verdict: the window's analysis (runs.staged.analyse
+with heatmaps, as its worker calls it), the command line's (the same without heatmaps:
+staged.verdicts) and the JSON of report.result_dict agree on within-tolerance and on every
+figure (step and chain per level), and the heatmaps show those figures, for every strategy,
+format and a few sizes."""
 
 from __future__ import annotations
 
@@ -51,7 +53,7 @@ def test_gui_and_cli_paths_give_the_same_verdict(gpu, size, fmt):
     assert not mip.validation_messages and not mip.skipped
 
     gui = {str(e.spec): e for e in analyse(mip, level0)}
-    cli = report.check_results(mip, level0)
+    cli = staged.verdicts(mip, level0)
     data = json.loads(json.dumps(report.result_dict(mip, cli)))  # what report.json holds
     assert list(gui) == list(cli) == [s["strategy"] for s in data["strategies"]]
     for entry in data["strategies"]:
@@ -89,7 +91,7 @@ def test_both_paths_call_a_corrupted_level_out_of_tolerance(gpu):
     bad[0, 0, 0] = v
     levels[3] = bad
     mip = replace(mip, results=(replace(res, levels=tuple(levels)),))
-    cli = report.check_results(mip, level0)["per-level"]
+    cli = staged.verdicts(mip, level0)["per-level"]
     gui = analyse(mip, level0)[0]
     assert gui.verdict == cli
     assert not gui.within_tolerance and not cli.within_tolerance

@@ -8,7 +8,7 @@
 //     then the workgroup that finishes last chooses the scale (no dispatch of its own): the
 //     threshold t midway in the widest run of empty bins whose count of texels above lies
 //     within COVERAGE_SLACK of the target count (ties: the count nearest the target, then the
-//     larger t), as filters.reference.coverage_scale does on the exact values, here to the
+//     larger t), as check.filter_reference.coverage_scale does on the exact values, here to the
 //     bins' resolution; scale = cutoff / t (1 when t = 0). It zeroes the histogram and the
 //     count of finished workgroups for the next level;
 //   FC_PASS 2 (store): alpha * scale clamped to [0, 1], the texel encoded and stored.
@@ -31,7 +31,7 @@ layout(constant_id = 4) const float FC_ALPHA_TEST = 0.5;
 layout(constant_id = 5) const int FC_SHARED_BINS = 1;
 
 const int COVERAGE_BINS = 4096;
-const float COVERAGE_SLACK = 0.005;  // filters.reference.COVERAGE_SLACK
+const float COVERAGE_SLACK = 0.005;  // check.tolerances.COVERAGE_SLACK
 // Every invocation issues all its loads first (constant trip counts, unrolled; out-of-range
 // ones read a clamped index and are not counted), then uses them: a rolled loop with a guard
 // waits for each load before the next (the passes were latency-bound on an H200).

@@ -69,7 +69,7 @@ layout(set = 0, binding = 14, std430) coherent buffer NpotHand { vec4 npotHand[]
 #define HANDOFF_COUNTERS npotCounter
 #include "handoff.glsl"
 
-// Declared for the host as NPOT_EXACT in mipview/gpu/shaders/shipped.py (tests/test_shader_interface.py).
+// Declared for the host as NPOT_EXACT in npot_exact.py beside it (tests/test_shader_interface.py).
 layout(push_constant) uniform NpotPush {
     ivec2 srcSize;       // size of the input level S
     int tile;            // side of the group's tile at level S+k

@@ -63,7 +63,7 @@ layout(set = 0, binding = 7, std430) buffer SubgroupScratch {
     vec4 scratch[];
 };
 
-// Declared for the host as SUBGROUP in mipview/gpu/shaders/shipped.py (tests/test_shader_interface.py).
+// Declared for the host as SUBGROUP in subgroup.py beside it (tests/test_shader_interface.py).
 layout(push_constant) uniform SubgroupPush {
     ivec2 srcSize;  // size of the source level
     int levels;     // how many levels this dispatch makes (1..6)

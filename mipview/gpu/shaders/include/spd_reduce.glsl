@@ -77,7 +77,7 @@ layout(set = 0, binding = 16, std430) coherent buffer SpData { vec4 spData[]; };
 #define HANDOFF_COUNTERS spCounter
 #include "handoff.glsl"
 
-// Declared for the host as SINGLE_PASS in mipview/gpu/shaders/shipped.py (tests/test_shader_interface.py).
+// Declared for the host as SINGLE_PASS in mipview/gpu/strategies/single_pass.py (tests/test_shader_interface.py).
 layout(push_constant) uniform SpPush {
     ivec2 srcSize;       // level b
     ivec2 tileOffset;    // tile of workgroup (0, 0): sub-rectangle updates dispatch fewer tiles
