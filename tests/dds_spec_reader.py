@@ -28,14 +28,20 @@ CAPS_COMPLEX, CAPS_TEXTURE, CAPS_MIPMAP = 0x8, 0x1000, 0x400000
 DXGI = {28: ("DXGI_FORMAT_R8G8B8A8_UNORM", 32, "u1"),
         29: ("DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", 32, "u1"),
         10: ("DXGI_FORMAT_R16G16B16A16_FLOAT", 64, "<f2"),
-        2: ("DXGI_FORMAT_R32G32B32A32_FLOAT", 128, "<f4")}
+        2: ("DXGI_FORMAT_R32G32B32A32_FLOAT", 128, "<f4"),
+        61: ("DXGI_FORMAT_R8_UNORM", 8, "u1"),
+        49: ("DXGI_FORMAT_R8G8_UNORM", 16, "u1"),
+        54: ("DXGI_FORMAT_R16_FLOAT", 16, "<f2"),
+        34: ("DXGI_FORMAT_R16G16_FLOAT", 32, "<f2"),
+        41: ("DXGI_FORMAT_R32_FLOAT", 32, "<f4"),
+        16: ("DXGI_FORMAT_R32G32_FLOAT", 64, "<f4")}
 
 
 @dataclass
 class Dds:
     header: dict[str, object]
     dx10: dict[str, int]
-    #: images[p] is level p, (layers, h, w, 4)
+    #: images[p] is level p, (layers, h, w, channels)
     images: list[np.ndarray] = field(default_factory=list)
     #: offsets[layer][p]: where that subresource starts in the file
     offsets: list[list[int]] = field(default_factory=list)
@@ -105,7 +111,7 @@ def parse(data: bytes) -> Dds:
             w, h = max(1, width >> p), max(1, height >> p)
             n = w * h * bpp // 8
             chain.append(np.frombuffer(data, dtype, n // np.dtype(dtype).itemsize,
-                                       at).reshape(h, w, 4))
+                                       at).reshape(h, w, bpp // 8 // np.dtype(dtype).itemsize))
             at += n
         per_layer.append(chain)
     rule(at == len(data), f"the data ends at {at}, the file at {len(data)}")

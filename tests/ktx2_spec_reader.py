@@ -38,11 +38,11 @@ class Sample:
     upper: int
 
 
-def _samples(bits: int, float_: bool, srgb: bool) -> tuple[Sample, ...]:
-    """The sample list the Data Format spec gives a 4-channel RGBA format of ``bits`` per
+def _samples(bits: int, float_: bool, srgb: bool, channels: int = 4) -> tuple[Sample, ...]:
+    """The sample list the Data Format spec gives an R, RG or RGBA format of ``bits`` per
     channel: one sample per channel, in R G B A order at consecutive bit offsets."""
     out = []
-    for i, channel in enumerate((RED, GREEN, BLUE, ALPHA)):
+    for i, channel in enumerate((RED, GREEN, BLUE, ALPHA)[:channels]):
         if float_:
             q, lower, upper = Q_FLOAT | Q_SIGNED, 0xBF800000, 0x3F800000  # -1.0f, 1.0f
         else:
@@ -71,6 +71,12 @@ FORMATS = {
                    "<f2"),
     109: FormatRule("VK_FORMAT_R32G32B32A32_SFLOAT", 4, 16, LINEAR, _samples(32, True, False),
                     "<f4"),
+    9: FormatRule("VK_FORMAT_R8_UNORM", 1, 1, LINEAR, _samples(8, False, False, 1), "u1"),
+    16: FormatRule("VK_FORMAT_R8G8_UNORM", 1, 2, LINEAR, _samples(8, False, False, 2), "u1"),
+    76: FormatRule("VK_FORMAT_R16_SFLOAT", 2, 2, LINEAR, _samples(16, True, False, 1), "<f2"),
+    83: FormatRule("VK_FORMAT_R16G16_SFLOAT", 2, 4, LINEAR, _samples(16, True, False, 2), "<f2"),
+    100: FormatRule("VK_FORMAT_R32_SFLOAT", 4, 4, LINEAR, _samples(32, True, False, 1), "<f4"),
+    103: FormatRule("VK_FORMAT_R32G32_SFLOAT", 4, 8, LINEAR, _samples(32, True, False, 2), "<f4"),
 }
 
 
@@ -223,7 +229,7 @@ def parse(data: bytes) -> Ktx2:
         rule(offset + length <= len(data), f"level {p} ends past the end of the file")
         if length == expect and offset + length <= len(data):
             images.append(np.frombuffer(data, fmt.dtype, expect // np.dtype(fmt.dtype).itemsize,
-                                        offset).reshape(layers, h, w, 4))
+                                        offset).reshape(layers, h, w, len(fmt.samples)))
         position = offset + length
     rule(position == len(data), f"the last level ends at {position}, the file at {len(data)}")
     return Ktx2(f, levels, block, samples, kv, images[::-1], problems)

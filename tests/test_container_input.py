@@ -122,7 +122,7 @@ def test_ktx2_absurd_sizes_in_a_tiny_file_fail_fast(tmp_path, ktx2_file):
     (143, ("BC6H", "8 bits")),
     (142, ("BC5 SNORM",)),
     (0, ("VK_FORMAT_UNDEFINED",)),
-    (100, ("vkFormat 100 is not one mipview reads",)),
+    (91, ("vkFormat 91 is not one mipview reads",)),  # R16G16B16A16_UNORM
 ])
 def test_ktx2_formats_mipview_cannot_decode_are_named(tmp_path, ktx2_file, vk_format, fragments):
     _fails(tmp_path, "f.ktx2", _put(ktx2_file, 12, _u32(vk_format)), *fragments)
@@ -174,7 +174,7 @@ def test_dds_absurd_sizes_in_a_tiny_file_fail_fast(tmp_path, dds_file):
 
 @pytest.mark.parametrize(("patch", "fragments"), [
     ((128, _u32(95)), ("BC6H",)),
-    ((128, _u32(41)), ("DXGI format 41 is not one mipview reads",)),
+    ((128, _u32(24)), ("DXGI format 24 is not one mipview reads",)),  # R10G10B10A2_UNORM
     ((128, _u32(84)), ("BC5_SNORM",)),
     ((136, _u32(4)), ("cube map",)),
     ((132, _u32(4)), ("3D texture",)),
@@ -419,5 +419,35 @@ def test_exr_channel_layouts_other_tools_write(tmp_path):
     assert b.texture.fmt is Format.F16 and b.texture.pixel_format == "half RGBA"
     assert all(np.array_equal(b.texture.levels[0][..., c], grey) for c in range(3))
     assert (b.texture.levels[0][..., 3] == np.float16(0.5)).all()
-    with pytest.raises(ImageLoadError, match="no colour channels mipview reads .* has Z"):
-        imageio.load(tmp_path / "z.exr")
+    # a depth buffer (Z) is one channel: r16f here, G and B 0 and alpha 1 as a shader reads them
+    z = imageio.load(tmp_path / "z.exr")
+    assert z.texture.fmt is Format.R16F and z.texture.pixel_format == "half Z"
+    assert np.array_equal(z.texture.levels[0][..., 0], grey) and z.suggested_format() is Format.R16F
+    assert (z.texture.levels[0][..., 1:3] == 0).all() and (z.texture.levels[0][..., 3] == 1).all()
+    exr.File(dict(header), {"Q": grey}).write(str(tmp_path / "q.exr"))
+    with pytest.raises(ImageLoadError, match="no colour channels mipview reads .* has Q"):
+        imageio.load(tmp_path / "q.exr")
+
+
+def test_npy_arrays_are_read_as_the_format_their_shape_and_dtype_say(tmp_path):
+    rng = np.random.default_rng(5)
+    depth = rng.random((23, 37)).astype(np.float32) * 100.0
+    cases = {"depth.npy": (depth, Format.R32F), "rg.npy": (depth[..., None].repeat(2, -1)
+                                                            .astype(np.float16), Format.RG16F),
+             "mask.npy": ((depth * 2).astype(np.uint8), Format.R8),
+             "rgba.npy": (np.dstack([depth] * 4), Format.F32)}
+    for name, (array, fmt) in cases.items():
+        np.save(tmp_path / name, array)
+        source = imageio.load(tmp_path / name)
+        assert source.suggested_format() is fmt and source.texture.container == "NPY"
+        stored = source.storage(fmt)
+        own = array if array.ndim == 3 else array[..., None]
+        assert np.array_equal(fmt.pack(stored), own.astype(fmt.dtype)), name  # every texel
+        if fmt.channels < 4:  # the rest read as a shader reads them
+            assert (stored[..., fmt.channels:3] == 0).all() and (stored[..., 3] == fmt.one).all()
+    np.save(tmp_path / "three.npy", np.zeros((4, 4, 3), np.float32))
+    _fails(tmp_path, "three.npy", (tmp_path / "three.npy").read_bytes(),
+           "3 channel(s) of float32: mipview holds")
+    np.save(tmp_path / "cube.npy", np.zeros((2, 4, 4, 4), np.float32))
+    _fails(tmp_path, "cube.npy", (tmp_path / "cube.npy").read_bytes(),
+           "an array of shape (2, 4, 4, 4)")

@@ -87,9 +87,10 @@ def _parsed_by_spec(reader, encode, chains, fmt: Format, layered: bool):
     levels = _levels(chains, fmt, layered)
     parsed = reader.parse(encode(levels, fmt))
     assert parsed.problems == []
-    for p, level in enumerate(levels):
+    for p, level in enumerate(levels):  # the file holds the format's own channels
+        own = fmt.pack(level)
         assert np.array_equal(parsed.images[p].view(np.uint8),
-                              np.asarray(level).reshape(parsed.images[p].shape).view(np.uint8))
+                              own.reshape(parsed.images[p].shape).view(np.uint8))
     return levels, parsed
 
 
@@ -153,7 +154,9 @@ def test_the_ktx2_spec_reader_catches_what_breaks_the_spec(chains):
 def test_dds_meets_the_documentation_field_by_field(chains, fmt, layered):
     levels, parsed = _parsed_by_spec(dds_spec_reader, containers.dds.encode, chains, fmt, layered)
     assert parsed.dx10["dxgiFormat"] == {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10,
-                                         Format.F32: 2}[fmt]
+                                         Format.F32: 2, Format.R8: 61, Format.RG8: 49,
+                                         Format.R16F: 54, Format.RG16F: 34, Format.R32F: 41,
+                                         Format.RG32F: 16}[fmt]
     assert parsed.dx10["arraySize"] == (LAYERS if layered else 1)
     assert parsed.header["dwMipMapCount"] == len(levels)
 
@@ -186,15 +189,20 @@ def test_pillow_opens_the_top_level_of_an_8bit_dds(chains, tmp_path, fmt):
 def test_pillow_reads_the_dxgi_format_of_a_float_dds_and_declines_it(chains, fmt):
     # Pillow's DDS plugin decodes no float DXGI format; what it can do is read our DX10 header
     data = containers.dds.encode(chains[fmt], fmt)
-    with pytest.raises(NotImplementedError, match=f"DXGI format {10 if fmt is Format.F16 else 2}"):
+    with pytest.raises(NotImplementedError, match=f"DXGI format {10 if fmt.element is Format.F16 else 2}"):
         Image.open(io.BytesIO(data))
 
 
 # --- a chain altered in the file ------------------------------------------------------------------
-def _swap_texels(data: bytearray, at: int, texel_bytes: int) -> None:
+def _swap_texels(data: bytearray, at: int, texel_bytes: int, eight_bit: bool) -> None:
     """Swap texels (0, 0) and (0, 1) of the image at ``at``: a 2x2 box over them keeps its sum,
-    so the level above stays the exact reduction of the altered level."""
+    so the level above stays the exact reduction of the altered level. Two equal 8-bit texels
+    (a flat r8 level) are moved 3 LSB apart instead, which keeps the sum too."""
     a, b = at, at + texel_bytes
+    if data[a:b] == data[b:b + texel_bytes] and eight_bit:
+        step = 3 if data[a] <= 252 else -3
+        data[a], data[b] = data[a] + step, data[b] - step
+        return
     data[a:b], data[b:b + texel_bytes] = data[b:b + texel_bytes], data[a:b]
 
 
@@ -206,11 +214,14 @@ def _alter_level3(path, kind: str, fmt: Format) -> None:
         file = OpenEXR.File(str(level3))
         parts = []
         for i, part in enumerate(file.parts):
-            rgba = np.array(part.channels["RGBA"].pixels)
-            if i == 0:
-                rgba[0, [0, 1]] = rgba[0, [1, 0]]
+            channels = {}
+            for name, channel in part.channels.items():  # RGBA, or the format's own R [G]
+                values = np.array(channel.pixels)
+                if i == 0:
+                    values[0, [0, 1]] = values[0, [1, 0]]
+                channels[name] = values
             parts.append(OpenEXR.Part({"compression": OpenEXR.ZIP_COMPRESSION,
-                                       "type": OpenEXR.scanlineimage}, {"RGBA": rgba},
+                                       "type": OpenEXR.scanlineimage}, channels,
                                       f"layer{i:02d}"))
         OpenEXR.File(parts).write(str(level3))
         return
@@ -219,7 +230,7 @@ def _alter_level3(path, kind: str, fmt: Format) -> None:
         at = ktx2_spec_reader.parse(bytes(data)).levels[3][0]
     else:
         at = dds_spec_reader.parse(bytes(data)).offsets[0][3]
-    _swap_texels(data, at, fmt.bytes_per_texel)
+    _swap_texels(data, at, fmt.bytes_per_texel, fmt.dtype == np.uint8)
     path.write_bytes(bytes(data))
 
 

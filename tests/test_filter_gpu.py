@@ -13,6 +13,9 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
 
+#: the filters serve four-channel formats (the others are refused: test_filter_gpu.py)
+RGBA_FORMATS = [f for f in Format if f.channels == 4]
+
 CASES = [
     {"filter": "lanczos3", "edge": "wrap"},
     {"filter": "kaiser", "source": "level0"},
@@ -45,7 +48,7 @@ def _run(gpu, level0: np.ndarray, fmt: Format, options: dict[str, str]):
         return s.result().results[0]
 
 
-@pytest.mark.parametrize("fmt", list(Format))
+@pytest.mark.parametrize("fmt", RGBA_FORMATS)
 @pytest.mark.parametrize("options", CASES, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_each_filter_keeps_its_promise(gpu, fmt: Format, options: dict[str, str]) -> None:
     if options.get("kind") == "normal" and fmt.is_srgb:
@@ -119,7 +122,7 @@ PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"
               {"filter": "kaiser", "kaiser-width": "1.5"}, {"filter": "catmull-rom"}]
 
 
-@pytest.mark.parametrize("fmt", list(Format))
+@pytest.mark.parametrize("fmt", RGBA_FORMATS)
 @pytest.mark.parametrize("size", [(34, 21), (67, 45)])
 @pytest.mark.parametrize("options", PAIR_CASES, ids=lambda o: ",".join(
     f"{k}={v}" for k, v in o.items()) or "default")
@@ -282,3 +285,14 @@ def test_filter_pairs_offers_every_edge_on_a_gpu(gpu) -> None:
     gpu_caps = replace(gpu.caps, device_type="discrete")
     for edge in ("clamp", "wrap", "mirror"):
         assert cls.unsupported_reason(gpu_caps, Format.UNORM, 64, 64, 1, {"edge": edge}) is None
+
+
+@pytest.mark.parametrize("fmt", [f for f in Format if f.channels < 4], ids=lambda f: f.label)
+def test_filters_say_why_not_in_one_and_two_channel_formats(gpu, fmt):
+    from mipview.gpu.strategies.filter_pairs import FilterPairs
+    from mipview.gpu.strategies.per_level import PerLevel
+
+    for cls, options in ((PerLevel, {"filter": "lanczos3"}), (FilterPairs, {})):
+        why = cls.unsupported_reason(gpu.caps, fmt, 37, 23, 1, options)
+        assert why is not None and "four-channel formats" in why and fmt.label in why
+    assert PerLevel.unsupported_reason(gpu.caps, fmt, 37, 23) is None  # the box serves them

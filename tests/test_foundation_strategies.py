@@ -114,7 +114,7 @@ def test_blit_matches_blit_reference(gpu, rng, size, fmt):
     levels = _generate(gpu, level0, fmt, "blit")
     errs = compare.level_errors(levels, reference.blit_reference(level0, fmt), fmt)
     for e in errs:  # floats: the emulation rounds to nearest, lavapipe stores f16 toward zero
-        tol = max(BLIT_TOL[fmt], compare.chain_tolerance(fmt, e.level) if fmt.is_float else 0)
+        tol = max(BLIT_TOL[fmt.element], compare.chain_tolerance(fmt, e.level) if fmt.is_float else 0)
         assert e.max_error <= tol, compare.format_worst(e)
 
 

@@ -418,7 +418,7 @@ def test_save_float_levels_losslessly(tmp_path: Path, fmt: Format) -> None:
     assert [p.name for p in paths] == ["level_03.png", "level_03.npy"]
     back = np.load(paths[1], allow_pickle=False)
     assert back.dtype == fmt.dtype and back.shape == v.shape
-    uint = np.uint16 if fmt is Format.F16 else np.uint32
+    uint = np.uint16 if fmt.element is Format.F16 else np.uint32
     np.testing.assert_array_equal(back.view(uint), v.view(uint))  # bit for bit, NaN payloads too
     assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
 

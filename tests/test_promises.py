@@ -26,6 +26,7 @@ from mipview.core.formats import Format, decode, encode, mip_count
 from mipview.core.results import LevelSource
 from mipview.core.specs import StrategySpec
 from mipview.gpu.batch import WAYS, BatchSession
+from mipview.gpu.batch.packing import TEXEL_WORDS
 from mipview.gpu.session import Session
 from mipview.io import imageio, synthetic
 
@@ -158,12 +159,16 @@ def _level0(image: str, fmt: Format) -> np.ndarray:
 def _supported(spec: str, fmt: Format, image: str) -> bool:
     bilinear = "bilinear" in spec
     even = image == "photo"
-    return not (fmt is Format.F32 and (bilinear or "fp16" in spec)) and (even or not bilinear)
+    return not (fmt.element is Format.F32 and (bilinear or "fp16" in spec)) and (even or not bilinear)
 
 
+#: the one- and two-channel formats share their element format's arithmetic: two odd images
+#: check their channels end to end; r32f (depth) takes every image
+FEW_CHANNEL_IMAGES = ("4097x3", "1x4097")
 CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}")
          for image in IMAGES for fmt in Format for spec in SPECS
-         if _supported(spec, fmt, image)]
+         if _supported(spec, fmt, image)
+         and (fmt.channels == 4 or fmt is Format.R32F or image in FEW_CHANNEL_IMAGES)]
 
 _RUNS: dict[tuple[str, Format], tuple[np.ndarray, dict, ReferenceCache]] = {}
 
@@ -275,7 +280,7 @@ def test_each_strategy_keeps_its_derived_promise(gpu, image, fmt, spec_text):
     assert any(b.error.level == k and b.figure == "step" for b in bad.breaches), bad.summary()
 
 
-@pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
+@pytest.mark.parametrize("fmt", list(TEXEL_WORDS), ids=lambda f: f.label)  # batches: RGBA
 def test_batch_ways_keep_the_stored_promise(gpu, fmt):
     """The batch ways re-read every stored level (batch_reduce.comp decodes in the shader, so
     sRGB keeps it too): held to the stored promise on the same images, and broken one texel

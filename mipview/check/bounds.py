@@ -83,12 +83,12 @@ class Budget:
 
 EXACT = Budget()
 #: one store to the format (see the module docstring)
-STORE: dict[Format, Budget] = {
+STORE: dict[Format, Budget] = {f: {
     Format.UNORM: Budget(0.0, 0.5),
     Format.SRGB: Budget(0.0, 0.5),
     Format.F16: Budget(2.0**-10, 2.0**-24),
     Format.F32: Budget(2.0**-23, 2.0**-149),
-}
+}[f.element] for f in Format}
 ARITH = EXACT.then(Budget(F32_UNIT), REDUCE_DEPTH)
 HALF_OP = Budget(F16_UNIT, 2.0**-25)
 

@@ -21,20 +21,23 @@ RELATIVE_FLOOR = 1e-3
 #: Format -> (step tolerance, chain tolerance), in the format's error unit: DESIGN.md's flat
 #: figures, a coarse check for tests of single strategies. Results are judged by the bounds of
 #: their strategy's promise (mipview.check.verdict, mipview.check.bounds), which no flat chain figure fits.
-TOLERANCE: dict[Format, tuple[float, float]] = {
+_FLAT = {
     Format.UNORM: (1.0, 2.0),
     Format.SRGB: (1.0, 2.0),
     # half a float16 ulp is 2^-11 ~ 4.9e-4 relative, so 1e-3 allows one rounding plus slack
     Format.F16: (1e-3, 2e-3),
     Format.F32: (1e-5, 1e-5),
 }
+#: every format's figures are its element type's (r32f: f32's)
+TOLERANCE: dict[Format, tuple[float, float]] = {f: _FLAT[f.element] for f in Format}
 
 # A float format may store each level rounded toward zero (Vulkan allows it for float16, and
 # lavapipe does it): one ulp of relative error per stored level, and the chain carries every
 # earlier level's rounding up. So the chain bound of a float level k is max(base, k ulp).
 # 8-bit formats keep a flat 2 LSB (nvpro's figure): the error of averaged 2D levels does not
 # grow like that, and the bound is the point of the check.
-ULP_RELATIVE = {Format.F16: 2.0**-10, Format.F32: 2.0**-23}
+ULP_RELATIVE = {f: {Format.F16: 2.0**-10, Format.F32: 2.0**-23}[f.element]
+                for f in Format if f.is_float}
 
 
 # The float64 reference itself carries ~1e-14 of rounding: a strategy with float intermediates

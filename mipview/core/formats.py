@@ -1,8 +1,17 @@
 """Pixel formats mipview generates pyramids in, and conversions to their storage values.
 
-A *storage value* is what the GPU image holds per channel: uint8 for ``unorm``/``srgb`` (sRGB
-bytes are gamma-encoded colour, linear alpha), float16 for ``f16``, float32 for ``f32``.
+A *storage value* is what the GPU image holds per channel: uint8 for the 8-bit UNORM formats
+(sRGB bytes are gamma-encoded colour, linear alpha), float16 or float32 for the float ones.
 Errors are measured in storage units: LSB (1/255) for 8-bit formats, relative error for floats.
+
+One table (:class:`Format`) is the single source of a format's bytes, channels, the Vulkan
+formats of its sampled and storage views, its element type and its LSB. The one- and
+two-channel formats (``r8``, ``rg8``, ``r16f``, ``rg16f``, ``r32f``, ``rg32f``: render
+targets, depth and luminance) share the element type of a four-channel one (:attr:`element`):
+its rounding, tolerances and promises. On the host every level is held as four channels, the
+ones the image lacks filled as a shader reads them (Vulkan: G and B 0, alpha 1), so the exact
+reference, the verdict and the views work on one shape; :meth:`Format.pack` and
+:meth:`Format.unpack` convert at the edges (upload, read back, files).
 """
 
 from __future__ import annotations
@@ -17,9 +26,15 @@ from mipview.core import bands
 from mipview.core.cancel import checkpoint
 
 # Vulkan enum values, kept here as numbers so this module needs no Vulkan loader.
+_VK_R8_UNORM = 9
+_VK_R8G8_UNORM = 16
 _VK_R8G8B8A8_UNORM = 37
 _VK_R8G8B8A8_SRGB = 43
+_VK_R16_SFLOAT = 76
+_VK_R16G16_SFLOAT = 83
 _VK_R16G16B16A16_SFLOAT = 97
+_VK_R32_SFLOAT = 100
+_VK_R32G32_SFLOAT = 103
 _VK_R32G32B32A32_SFLOAT = 109
 
 
@@ -35,17 +50,31 @@ class FormatInfo:
     is_srgb: bool
     #: GLSL image format qualifier of the storage views
     glsl_qualifier: str
+    #: channels the image holds (R, RG or RGBA)
+    channels: int = 4
+    #: the four-channel format of the same element type (its own name for those)
+    element: str = ""
+
+
+def _info(name: str, vk: int, dtype: type, channels: int, is_float: bool, qualifier: str,
+          element: str, vk_storage: int | None = None, srgb: bool = False) -> FormatInfo:
+    size = np.dtype(dtype).itemsize * channels
+    return FormatInfo(name, vk, vk if vk_storage is None else vk_storage, np.dtype(dtype), size,
+                      is_float, srgb, qualifier, channels, element)
 
 
 class Format(Enum):
-    UNORM = FormatInfo("unorm", _VK_R8G8B8A8_UNORM, _VK_R8G8B8A8_UNORM, np.dtype(np.uint8), 4,
-                       False, False, "rgba8")
-    SRGB = FormatInfo("srgb", _VK_R8G8B8A8_SRGB, _VK_R8G8B8A8_UNORM, np.dtype(np.uint8), 4,
-                      False, True, "rgba8")
-    F16 = FormatInfo("f16", _VK_R16G16B16A16_SFLOAT, _VK_R16G16B16A16_SFLOAT,
-                     np.dtype(np.float16), 8, True, False, "rgba16f")
-    F32 = FormatInfo("f32", _VK_R32G32B32A32_SFLOAT, _VK_R32G32B32A32_SFLOAT,
-                     np.dtype(np.float32), 16, True, False, "rgba32f")
+    UNORM = _info("unorm", _VK_R8G8B8A8_UNORM, np.uint8, 4, False, "rgba8", "unorm")
+    SRGB = _info("srgb", _VK_R8G8B8A8_SRGB, np.uint8, 4, False, "rgba8", "srgb",
+                 vk_storage=_VK_R8G8B8A8_UNORM, srgb=True)
+    F16 = _info("f16", _VK_R16G16B16A16_SFLOAT, np.float16, 4, True, "rgba16f", "f16")
+    F32 = _info("f32", _VK_R32G32B32A32_SFLOAT, np.float32, 4, True, "rgba32f", "f32")
+    R8 = _info("r8", _VK_R8_UNORM, np.uint8, 1, False, "r8", "unorm")
+    RG8 = _info("rg8", _VK_R8G8_UNORM, np.uint8, 2, False, "rg8", "unorm")
+    R16F = _info("r16f", _VK_R16_SFLOAT, np.float16, 1, True, "r16f", "f16")
+    RG16F = _info("rg16f", _VK_R16G16_SFLOAT, np.float16, 2, True, "rg16f", "f16")
+    R32F = _info("r32f", _VK_R32_SFLOAT, np.float32, 1, True, "r32f", "f32")
+    RG32F = _info("rg32f", _VK_R32G32_SFLOAT, np.float32, 2, True, "rg32f", "f32")
 
     @property
     def info(self) -> FormatInfo:
@@ -72,8 +101,40 @@ class Format(Enum):
         return self.value.bytes_per_texel
 
     @property
+    def channels(self) -> int:
+        return self.value.channels
+
+    @property
+    def element(self) -> Format:
+        """The four-channel format of this one's element type: what decides rounding, LSB,
+        tolerances and promises (``r32f`` -> ``f32``)."""
+        return Format.parse(self.value.element)
+
+    @property
     def error_unit(self) -> str:
         return "relative" if self.is_float else "LSB"
+
+    @property
+    def one(self) -> float:
+        """The storage value of 1.0 (255 for 8-bit formats): what alpha reads as where the
+        image has no alpha channel."""
+        return 1.0 if self.is_float else 255.0
+
+    def pack(self, values: np.ndarray) -> np.ndarray:
+        """Host texels (..., 4) -> the image's own channels (..., channels), contiguous."""
+        a = np.asarray(values, dtype=self.dtype)
+        return np.ascontiguousarray(a[..., :self.channels])
+
+    def unpack(self, values: np.ndarray) -> np.ndarray:
+        """The image's channels (..., channels) -> host texels (..., 4), the missing ones as a
+        shader reads them (0, 0, 1); the array itself when the format has four."""
+        a = np.asarray(values)
+        if self.channels == 4:
+            return a
+        out = np.zeros((*a.shape[:-1], 4), self.dtype)
+        out[..., :self.channels] = a
+        out[..., 3] = self.one
+        return out
 
     @classmethod
     def parse(cls, text: str) -> Format:
@@ -140,6 +201,8 @@ def to_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
     sources) to the storage values of ``fmt`` (HxWx4, C-contiguous). Exactly the float64
     rounding below for every input; finite float32 input (what imageio.load gives) takes an
     equal but faster path."""
+    if fmt.channels != 4:  # the image keeps its own channels; the rest read as 0, 0, 1
+        return fmt.unpack(fmt.pack(to_storage(pixels, fmt.element)))
     p = np.asarray(pixels)
     if p.dtype == np.float32 and np.isfinite(p).all():
         return _float32_to_storage(p, fmt)

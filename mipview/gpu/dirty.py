@@ -51,7 +51,7 @@ def upload_rect(image: MipImage, level0: np.ndarray, rect: Rect) -> None:
     x, y, w, h = rect
     data = np.asarray(level0, dtype=image.fmt.dtype)
     data = data.reshape((-1, *data.shape[-3:]))[:, y:y + h, x:x + w]
-    data = np.ascontiguousarray(data)
+    data = image.fmt.pack(data)  # the image's own channels
     staging = Buffer(image.ctx, data.nbytes, flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"), True)
     try:
         staging.write(data)

@@ -153,10 +153,12 @@ class SourceImage:
         For an 8-bit source in an 8-bit format that is ``rgba8`` itself (read-only, not a
         copy): to_storage of its float pixels rounds back to exactly these bytes. For a texture
         file in the format it stores, its level 0 as stored (every bit, NaN payloads too)."""
-        if self.texture is not None and fmt.dtype == self.texture.fmt.dtype:
+        if self.texture is not None and fmt.dtype == self.texture.fmt.dtype \
+                and fmt.channels == self.texture.fmt.channels:
             return self.texture.levels[0]
-        if self.rgba8 is not None and not fmt.is_float:
-            return self.rgba8
+        if self.rgba8 is not None and fmt.is_srgb == fmt.element.is_srgb and not fmt.is_float:
+            # the channels an R or RG image lacks read as 0, 0, 1 (as to_storage makes them)
+            return self.rgba8 if fmt.channels == 4 else fmt.unpack(fmt.pack(self.rgba8))
         return to_storage(self.pixels, fmt)
 
 
@@ -574,12 +576,17 @@ def save_level(path: str | os.PathLike[str], level_storage: np.ndarray,
     if fmt.is_float:
         # storage values untouched when they already are (a conversion could quiet a NaN)
         exact = a if a.dtype == fmt.dtype else to_storage(a, fmt)
-        files = [(p, encode_png16(a)), (p.with_suffix(".npy"), encode_npy(exact))]
+        files = [(p, encode_png16(a)), (p.with_suffix(".npy"), encode_npy(fmt.pack(exact)))]
     else:
         if a.dtype != np.uint8:  # e.g. a float64 reference in storage units
             a = np.clip(np.rint(a), 0, 255).astype(np.uint8)
+        # the format's own channels: r8 a grey PNG, rg8 an RGB one with blue 0 (PNG has no RG)
+        own = fmt.pack(a)
+        if fmt.channels == 2:
+            own = np.concatenate([own, np.zeros_like(own[..., :1])], axis=-1)
         png = io.BytesIO()
-        Image.fromarray(np.ascontiguousarray(a)).save(png, format="PNG")
+        Image.fromarray(np.ascontiguousarray(own[..., 0] if fmt.channels == 1 else own)).save(
+            png, format="PNG")
         files = [(p, png.getvalue())]
     written = []
     for target, data in files:

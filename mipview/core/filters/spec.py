@@ -130,6 +130,10 @@ def from_options(options: dict[str, str]) -> FilterSpec:
 
 def format_reason(spec: FilterSpec, fmt: Format) -> str | None:
     """Why ``spec`` cannot apply to images of ``fmt``, or None."""
+    if not spec.is_mean and fmt.channels < 4:
+        # the filter shaders and their references carry colour and alpha as RGBA
+        return (f"filter={spec.filter}: filters serve the four-channel formats; {fmt.label} has "
+                f"{fmt.channels} (use the box, or reduction=min/max)")
     if spec.kind == "normal" and fmt.is_srgb:
         return "kind=normal: a normal map is stored linearly, not as sRGB"
     return None

@@ -180,6 +180,9 @@ class BatchSession:
     def __init__(self, ctx: GpuContext, level0: Sequence[np.ndarray], fmt: Format,
                  ways: Sequence[str] = WAYS, names: Sequence[str] | None = None,
                  debug_level: int = 0, page_bytes: int | None = None) -> None:
+        if fmt not in TEXEL_WORDS:  # the batch buffers pack whole RGBA texels into words
+            raise BatchError(f"batches hold four-channel formats ({', '.join(f.label for f in TEXEL_WORDS)}); "
+                             f"{fmt.label} is not one of them")
         self.ctx = ctx
         self.fmt = fmt
         self.level0 = [np.ascontiguousarray(a, dtype=fmt.dtype) for a in level0]

@@ -48,7 +48,7 @@ def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     """Time reading ``level0`` ((L,) H, W, 4) through a sampler, ``repeats`` runs."""
     data = level0 if level0.ndim == 4 else level0[None]
     layers, height, width = data.shape[:3]
-    linear = fmt is not Format.F32 and ctx.caps.supports(
+    linear = fmt.element is not Format.F32 and ctx.caps.supports(
         fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT"))
     image = MipImage(ctx, fmt, width, height, layers, levels=1)
     sink = Buffer(ctx, 16, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))

@@ -147,7 +147,7 @@ def compute_reason(caps: DeviceCaps, fmt: Format) -> str | None:
 
 def bilinear_reason(caps: DeviceCaps, fmt: Format) -> str | None:
     """Why one linear sample at the centre of a 2x2 block cannot stand for its mean here."""
-    if fmt is Format.F32:
+    if fmt.element is Format.F32:
         # Vulkan leaves filtering precision to the device: lavapipe's is ~1e-4 off on fp32
         return "load=bilinear: texture filtering is not exact to fp32 precision"
     if not caps.supports(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):

@@ -23,7 +23,7 @@ import numpy as np
 
 from mipview.core.filters.kernels import KAISER_ALPHA_RANGE
 from mipview.core.filters.resample import EDGES, Taps, axis_taps, fold
-from mipview.core.filters.spec import FilterSpec
+from mipview.core.filters.spec import FilterSpec, format_reason
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
 from mipview.gpu.shaders.interface import ShaderInterface
@@ -246,6 +246,9 @@ class FilterPairs(FilterChoice, Strategy):
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         spec = cls.filter_spec(options or {})
+        reason = format_reason(spec, fmt)
+        if reason:
+            return reason
         plans = plan_pairs(spec, width, height)
         span = max((p.span for p in plans), default=0)
         if span > MAX_SPAN:
@@ -258,7 +261,7 @@ class FilterPairs(FilterChoice, Strategy):
 
     def prepare(self, image: MipImage) -> None:
         spec = self.filter_spec(self.opts)
-        self.single = image.fmt is Format.F16
+        self.single = image.fmt.element is Format.F16
         lead = lead_levels(spec, image.width, image.height)
         steps: list[DispatchStep] = []
         self.pipelines = []

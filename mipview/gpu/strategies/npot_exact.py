@@ -300,7 +300,7 @@ class NpotExact(Strategy):
                     self.ctx, NPOT_EXACT, BINDINGS,
                     constants={"local_size_x_id": _threads(self.ctx.caps), "NPOT_A_SIDE": A_SIDE,
                                "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
-                               "NPOT_ROUND_HALF": image.fmt is Format.F16,
+                               "NPOT_ROUND_HALF": image.fmt.element is Format.F16,
                                "NPOT_LEVELS": key[0], "NPOT_TAIL": key[1],
                                **mip_constants(image.fmt)}))
         if general:

@@ -39,9 +39,12 @@ from mipview.gpu.vulkan.resources import MipImage
 # this strategy's shader, per_level.comp: what the host passes it
 PER_LEVEL = ShaderInterface(
     "per_level",
-    spec=(*LOCAL_XY, ("EVEN", 2, "bool"), ("BILINEAR", 3, "bool"), *MIP_COMMON),
+    spec=(*LOCAL_XY, ("EVEN", 2, "bool"), ("BILINEAR", 3, "bool"), ("REDUCTION", 4, "int"),
+          *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
 
+#: the shader's REDUCTION per ``reduction`` option
+REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 BINDINGS = ("sampled", "storage_image")
 
@@ -65,6 +68,8 @@ class PerLevel(FilterChoice, Strategy):
     options = (
         OptionSpec("load", ("texel", "bilinear"), "texel",
                    "level 1: 4 texel loads per 2x2, or one bilinear sample (even sides)"),
+        OptionSpec("reduction", tuple(REDUCTIONS), "mean",
+                   "mean, or min/max over each texel's whole footprint (Hi-Z, conservative)"),
         *filter_level.FILTER_OPTIONS,
     )
     owned = ("taps", "rows", "texels", "coverage")
@@ -72,6 +77,13 @@ class PerLevel(FilterChoice, Strategy):
     @classmethod
     def option_reason(cls, options: dict[str, str]) -> str | None:
         spec = cls.filter_spec(options)
+        opts = cls.check_options(options)
+        if opts["reduction"] != "mean":
+            if not spec.is_mean:
+                return f"reduction={opts['reduction']} takes the box's footprint: no filter options"
+            if opts["load"] == "bilinear":
+                return "load=bilinear averages: it only serves reduction=mean"
+            return None
         if spec.is_mean:
             return None
         if cls.check_options(options)["load"] == "bilinear":
@@ -110,7 +122,8 @@ class PerLevel(FilterChoice, Strategy):
             self.pipelines.append(get_pipeline(
                 self.ctx, PER_LEVEL, BINDINGS,
                 constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP, "EVEN": even,
-                           "BILINEAR": linear, **mip_constants(image.fmt)}))
+                           "BILINEAR": linear, "REDUCTION": REDUCTIONS[self.opts["reduction"]],
+                           **mip_constants(image.fmt)}))
             sources.append(image.source_views(linear)[level - 1])
         if not self.pipelines:
             return
@@ -118,6 +131,11 @@ class PerLevel(FilterChoice, Strategy):
         sampler = get_sampler(self.ctx, linear=bilinear)
         for level in range(1, image.levels):
             self.sets.write(level - 1, [(sources[level - 1], sampler), image.storage_views[level]])
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        opts = cls.check_options(options)
+        return opts["reduction"] if opts["reduction"] != "mean" else super().reduction(options)
 
     def level_sources(self, width: int, height: int, layers: int = 1) -> list[LevelSource]:
         # as prepare(): one bilinear sample per texel of level 1 where level 0's sides are even

@@ -139,7 +139,7 @@ class RegisterChain(Strategy):
                     self.ctx, REGISTER_CHAIN, BINDINGS,
                     constants={"local_size_x_id": GROUP[0], "local_size_y_id": GROUP[1],
                                "RC_DEPTH": step.depth, "RC_EVEN": even,
-                               "RC_ROUND_HALF": image.fmt is Format.F16,
+                               "RC_ROUND_HALF": image.fmt.element is Format.F16,
                                **mip_constants(image.fmt)}))
             indices.append(keys[(step.depth, even)])
         self.steps = tuple(dispatch_steps(image.width, image.height, image.layers, planned,

@@ -260,7 +260,7 @@ class SinglePass(Strategy):
         if opts["fp16"] == "on":
             if not caps.shader_float16:
                 return "device lacks shaderFloat16"
-            if fmt is Format.F32:
+            if fmt.element is Format.F32:
                 return "fp16=on only serves formats of at most 16 bits per channel"
         return None
 

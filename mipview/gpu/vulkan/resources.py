@@ -200,6 +200,7 @@ class MipImage:
         expected = (self.layers, self.height, self.width, 4)
         if data.reshape((-1, *data.shape[-3:])).shape != expected:
             raise ValueError(f"level 0 has shape {data.shape}, image wants {expected}")
+        data = self.fmt.pack(data)  # host texels are RGBA; the image keeps its own channels
         staging = Buffer(self.ctx, data.nbytes, flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"), True)
         try:
             staging.write(data)
@@ -233,7 +234,8 @@ class MipImage:
                       0, self.levels, self.layers)
 
     def read_levels(self) -> list[np.ndarray]:
-        """Every level as storage values: (H, W, 4), or (layers, H, W, 4) for arrays."""
+        """Every level as storage values: (H, W, 4), or (layers, H, W, 4) for arrays (the
+        channels a format lacks as a shader reads them: Format.unpack)."""
         sizes = [self.level_bytes(i) for i in range(self.levels)]
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
         buf = Buffer(self.ctx, sum(sizes), flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"), True)
@@ -266,7 +268,7 @@ class MipImage:
         for level in range(self.levels):
             w, h = self.level_size(level)
             arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.dtype)
-            arr = arr.reshape(self.layers, h, w, 4)
+            arr = self.fmt.unpack(arr.reshape(self.layers, h, w, self.fmt.channels))
             out.append(arr[0] if self.layers == 1 else arr)
         return out
 

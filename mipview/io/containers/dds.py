@@ -20,6 +20,10 @@ from mipview.io.containers.dds_header import HEADER, Header
 from mipview.io.containers.pixels import BGRA, BGRX, Blocks, Layout, Plain
 from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFile
 
+_DXGI_SMALL = {Format.R8: (61, "R8_UNORM"), Format.RG8: (49, "R8G8_UNORM"),
+               Format.R16F: (54, "R16_FLOAT"), Format.RG16F: (34, "R16G16_FLOAT"),
+               Format.R32F: (41, "R32_FLOAT"), Format.RG32F: (16, "R32G32_FLOAT")}
+
 
 def _dxgi_table() -> dict[int, Layout]:
     table: dict[int, Layout] = {
@@ -34,6 +38,10 @@ def _dxgi_table() -> dict[int, Layout]:
         91: Plain("DXGI_FORMAT_B8G8R8A8_UNORM_SRGB", Format.SRGB, order=BGRA),
         92: Plain("DXGI_FORMAT_B8G8R8X8_TYPELESS", Format.UNORM, order=BGRX),
         93: Plain("DXGI_FORMAT_B8G8R8X8_UNORM_SRGB", Format.SRGB, order=BGRX),
+        # one- and two-channel formats: each read as itself
+        **{n: Plain(f"DXGI_FORMAT_{name}", f, f.channels, ((0, None, None, None) if f.channels == 1
+                                                       else (0, 1, None, None)))
+           for f, (n, name) in _DXGI_SMALL.items()},
     }
     # TYPELESS, UNORM, UNORM_SRGB of each BC family (BC4 and BC5 have SNORM in the third place)
     for first, codec, has_srgb in ((70, bcn.BC1, True), (73, bcn.BC2, True), (76, bcn.BC3, True),
@@ -67,7 +75,8 @@ _FOURCC_REFUSED = {
     b"BC4S": "BC4S: signed values, which mipview's formats do not hold",
     b"BC5S": "BC5S: signed values, which mipview's formats do not hold",
 }
-_WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2}
+_WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2,
+          **{f: n for f, (n, _) in _DXGI_SMALL.items()}}
 _LEGACY_NOTE = ("a legacy DDS header does not say whether colour is sRGB-encoded: read as UNORM "
                 "(the same bytes check as SRGB with --format srgb)")
 
@@ -85,6 +94,7 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> by
         shape = texture.level_shape(width, height, p, layers)
         if data.shape != shape:
             raise ValueError(f"level {p} is {data.shape}, expected {shape}")
+        data = fmt.pack(data)  # the file holds the format's own channels
         stack.append(data if layers is not None else data[None])
     header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt], layers or 1,
                                   width * fmt.bytes_per_texel)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 
-from mipview.io.containers import dds, dds_header, exr, exr_layout, ktx2
+from mipview.io.containers import dds, dds_header, exr, exr_layout, ktx2, npy
 from mipview.io.containers.texture import PixelCheck, TextureFile
 
 _READERS = ((ktx2.IDENTIFIER, ".ktx2", ktx2.read), (dds_header.MAGIC, ".dds", dds.read),
-            (exr_layout.MAGIC, ".exr", exr.read))
+            (exr_layout.MAGIC, ".exr", exr.read), (npy.MAGIC, ".npy", npy.read))
 SUFFIXES = tuple(suffix for _, suffix, _ in _READERS)
 
 

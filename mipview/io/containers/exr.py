@@ -100,21 +100,48 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> li
         if a.shape != shape:
             raise ValueError(f"level {p} is {a.shape}, expected {shape}")
         if layers is None:
-            file = exr.File(header(), {"RGBA": a})
+            file = exr.File(header(), _channels(a, fmt))
         else:
-            file = exr.File([exr.Part(header(), {"RGBA": np.ascontiguousarray(a[i])},
-                                      f"layer{i:02d}") for i in range(layers)])
+            file = exr.File([exr.Part(header(), _channels(a[i], fmt), f"layer{i:02d}")
+                             for i in range(layers)])
         buf = io.BytesIO()
         file.write(buf)
         out.append(buf.getvalue())
     return out
 
 
+def _channels(a: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
+    """The EXR channels of one (H, W, 4) image of ``fmt``: RGBA, or the format's own R [G]."""
+    if fmt.channels == 4:
+        return {"RGBA": np.ascontiguousarray(a)}
+    return {name: np.ascontiguousarray(a[..., i]) for i, name in enumerate("RG"[:fmt.channels])}
+
+
 # --- reading -------------------------------------------------------------------------------------
+#: channel sets read as one- or two-channel images (depth buffers are written as Z)
+_FEW = {frozenset("R"): 1, frozenset("Z"): 1, frozenset("RG"): 2}
+
+
+def own_channels(names: set[str] | frozenset[str]) -> int:
+    """How many channels an image of these EXR channel names holds as mipview reads it: 1 for a
+    lone R or Z (depth), 2 for R and G, else 4."""
+    return _FEW.get(frozenset(names), 4)
+
+
 def _rgba(channels: dict[str, np.ndarray]) -> np.ndarray:
-    """(H, W, 4) from an EXR's channels: RGBA, RGB (alpha 1), R G B [A] or Y [A] (grey)."""
+    """(H, W, 4) from an EXR's channels: RGBA, RGB (alpha 1), R G B [A] or Y [A] (grey); a lone
+    R or Z, or R and G, fill the rest as a shader reads them (0, 0, 1)."""
     if "RGBA" in channels:
         return channels["RGBA"]
+    few = own_channels(set(channels))
+    if few < 4:
+        names = ["Z"] if "Z" in channels else list("RG"[:few])
+        first = channels[names[0]]
+        out = np.zeros((*first.shape[:2], 4), np.result_type(*[channels[n] for n in names]))
+        for i, name in enumerate(names):
+            out[..., i] = channels[name]
+        out[..., 3] = 1.0
+        return out
     colour = channels.get("RGB")
     if colour is None and all(c in channels for c in "RGB"):
         colour = np.stack([channels[c] for c in "RGB"], axis=-1)
@@ -201,9 +228,13 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
                                      f"level 0 makes it {w}x{h}")
             levels.append(level)
         dtype = np.result_type(*[a.dtype for a in levels])
-    fmt = Format.F16 if dtype == np.float16 else Format.F32
-    if fmt is Format.F32 and any(a.dtype != np.float32 for a in levels):
+    few = own_channels(exr_layout.check(data)[0].channels)
+    fmt = {(1, True): Format.R16F, (1, False): Format.R32F, (2, True): Format.RG16F,
+           (2, False): Format.RG32F, (4, True): Format.F16,
+           (4, False): Format.F32}[few, dtype == np.float16]
+    if fmt.element is Format.F32 and any(a.dtype != np.float32 for a in levels):
         notes.append("half and float channels mixed: read as float")
     kinds = {np.dtype(np.float16): "half", np.dtype(np.float32): "float"}
-    return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} RGBA", fmt,
+    names = ", ".join(sorted(exr_layout.check(data)[0].channels)) if few < 4 else "RGBA"
+    return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names}", fmt,
                        tuple(np.ascontiguousarray(a, dtype) for a in levels), None, tuple(notes))

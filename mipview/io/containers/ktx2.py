@@ -49,6 +49,11 @@ _LEVEL = struct.Struct("<3Q")
 
 _SUPERCOMPRESSION = {1: "BasisLZ", 2: "Zstandard", 3: "ZLIB"}
 
+_VK_NAMES = {Format.R8: "R8_UNORM", Format.RG8: "R8G8_UNORM", Format.R16F: "R16_SFLOAT",
+             Format.RG16F: "R16G16_SFLOAT", Format.R32F: "R32_SFLOAT", Format.RG32F: "R32G32_SFLOAT"}
+#: channel i (R, G, B, A) from component order[i] of a texel of that many components
+_ORDER = {1: (0, None, None, None), 2: (0, 1, None, None)}
+
 #: the vkFormats mipview reads
 _LAYOUTS: dict[int, Layout] = {
     37: Plain("VK_FORMAT_R8G8B8A8_UNORM", Format.UNORM),
@@ -57,6 +62,9 @@ _LAYOUTS: dict[int, Layout] = {
     50: Plain("VK_FORMAT_B8G8R8A8_SRGB", Format.SRGB, order=BGRA),
     97: Plain("VK_FORMAT_R16G16B16A16_SFLOAT", Format.F16),
     109: Plain("VK_FORMAT_R32G32B32A32_SFLOAT", Format.F32),
+    # one- and two-channel formats: each read as itself
+    **{f.info.vk_format: Plain(f"VK_FORMAT_{_VK_NAMES[f]}", f, f.channels, _ORDER[f.channels])
+       for f in Format if f.channels < 4},
     131: Blocks("VK_FORMAT_BC1_RGB_UNORM_BLOCK", bcn.BC1, False, opaque=True),
     132: Blocks("VK_FORMAT_BC1_RGB_SRGB_BLOCK", bcn.BC1, True, opaque=True),
     133: Blocks("VK_FORMAT_BC1_RGBA_UNORM_BLOCK", bcn.BC1, False),
@@ -94,10 +102,10 @@ def _refusal(vk_format: int) -> str:
 def _dfd(fmt: Format) -> bytes:
     """dfdTotalSize and the basic descriptor block of ``fmt`` (Khronos Data Format 1.3):
     RGBSDA, BT.709 primaries, sRGB or linear transfer, one sample per channel."""
-    size = fmt.bytes_per_texel // 4
+    size = fmt.dtype.itemsize
     bits = 8 * size
     samples = b""
-    for i, channel in enumerate((0, 1, 2, 15)):  # R, G, B, A
+    for i, channel in enumerate((0, 1, 2, 15)[:fmt.channels]):  # R, G, B, A
         qualifiers = 0
         if fmt.is_float:
             qualifiers = 0x80 | 0x40  # FLOAT | SIGNED
@@ -149,11 +157,12 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> by
         data = np.ascontiguousarray(levels[p], dtype=fmt.dtype.newbyteorder("<"))
         if data.shape != shape:
             raise ValueError(f"level {p} is {data.shape}, expected {shape}")
+        data = fmt.pack(data)  # the file holds the format's own channels
         start = _align(offset, alignment)
         body += b"\0" * (start - offset) + data.tobytes()
         index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)
         offset = start + data.nbytes
-    header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.bytes_per_texel // 4, width,
+    header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.dtype.itemsize, width,
                           height, 0, layers, 1, n, 0, dfd_offset, len(dfd), kvd_offset, len(kvd),
                           0, 0)
     return header + b"".join(index) + dfd + kvd + bytes(body)

@@ -76,7 +76,7 @@ class TextureFile:
     Attributes
     ----------
     name : the file name (for an EXR level set, the file of level 0).
-    container : "KTX2", "DDS" or "EXR".
+    container : "KTX2", "DDS", "EXR" or "NPY".
     pixel_format : the format as the file names it (e.g. "VK_FORMAT_BC7_SRGB_BLOCK").
     fmt : the mipview format of ``levels`` (block-compressed levels decode to UNORM or SRGB).
     levels : storage values per level, (H, W, 4) or (layers, H, W, 4), read-only.

@@ -1,0 +1,82 @@
+"""Hi-Z pyramids: min and max reductions over each texel's whole footprint (2 or 3 source
+texels per axis), bit-exact against the reference and so conservative at every size, in the
+one- and two-channel formats depth and render targets use as in RGBA."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mipview.check.reference import reference_pyramid
+from mipview.check.verdict import judge, judge_result
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.specs import StrategySpec
+from mipview.gpu.session import run_once
+
+SIZES = [(1, 1), (3, 3), (37, 1), (4097, 3), (1921, 1079)]
+FORMATS = [Format.R32F, Format.RG16F, Format.R8, Format.SRGB]
+STRATEGIES = ("per-level", "single-pass")
+
+
+def _level0(w: int, h: int, fmt: Format, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if fmt.is_float:  # depth-like values, negative and large too
+        values = (rng.random((h, w, 4)) * 8.0 - 2.0).astype(fmt.dtype)
+    else:
+        values = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    return fmt.unpack(fmt.pack(values))
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.label)
+@pytest.mark.parametrize("reduction", ["min", "max"])
+def test_min_and_max_are_bit_exact_at_every_size(gpu, fmt, reduction):
+    specs = [StrategySpec.parse(f"{s}:reduction={reduction}") for s in STRATEGIES]
+    for i, (w, h) in enumerate(SIZES):
+        level0 = _level0(w, h, fmt, i)
+        mip = run_once(gpu, level0, fmt, specs)
+        assert not mip.skipped and not mip.validation_messages
+        ref = reference_pyramid(level0, fmt, reduction)
+        for res in mip.results:
+            assert res.reduction == reduction
+            for k, (got, want) in enumerate(zip(res.levels, ref, strict=True)):
+                assert np.array_equal(got, want.astype(fmt.dtype)), (str(res.spec), w, h, k)
+            assert judge_result(res, level0, fmt).within_tolerance
+
+
+def _two_taps(level0: np.ndarray, op) -> list[np.ndarray]:
+    """A min/max chain that takes 2 texels per axis even on odd sides (a previous-power-of-two
+    sampler chain does): it drops the third texel, so it is not conservative."""
+    out = [level0]
+    h, w = level0.shape[:2]
+    for k in range(1, mip_count(w, h)):
+        below = out[-1]
+        dw, dh = level_size(w, h, k)
+        xs = np.minimum(np.arange(dw) * 2, below.shape[1] - 1)
+        ys = np.minimum(np.arange(dh) * 2, below.shape[0] - 1)
+        x1 = np.minimum(xs + 1, below.shape[1] - 1)
+        y1 = np.minimum(ys + 1, below.shape[0] - 1)
+        quad = [below[np.ix_(yy, xx)] for yy in (ys, y1) for xx in (xs, x1)]
+        out.append(op.reduce(np.stack(quad), axis=0))
+    return out
+
+
+@pytest.mark.parametrize("reduction", ["min", "max"])
+def test_a_chain_that_drops_the_third_texel_is_caught(reduction):
+    fmt = Format.R32F
+    level0 = _level0(37, 23, fmt, 7)
+    op = np.minimum if reduction == "min" else np.maximum
+    exact = reference_pyramid(level0, fmt, reduction)
+    assert judge([lv.astype(fmt.dtype) for lv in exact], level0, fmt, reduction).within_tolerance
+    verdict = judge(_two_taps(level0, op), level0, fmt, reduction)
+    assert not verdict.within_tolerance and verdict.failing_levels[0] == 1
+
+
+def test_min_max_options_say_why_not_with_filters_and_bilinear(gpu):
+    from mipview.gpu.strategies.per_level import PerLevel
+
+    why = PerLevel.unsupported_reason(gpu.caps, Format.R32F, 64, 64, 1,
+                                      {"reduction": "min", "load": "bilinear"})
+    assert why is not None and "reduction=mean" in why
+    why = PerLevel.unsupported_reason(gpu.caps, Format.F32, 64, 64, 1,
+                                      {"reduction": "max", "filter": "lanczos3"})
+    assert why is not None and "no filter options" in why
