@@ -24,6 +24,7 @@ _MODULES = [
     "subgroup",
     "single_pass",
     "filter_pairs",
+    "sampler_minmax",
 ]
 
 REGISTRY: dict[str, type[Strategy]] = {}

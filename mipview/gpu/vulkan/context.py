@@ -89,6 +89,8 @@ class DeviceCaps:
     #: pipeline cache is kept and checked by (mipview.gpu.vulkan.pipeline_cache)
     device_uuid: str = ""
     pipeline_cache_uuid: str = ""
+    #: Vulkan 1.2 samplerFilterMinmax: samplers that return the min or max of their footprint
+    sampler_minmax: bool = False
 
     @property
     def driver(self) -> str:
@@ -360,6 +362,7 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
         device_id=int(p.deviceID),
         device_uuid=bytes(ids.deviceUUID).hex(),
         pipeline_cache_uuid=bytes(p.pipelineCacheUUID).hex(),
+        sampler_minmax=bool(f12.samplerFilterMinmax),
     )
 
 
@@ -465,6 +468,7 @@ class GpuContext:
         f12.shaderBufferInt64Atomics = caps.int64_buffer_atomics
         f12.vulkanMemoryModel = caps.vulkan_memory_model
         f12.vulkanMemoryModelDeviceScope = caps.vulkan_memory_model
+        f12.samplerFilterMinmax = caps.sampler_minmax
         keep.append(f12)
         if caps.subgroup_size_range is not None or caps.robustness == "device":
             f13 = ffi.new("VkPhysicalDeviceVulkan13Features*",

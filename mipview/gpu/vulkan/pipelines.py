@@ -178,17 +178,25 @@ def get_pipeline(ctx: GpuContext, shader: ShaderInterface, bindings: tuple[Bindi
     return cache[key]
 
 
-def get_sampler(ctx: GpuContext, linear: bool = False) -> Any:
-    """Clamp-to-edge sampler (nearest for texelFetch paths, linear for bilinear loads)."""
-    cache: dict[bool, Any] = closing_cache(
+def get_sampler(ctx: GpuContext, linear: bool = False, reduction: str | None = None) -> Any:
+    """Clamp-to-edge sampler (nearest for texelFetch paths, linear for bilinear loads);
+    ``reduction`` "min" or "max": a linear sampler that returns the min or max of the texels it
+    weighs instead of their weighted mean (samplerFilterMinmax)."""
+    cache: dict[tuple[bool, str | None], Any] = closing_cache(
         ctx, "samplers", lambda sampler: vk.vkDestroySampler(ctx.device, sampler, None))
-    if linear not in cache:
-        filt = flag("VK_FILTER_LINEAR" if linear else "VK_FILTER_NEAREST")
+    key = (linear or reduction is not None, reduction)
+    if key not in cache:
+        filt = flag("VK_FILTER_LINEAR" if key[0] else "VK_FILTER_NEAREST")
         clamp = flag("VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE")
-        cache[linear] = vk.vkCreateSampler(ctx.device, vk.VkSamplerCreateInfo(
-            magFilter=filt, minFilter=filt, mipmapMode=flag("VK_SAMPLER_MIPMAP_MODE_NEAREST"),
-            addressModeU=clamp, addressModeV=clamp, addressModeW=clamp, maxLod=0.0), None)
-    return cache[linear]
+        chain = None
+        if reduction is not None:
+            mode = {"min": "VK_SAMPLER_REDUCTION_MODE_MIN", "max": "VK_SAMPLER_REDUCTION_MODE_MAX"}
+            chain = vk.VkSamplerReductionModeCreateInfo(reductionMode=flag(mode[reduction]))
+        cache[key] = vk.vkCreateSampler(ctx.device, vk.VkSamplerCreateInfo(
+            pNext=chain, magFilter=filt, minFilter=filt,
+            mipmapMode=flag("VK_SAMPLER_MIPMAP_MODE_NEAREST"), addressModeU=clamp,
+            addressModeV=clamp, addressModeW=clamp, maxLod=0.0), None)
+    return cache[key]
 
 
 class DescriptorSets:

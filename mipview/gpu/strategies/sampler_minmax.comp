@@ -1,0 +1,63 @@
+#version 460
+// sampler_minmax.comp: a Hi-Z level from one min/max-reduction sampler fetch per 2x2 quad
+// (VK_EXT_sampler_filter_minmax, core in Vulkan 1.2: the sampler returns the min or max of the
+// texels it weighs, niagara's depth pyramid), plus the texels a 2x2 fetch misses on an odd side:
+// footprint texels 2i, 2i+1 and 2i+2 of a side of 2m+1. Those come by texelFetch, exactly, so
+// every level covers its whole footprint at every size (conservative) and picks a stored value.
+// Storage values are read and stored as they are: no decode, no rounding.
+#extension GL_GOOGLE_include_directive : require
+#include "mip_common.glsl"
+
+layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+layout(constant_id = 2) const int REDUCTION = 1;  // 1: min, 2: max (the sampler's mode too)
+
+// level i-1 through a linear sampler with the reduction mode of REDUCTION
+layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
+layout(set = 0, binding = 1) writeonly uniform image2DArray dstLevel;
+
+layout(push_constant) uniform SamplerMinmaxPush {
+    ivec2 srcSize;
+    ivec2 dstSize;
+} pc;
+
+vec4 pick(vec4 a, vec4 b) {
+    return REDUCTION == 1 ? min(a, b) : max(a, b);
+}
+
+void main() {
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    int layer = int(gl_GlobalInvocationID.z);
+    if (any(greaterThanEqual(p, pc.dstSize))) {
+        return;
+    }
+    ivec2 q = 2 * p;
+    // the centre of the quad q .. q+1 weighs its 4 texels 1/4 each (all non-zero: all reduced);
+    // a side of 1 has texel 0 alone, at its centre
+    vec2 centre = vec2(q + 1);
+    if (pc.srcSize.x == 1) {
+        centre.x = 0.5;
+    }
+    if (pc.srcSize.y == 1) {
+        centre.y = 0.5;
+    }
+    vec4 r = textureLod(srcLevel, vec3(centre / vec2(pc.srcSize), float(layer)), 0.0);
+    bool oddX = pc.srcSize.x > 1 && (pc.srcSize.x & 1) == 1;
+    bool oddY = pc.srcSize.y > 1 && (pc.srcSize.y & 1) == 1;
+#define SM_LOAD(x, y) texelFetch(srcLevel, ivec3(x, y, layer), 0)
+    if (oddX) {  // column 2i+2 of the footprint
+        r = pick(r, SM_LOAD(q.x + 2, q.y));
+        if (pc.srcSize.y > 1) {
+            r = pick(r, SM_LOAD(q.x + 2, q.y + 1));
+        }
+    }
+    if (oddY) {  // row 2j+2
+        r = pick(r, SM_LOAD(q.x, q.y + 2));
+        if (pc.srcSize.x > 1) {
+            r = pick(r, SM_LOAD(q.x + 1, q.y + 2));
+        }
+    }
+    if (oddX && oddY) {
+        r = pick(r, SM_LOAD(q.x + 2, q.y + 2));
+    }
+    imageStore(dstLevel, ivec3(p, layer), r);
+}

@@ -1,0 +1,74 @@
+"""``sampler-minmax``: a Hi-Z pyramid the way niagara builds its depth pyramid, one dispatch
+per level and one min/max-reduction sampler fetch per 2x2 quad (samplerFilterMinmax, Vulkan
+1.2), plus the texels a quad misses on odd sides, fetched exactly, so it stays conservative and
+bit-exact at every size where niagara sidesteps odd sides with power-of-two levels.
+Shader: sampler_minmax.comp beside this file."""
+
+from __future__ import annotations
+
+from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.results import DispatchStep
+from mipview.gpu.shaders.interface import ShaderInterface
+from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
+from mipview.gpu.vulkan.resources import MipImage
+
+SAMPLER_MINMAX = ShaderInterface(
+    "sampler_minmax", spec=(("REDUCTION", 2, "int"), *MIP_COMMON),
+    push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
+REDUCTIONS = {"min": 1, "max": 2}
+#: VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_MINMAX_BIT, by value: the binding has the bit only as
+#: its extension's alias, and that resolves to None
+FILTER_MINMAX_BIT = 0x00010000
+GROUP = 8
+
+
+class SamplerMinmax(Strategy):
+    name = "sampler-minmax"
+    title = "Min/max sampler (Hi-Z)"
+    description = ("One dispatch per level, one min/max-reduction sampler fetch per 2x2 and the "
+                   "odd sides' third texels: a conservative Hi-Z pyramid.")
+    in_all = False  # a min or max pyramid, not the box the others of ``all`` make
+    options = (OptionSpec("reduction", tuple(REDUCTIONS), "min",
+                          "min or max over each texel's whole footprint"),)
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
+                           layers: int = 1, options: dict[str, str] | None = None) -> str | None:
+        if not caps.sampler_minmax:
+            return "device lacks samplerFilterMinmax (VK_EXT_sampler_filter_minmax)"
+        read = Format.UNORM if fmt.is_srgb else fmt  # sRGB levels are read through UNORM views
+        if not caps.supports(read, FILTER_MINMAX_BIT):
+            return f"{read.label} images cannot be min/max filtered on this device (Vulkan " \
+                f"requires it of r8, r16f and r32f among mipview's formats)"
+        return compute_reason(caps, fmt)
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        return cls.check_options(options)["reduction"]
+
+    def prepare(self, image: MipImage) -> None:
+        reduction = self.opts["reduction"]
+        w, h = image.width, image.height
+        steps = []
+        pipeline = get_pipeline(self.ctx, SAMPLER_MINMAX, ("sampled", "storage_image"),
+                                constants={"REDUCTION": REDUCTIONS[reduction],
+                                           **mip_constants(image.fmt)})
+        for level in range(1, mip_count(w, h)):
+            (sw, sh), (dw, dh) = level_size(w, h, level - 1), level_size(w, h, level)
+            steps.append(DispatchStep(
+                f"level {level}", (level,), pipeline=0, descriptor_set=level - 1,
+                push=SAMPLER_MINMAX.pack(srcSize=(sw, sh), dstSize=(dw, dh)),
+                groups=(group_count(dw, GROUP), group_count(dh, GROUP), image.layers)))
+        self.steps = tuple(steps)
+        self.pipelines = [pipeline]
+        if not steps:
+            return
+        self.sets = DescriptorSets(pipeline, len(steps))
+        # the encoded (UNORM for sRGB) views: storage values, reduced as they are
+        sampler = get_sampler(self.ctx, reduction=reduction)
+        views = image.source_views(False)
+        for level in range(1, image.levels):
+            self.sets.write(level - 1, [(views[level - 1], sampler), image.storage_views[level]])
