@@ -26,4 +26,9 @@ def test_closing_cache_frees_its_values_once_on_close() -> None:
 def test_samplers_are_cached_per_context(gpu) -> None:
     linear, nearest = get_sampler(gpu, linear=True), get_sampler(gpu)
     assert get_sampler(gpu, linear=True) is linear and get_sampler(gpu) is nearest
-    assert gpu.caches["samplers"] == {True: linear, False: nearest}
+    cache = gpu.caches["samplers"]  # keyed by (filtered, reduction mode)
+    assert cache[(True, None)] is linear and cache[(False, None)] is nearest
+    if gpu.caps.sampler_minmax:
+        low = get_sampler(gpu, reduction="min")
+        assert get_sampler(gpu, reduction="min") is low and low not in (linear, nearest)
+        assert cache[(True, "min")] is low

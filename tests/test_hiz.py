@@ -39,6 +39,8 @@ def test_min_and_max_are_bit_exact_at_every_size(gpu, fmt, reduction):
         specs = specs[:2] if why else specs
         assert why is None or "cannot be min/max filtered" in why
     for i, (w, h) in enumerate(SIZES):
+        if w * h > 1 << 16 and fmt is not Format.R32F:
+            continue  # the render-target size in the depth format; small odd ones in all
         level0 = _level0(w, h, fmt, i)
         mip = run_once(gpu, level0, fmt, specs)
         assert not mip.skipped and not mip.validation_messages
