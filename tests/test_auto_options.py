@@ -20,6 +20,7 @@ from mipview.gpu.strategies import REGISTRY, auto
 from mipview.gpu.strategies.single_pass import plan_passes
 from mipview.gpu.strategies.specs import expand_specs
 from mipview.runs.report import strategy_dict
+from tests.gpu_formats import GPU_FORMATS
 
 SP, SG = REGISTRY["single-pass"], REGISTRY["subgroup"]
 BIG = "4096² to 8192²"
@@ -196,7 +197,7 @@ def _pickable(gpu) -> list[tuple[str, Format, dict[str, str]]]:
                                                          auto.is_table_auto(cls.name, o.name,
                                                                             "auto"))}
         for kind in KINDS:
-            for fmt in Format:
+            for fmt in GPU_FORMATS:  # the auto table's formats, and r32f's fallback
                 for size in sizes.values():
                     used = _used(gpu, cls, kind, fmt, *size, **asked)[0]
                     item = (cls.name, fmt, used)
