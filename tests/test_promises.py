@@ -166,13 +166,16 @@ def _supported(spec: str, fmt: Format, image: str) -> bool:
 #: the one- and two-channel formats share their element format's arithmetic: two odd images
 #: check their channels end to end (tests/gpu_formats.py; test_hiz.py takes r32f further)
 FEW_CHANNEL_IMAGES = ("4097x3", "1x4097")
-#: and every strategy with its defaults (its options' variants are format-independent)
-FEW_CHANNEL_SPECS = ("per-level", "subgroup", "single-pass", "npot-exact")
+#: r32f (depth) with every strategy's defaults, the others with one per-level and one
+#: multi-level strategy (the options' variants are format-independent)
+FEW_CHANNEL_SPECS = {Format.R32F: ("per-level", "subgroup", "single-pass", "npot-exact"),
+                     Format.RG16F: ("per-level", "single-pass"),
+                     Format.R8: ("per-level", "single-pass")}
 CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}")
          for image in IMAGES for fmt in Format for spec in SPECS
          if _supported(spec, fmt, image)
          and (fmt.channels == 4 or (fmt in FEW_CHANNEL_FORMATS and image in FEW_CHANNEL_IMAGES
-                                    and spec in FEW_CHANNEL_SPECS))]
+                                    and spec in FEW_CHANNEL_SPECS[fmt]))]
 
 _RUNS: dict[tuple[str, Format], tuple[np.ndarray, dict, ReferenceCache]] = {}
 
