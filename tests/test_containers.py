@@ -197,7 +197,7 @@ def test_pillow_opens_the_top_level_of_an_8bit_dds(chains, tmp_path, fmt):
 def test_pillow_reads_the_dxgi_format_of_a_float_dds_and_declines_it(chains, fmt):
     # Pillow's DDS plugin decodes no float DXGI format; what it can do is read our DX10 header
     data = containers.dds.encode(chains[fmt], fmt)
-    with pytest.raises(NotImplementedError, match=f"DXGI format {10 if fmt.element is Format.F16 else 2}"):
+    with pytest.raises(NotImplementedError, match=f"DXGI format {10 if fmt is Format.F16 else 2}"):
         Image.open(io.BytesIO(data))
 
 

@@ -136,6 +136,18 @@ class Format(Enum):
         out[..., 3] = self.one
         return out
 
+    def held(self, values: np.ndarray) -> np.ndarray:
+        """Host texels (..., 4) as an image of this format holds them: its own channels, the
+        others as a shader reads them; ``values`` itself for a four-channel format."""
+        return values if self.channels == 4 else self.unpack(self.pack(values))
+
+    @classmethod
+    def holding(cls, channels: int, dtype: np.dtype) -> Format | None:
+        """The linear format of ``channels`` channels of ``dtype`` (a file's or an array's own
+        layout), or None when the table has none."""
+        return next((f for f in cls if f.channels == channels and f.dtype == dtype
+                     and not f.is_srgb), None)
+
     @classmethod
     def parse(cls, text: str) -> Format:
         for f in cls:
@@ -202,7 +214,7 @@ def to_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
     rounding below for every input; finite float32 input (what imageio.load gives) takes an
     equal but faster path."""
     if fmt.channels != 4:  # the image keeps its own channels; the rest read as 0, 0, 1
-        return fmt.unpack(fmt.pack(to_storage(pixels, fmt.element)))
+        return fmt.held(to_storage(pixels, fmt.element))
     p = np.asarray(pixels)
     if p.dtype == np.float32 and np.isfinite(p).all():
         return _float32_to_storage(p, fmt)

@@ -156,9 +156,8 @@ class SourceImage:
         if self.texture is not None and fmt.dtype == self.texture.fmt.dtype \
                 and fmt.channels == self.texture.fmt.channels:
             return self.texture.levels[0]
-        if self.rgba8 is not None and fmt.is_srgb == fmt.element.is_srgb and not fmt.is_float:
-            # the channels an R or RG image lacks read as 0, 0, 1 (as to_storage makes them)
-            return self.rgba8 if fmt.channels == 4 else fmt.unpack(fmt.pack(self.rgba8))
+        if self.rgba8 is not None and not fmt.is_float:
+            return fmt.held(self.rgba8)  # as to_storage makes them: R and RG keep their own
         return to_storage(self.pixels, fmt)
 
 

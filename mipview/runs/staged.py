@@ -96,7 +96,7 @@ class RunOutcome:
     @property
     def verdicts(self) -> dict[str, Verdict]:
         """Each result's verdict by its spec's text, in the order of ``mip.results``."""
-        return {str(e.spec): e.verdict for e in self.errors}
+        return _by_spec(self.errors)
 
 
 def generate(session: Session, listener: RunListener,
@@ -266,7 +266,11 @@ def verdicts(mip: RunResult, level0: np.ndarray, refs: ReferenceCache | None = N
         if own:
             pool.shutdown()
     assert got is not None  # nothing asks it to stop
-    return {str(e.spec): e.verdict for e in got[1]}
+    return _by_spec(got[1])
+
+
+def _by_spec(errors: Sequence[StrategyAnalysis]) -> dict[str, Verdict]:
+    return {str(e.spec): e.verdict for e in errors}
 
 
 def _wait_for(futures: Sequence[Future], stop: Stop) -> bool:

@@ -49,14 +49,16 @@ GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapi
 BINDINGS = ("sampled", "storage_image")
 
 
-def plan_levels(width: int, height: int, layers: int = 1) -> list[DispatchStep]:
-    """One dispatch per level; dispatch i uses pipeline and descriptor set i."""
+def plan_levels(width: int, height: int, layers: int = 1, shader: ShaderInterface = PER_LEVEL,
+                shared_pipeline: bool = False) -> list[DispatchStep]:
+    """One dispatch per level of ``shader`` (its push block: srcSize, dstSize); dispatch i uses
+    descriptor set i, and pipeline i (or pipeline 0 for every level: ``shared_pipeline``)."""
     steps = []
     for level in range(1, mip_count(width, height)):
         (sw, sh), (dw, dh) = level_size(width, height, level - 1), level_size(width, height, level)
         steps.append(DispatchStep(
-            f"level {level}", (level,), pipeline=level - 1, descriptor_set=level - 1,
-            push=PER_LEVEL.pack(srcSize=(sw, sh), dstSize=(dw, dh)),
+            f"level {level}", (level,), pipeline=0 if shared_pipeline else level - 1,
+            descriptor_set=level - 1, push=shader.pack(srcSize=(sw, sh), dstSize=(dw, dh)),
             groups=(group_count(dw, GROUP), group_count(dh, GROUP), layers)))
     return steps
 

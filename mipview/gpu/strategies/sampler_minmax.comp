@@ -8,7 +8,8 @@
 #extension GL_GOOGLE_include_directive : require
 #include "mip_common.glsl"
 
-layout(local_size_x = 8, local_size_y = 8, local_size_z = 1) in;
+// per-level's groups: the host plans the dispatches as per-level does
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
 layout(constant_id = 2) const int REDUCTION = 1;  // 1: min, 2: max (the sampler's mode too)
 
 // level i-1 through a linear sampler with the reduction mode of REDUCTION

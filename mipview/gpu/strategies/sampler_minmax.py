@@ -6,23 +6,24 @@ Shader: sampler_minmax.comp beside this file."""
 
 from __future__ import annotations
 
-from mipview.core.formats import Format, level_size, mip_count
-from mipview.core.results import DispatchStep
+from mipview.core.formats import Format
 from mipview.gpu.shaders.interface import ShaderInterface
-from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
-from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason
+from mipview.gpu.strategies.per_level import GROUP, plan_levels
+from mipview.gpu.strategies.per_level import REDUCTIONS as PER_LEVEL_REDUCTIONS
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
 
 SAMPLER_MINMAX = ShaderInterface(
-    "sampler_minmax", spec=(("REDUCTION", 2, "int"), *MIP_COMMON),
+    "sampler_minmax", spec=(*LOCAL_XY, ("REDUCTION", 2, "int"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
-REDUCTIONS = {"min": 1, "max": 2}
+#: the shader's REDUCTION, as per-level's
+REDUCTIONS = {name: PER_LEVEL_REDUCTIONS[name] for name in ("min", "max")}
 #: VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_MINMAX_BIT, by value: the binding has the bit only as
 #: its extension's alias, and that resolves to None
 FILTER_MINMAX_BIT = 0x00010000
-GROUP = 8
 
 
 class SamplerMinmax(Strategy):
@@ -51,22 +52,17 @@ class SamplerMinmax(Strategy):
 
     def prepare(self, image: MipImage) -> None:
         reduction = self.opts["reduction"]
-        w, h = image.width, image.height
-        steps = []
+        # per-level's plan: one dispatch per level, its groups, the same push block
+        self.steps = tuple(plan_levels(image.width, image.height, image.layers, SAMPLER_MINMAX,
+                                       shared_pipeline=True))
         pipeline = get_pipeline(self.ctx, SAMPLER_MINMAX, ("sampled", "storage_image"),
-                                constants={"REDUCTION": REDUCTIONS[reduction],
+                                constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP,
+                                           "REDUCTION": REDUCTIONS[reduction],
                                            **mip_constants(image.fmt)})
-        for level in range(1, mip_count(w, h)):
-            (sw, sh), (dw, dh) = level_size(w, h, level - 1), level_size(w, h, level)
-            steps.append(DispatchStep(
-                f"level {level}", (level,), pipeline=0, descriptor_set=level - 1,
-                push=SAMPLER_MINMAX.pack(srcSize=(sw, sh), dstSize=(dw, dh)),
-                groups=(group_count(dw, GROUP), group_count(dh, GROUP), image.layers)))
-        self.steps = tuple(steps)
         self.pipelines = [pipeline]
-        if not steps:
+        if not self.steps:
             return
-        self.sets = DescriptorSets(pipeline, len(steps))
+        self.sets = DescriptorSets(pipeline, len(self.steps))
         # the encoded (UNORM for sRGB) views: storage values, reduced as they are
         sampler = get_sampler(self.ctx, reduction=reduction)
         views = image.source_views(False)

@@ -122,7 +122,7 @@ def _channels(a: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
 _FEW = {frozenset("R"): 1, frozenset("Z"): 1, frozenset("RG"): 2}
 
 
-def own_channels(names: set[str] | frozenset[str]) -> int:
+def _own_channels(names: set[str] | frozenset[str]) -> int:
     """How many channels an image of these EXR channel names holds as mipview reads it: 1 for a
     lone R or Z (depth), 2 for R and G, else 4."""
     return _FEW.get(frozenset(names), 4)
@@ -133,15 +133,13 @@ def _rgba(channels: dict[str, np.ndarray]) -> np.ndarray:
     R or Z, or R and G, fill the rest as a shader reads them (0, 0, 1)."""
     if "RGBA" in channels:
         return channels["RGBA"]
-    few = own_channels(set(channels))
+    few = _own_channels(set(channels))
     if few < 4:
         names = ["Z"] if "Z" in channels else list("RG"[:few])
-        first = channels[names[0]]
-        out = np.zeros((*first.shape[:2], 4), np.result_type(*[channels[n] for n in names]))
-        for i, name in enumerate(names):
-            out[..., i] = channels[name]
-        out[..., 3] = 1.0
-        return out
+        own = np.stack([channels[n] for n in names], axis=-1)
+        fmt = Format.holding(few, own.dtype)
+        assert fmt is not None  # half or float (exr_layout refuses the rest)
+        return fmt.unpack(own)
     colour = channels.get("RGB")
     if colour is None and all(c in channels for c in "RGB"):
         colour = np.stack([channels[c] for c in "RGB"], axis=-1)
@@ -228,13 +226,13 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
                                      f"level 0 makes it {w}x{h}")
             levels.append(level)
         dtype = np.result_type(*[a.dtype for a in levels])
-    few = own_channels(exr_layout.check(data)[0].channels)
-    fmt = {(1, True): Format.R16F, (1, False): Format.R32F, (2, True): Format.RG16F,
-           (2, False): Format.RG32F, (4, True): Format.F16,
-           (4, False): Format.F32}[few, dtype == np.float16]
+    channels = exr_layout.check(data)[0].channels
+    few = _own_channels(channels)
+    fmt = Format.holding(few, np.dtype(dtype))
+    assert fmt is not None  # half or float, in 1, 2 or 4 channels: all in the table
     if fmt.element is Format.F32 and any(a.dtype != np.float32 for a in levels):
         notes.append("half and float channels mixed: read as float")
     kinds = {np.dtype(np.float16): "half", np.dtype(np.float32): "float"}
-    names = ", ".join(sorted(exr_layout.check(data)[0].channels)) if few < 4 else "RGBA"
+    names = ", ".join(sorted(channels)) if few < 4 else "RGBA"
     return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names}", fmt,
                        tuple(np.ascontiguousarray(a, dtype) for a in levels), None, tuple(notes))

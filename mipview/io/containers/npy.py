@@ -14,9 +14,6 @@ from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFil
 
 MAGIC = b"\x93NUMPY"
 
-#: (channels, dtype) -> the format that holds it
-_FORMATS = {(f.channels, f.dtype): f for f in Format if not f.is_srgb}
-
 
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     """The array in ``data`` as a one-level texture; ContainerError says why not."""
@@ -27,9 +24,9 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     shape = a.shape if a.ndim != 2 else (*a.shape, 1)
     if len(shape) != 3:
         raise ContainerError(f"an array of shape {a.shape}: mipview reads (H, W) or (H, W, C)")
-    fmt = _FORMATS.get((shape[2], a.dtype.newbyteorder("=")))
+    fmt = Format.holding(shape[2], a.dtype.newbyteorder("="))
     if fmt is None:
-        known = ", ".join(sorted({f"{c} channel(s) of {d}" for c, d in _FORMATS}))
+        known = ", ".join(sorted({f"{f.channels} channel(s) of {f.dtype}" for f in Format}))
         raise ContainerError(f"{shape[2]} channel(s) of {a.dtype}: mipview holds {known}")
     check_pixels(shape[0] * shape[1], f"{shape[1]}x{shape[0]}")
     level0 = fmt.unpack(np.ascontiguousarray(a.reshape(shape), fmt.dtype))

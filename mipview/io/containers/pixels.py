@@ -75,7 +75,7 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
         if component is not None:
             out[..., channel] = src[..., component]
         elif channel == 3:
-            out[..., 3] = 255 if kind.fmt.dtype == np.uint8 else 1.0
+            out[..., 3] = kind.fmt.one
     return out
 
 
