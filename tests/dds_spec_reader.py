@@ -34,7 +34,11 @@ DXGI = {28: ("DXGI_FORMAT_R8G8B8A8_UNORM", 32, "u1"),
         54: ("DXGI_FORMAT_R16_FLOAT", 16, "<f2"),
         34: ("DXGI_FORMAT_R16G16_FLOAT", 32, "<f2"),
         41: ("DXGI_FORMAT_R32_FLOAT", 32, "<f4"),
-        16: ("DXGI_FORMAT_R32G32_FLOAT", 64, "<f4")}
+        16: ("DXGI_FORMAT_R32G32_FLOAT", 64, "<f4"),
+        11: ("DXGI_FORMAT_R16G16B16A16_UNORM", 64, "<u2"),
+        56: ("DXGI_FORMAT_R16_UNORM", 16, "<u2"),
+        24: ("DXGI_FORMAT_R10G10B10A2_UNORM", 32, "<u4"),
+        26: ("DXGI_FORMAT_R11G11B10_FLOAT", 32, "<u4")}
 
 
 @dataclass

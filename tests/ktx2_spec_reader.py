@@ -77,6 +77,19 @@ FORMATS = {
     83: FormatRule("VK_FORMAT_R16G16_SFLOAT", 2, 4, LINEAR, _samples(16, True, False, 2), "<f2"),
     100: FormatRule("VK_FORMAT_R32_SFLOAT", 4, 4, LINEAR, _samples(32, True, False, 1), "<f4"),
     103: FormatRule("VK_FORMAT_R32G32_SFLOAT", 4, 8, LINEAR, _samples(32, True, False, 2), "<f4"),
+    91: FormatRule("VK_FORMAT_R16G16B16A16_UNORM", 2, 8, LINEAR, _samples(16, False, False),
+                   "<u2"),
+    70: FormatRule("VK_FORMAT_R16_UNORM", 2, 2, LINEAR, _samples(16, False, False, 1), "<u2"),
+    # packed: one sample per channel at its bits of the little-endian word, R lowest (the Data
+    # Format spec's packed formats; UFLOAT: FLOAT without SIGNED, 0.0 to 1.0)
+    64: FormatRule("VK_FORMAT_A2B10G10R10_UNORM_PACK32", 4, 4, LINEAR, (
+        Sample(0, 9, RED, 0, (0, 0, 0, 0), 0, 1023), Sample(10, 9, GREEN, 0, (0, 0, 0, 0), 0, 1023),
+        Sample(20, 9, BLUE, 0, (0, 0, 0, 0), 0, 1023), Sample(30, 1, ALPHA, 0, (0, 0, 0, 0), 0, 3)),
+        "<u4"),
+    122: FormatRule("VK_FORMAT_B10G11R11_UFLOAT_PACK32", 4, 4, LINEAR, (
+        Sample(0, 10, RED, Q_FLOAT, (0, 0, 0, 0), 0, 0x3F800000),
+        Sample(11, 10, GREEN, Q_FLOAT, (0, 0, 0, 0), 0, 0x3F800000),
+        Sample(22, 9, BLUE, Q_FLOAT, (0, 0, 0, 0), 0, 0x3F800000)), "<u4"),
 }
 
 
@@ -229,7 +242,8 @@ def parse(data: bytes) -> Ktx2:
         rule(offset + length <= len(data), f"level {p} ends past the end of the file")
         if length == expect and offset + length <= len(data):
             images.append(np.frombuffer(data, fmt.dtype, expect // np.dtype(fmt.dtype).itemsize,
-                                        offset).reshape(layers, h, w, len(fmt.samples)))
+                                        offset).reshape(layers, h, w, fmt.texel_bytes
+                                                        // np.dtype(fmt.dtype).itemsize))
         position = offset + length
     rule(position == len(data), f"the last level ends at {position}, the file at {len(data)}")
     return Ktx2(f, levels, block, samples, kv, images[::-1], problems)

@@ -122,7 +122,7 @@ def test_ktx2_absurd_sizes_in_a_tiny_file_fail_fast(tmp_path, ktx2_file):
     (143, ("BC6H", "8 bits")),
     (142, ("BC5 SNORM",)),
     (0, ("VK_FORMAT_UNDEFINED",)),
-    (91, ("vkFormat 91 is not one mipview reads",)),  # R16G16B16A16_UNORM
+    (92, ("vkFormat 92 is not one mipview reads",)),  # R16G16B16A16_SNORM
 ])
 def test_ktx2_formats_mipview_cannot_decode_are_named(tmp_path, ktx2_file, vk_format, fragments):
     _fails(tmp_path, "f.ktx2", _put(ktx2_file, 12, _u32(vk_format)), *fragments)
@@ -174,7 +174,7 @@ def test_dds_absurd_sizes_in_a_tiny_file_fail_fast(tmp_path, dds_file):
 
 @pytest.mark.parametrize(("patch", "fragments"), [
     ((128, _u32(95)), ("BC6H",)),
-    ((128, _u32(24)), ("DXGI format 24 is not one mipview reads",)),  # R10G10B10A2_UNORM
+    ((128, _u32(25)), ("DXGI format 25 is not one mipview reads",)),  # R10G10B10A2_UINT
     ((128, _u32(84)), ("BC5_SNORM",)),
     ((136, _u32(4)), ("cube map",)),
     ((132, _u32(4)), ("3D texture",)),

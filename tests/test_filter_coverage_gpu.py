@@ -23,10 +23,12 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies  # noqa: F401  (first: filter_level imports the registry)
 from mipview.gpu.strategies.filter_level import alpha_test
 from mipview.io.samples import sample_path
+from tests.gpu_formats import GPU_FORMATS
 from tools import build_shaders
 
 #: the filters serve four-channel formats (the others are refused: test_filter_gpu.py)
-RGBA_FORMATS = [f for f in Format if f.channels == 4]
+#: of those, the GPU sweeps' four (tests/gpu_formats.py: every new format costs a compile)
+RGBA_FORMATS = GPU_FORMATS
 
 
 def _foliage(fmt: Format, x: int = 0, y: int = 0, w: int = 256, h: int = 256,
@@ -90,6 +92,18 @@ def test_gpu_coverage_keeps_its_promise(gpu, monkeypatch, fmt: Format, options: 
     assert [s.label for s in apart.plan][3:5] == ["level 1 histogram", "level 1 store"]
     for got, two in zip(res.levels, apart.levels, strict=True):
         assert np.array_equal(got, two)
+
+
+def test_gpu_coverage_in_16_bits(gpu) -> None:
+    """rgba16 holds 16-bit codes: level 0's alpha test scales alpha by 65535 (mip_common.glsl
+    mipUnormOne; by 255 nothing would pass), and the coverage promise holds in its LSB."""
+    fmt = Format.RGBA16
+    level0 = _foliage(Format.UNORM, 96, 104, 64, 48).astype(np.uint16) * np.uint16(257)
+    res = _run(gpu, level0, fmt, {"alpha": "coverage", "filter": "tent"})
+    v = verdict.judge_result(res, level0, fmt)
+    assert v.within_tolerance and "coverage" in v.rule, v.summary()
+    assert 0.1 < coverage(level0, fmt, 0.5) < 0.9
+    assert max(_drift(res.levels, fmt, 0.5)) <= tolerances.COVERAGE_BOUND
 
 
 def test_gpu_coverage_of_an_array_and_of_timed_runs(gpu) -> None:
@@ -184,7 +198,8 @@ def test_fit_scale_finds_the_scale_a_level_was_given() -> None:
     assert fit_scale(np.zeros(4), np.ones(4)) == 1.0  # nothing depends on the scale
 
 
-@pytest.mark.parametrize("fmt", RGBA_FORMATS)
+@pytest.mark.parametrize("fmt", [f for f in Format if f.channels == 4 and not f.packing],
+                         ids=lambda f: f.label)  # the filters' formats
 @pytest.mark.parametrize("cutoff", [0.5, 0.2, 0.3, 1 / 3])
 def test_the_level0_alpha_test_is_the_references(fmt: Format, cutoff: float) -> None:
     """filter_coverage.comp counts level 0's passing texels with FC_ALPHA_TEST: the same texels
@@ -194,17 +209,20 @@ def test_the_level0_alpha_test_is_the_references(fmt: Format, cutoff: float) -> 
         alphas = np.array([np.nextafter(c, np.float32(0)), c, np.nextafter(c, np.float32(1)),
                            0.0, 1.0], np.float32).astype(fmt.dtype)
         decoded = alphas.astype(np.float32)
-    else:
-        alphas = np.arange(256, dtype=np.uint8)
-        decoded = alphas.astype(np.float32) / np.float32(255) * np.float32(255)
+    else:  # every code, as the shader decodes and scales it (a[j] * mipUnormOne())
+        alphas = np.arange(int(fmt.one) + 1).astype(fmt.dtype)
+        one = np.float32(fmt.one)
+        decoded = alphas.astype(np.float32) / one * one
     level = np.zeros((1, alphas.size, 4), fmt.dtype)
     level[..., 3] = alphas
     passing = decoded >= np.float32(alpha_test(fmt, cutoff))
     assert np.count_nonzero(passing) == round(coverage(level, fmt, cutoff) * alphas.size)
-    for a, p in zip(alphas, passing, strict=True):
-        one = np.zeros((1, 1, 4), fmt.dtype)
-        one[..., 3] = a
-        assert p == (coverage(one, fmt, cutoff) == 1.0), a
+    edge = int(np.argmax(passing)) if passing.any() else alphas.size  # 16 bits: near the test
+    keep = slice(max(0, edge - 300), edge + 300)
+    for a, p in zip(alphas[keep], passing[keep], strict=True):
+        texel = np.zeros((1, 1, 4), fmt.dtype)
+        texel[..., 3] = a
+        assert p == (coverage(texel, fmt, cutoff) == 1.0), a
 
 
 @pytest.mark.parametrize("cutoff", [0.5, 0.3])

@@ -12,9 +12,11 @@ from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
+from tests.gpu_formats import GPU_FORMATS
 
 #: the filters serve four-channel formats (the others are refused: test_filter_gpu.py)
-RGBA_FORMATS = [f for f in Format if f.channels == 4]
+#: of those, the GPU sweeps' four (tests/gpu_formats.py: every new format costs a compile)
+RGBA_FORMATS = GPU_FORMATS
 
 CASES = [
     {"filter": "lanczos3", "edge": "wrap"},

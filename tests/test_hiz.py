@@ -16,7 +16,8 @@ from mipview.gpu.strategies.sampler_minmax import SamplerMinmax
 
 SIZES = [(1, 1), (3, 3), (37, 1), (4097, 3), (1921, 1079)]
 FORMATS = [Format.R32F, Format.SRGB]
-STRATEGIES = ("per-level", "single-pass", "sampler-minmax")
+STRATEGIES = ("per-level", "single-pass", "sampler-minmax", "npot-exact", "subgroup",
+              "register-chain")
 #: formats Vulkan requires min/max filtering of where samplerFilterMinmax is supported
 MINMAX_REQUIRED = (Format.R32F,)
 
@@ -36,7 +37,7 @@ def test_min_and_max_are_bit_exact_at_every_size(gpu, fmt, reduction):
     specs = [StrategySpec.parse(f"{s}:reduction={reduction}") for s in STRATEGIES]
     if fmt not in MINMAX_REQUIRED:  # a device may not min/max-filter it: then it says so
         why = SamplerMinmax.unsupported_reason(gpu.caps, fmt, 8, 8)
-        specs = specs[:2] if why else specs
+        specs = [s for s in specs if s.name != "sampler-minmax"] if why else specs
         assert why is None or "cannot be min/max filtered" in why
     for i, (w, h) in enumerate(SIZES):
         if w * h > 1 << 16 and fmt is not Format.R32F:
@@ -89,3 +90,57 @@ def test_min_max_options_say_why_not_with_filters_and_bilinear(gpu):
     why = PerLevel.unsupported_reason(gpu.caps, Format.F32, 64, 64, 1,
                                       {"reduction": "max", "filter": "lanczos3"})
     assert why is not None and "no filter options" in why
+
+
+MINMAX_SIZES = [(1, 1), (3, 3), (37, 1), (1921, 1079)]
+
+
+def test_minmax_is_min_in_r_and_max_in_g_bit_exact(gpu):
+    """rg32f min+max pyramids: R the footprint's min, G its max, at every size; a depth opened
+    in rg32f holds its value in both channels, as the last level shows (min <= max)."""
+    fmt = Format.RG32F
+    names = ["per-level", "single-pass", "npot-exact", "subgroup", "register-chain",
+             "sampler-minmax"]
+    if SamplerMinmax.unsupported_reason(gpu.caps, fmt, 8, 8, 1, {"reduction": "minmax"}):
+        names.pop()  # Vulkan does not require min/max filtering of rg32f (lavapipe lacks it)
+    specs = [StrategySpec.parse(f"{s}:reduction=minmax") for s in names]
+    for i, (w, h) in enumerate(MINMAX_SIZES):
+        depth = _level0(w, h, fmt, 20 + i)
+        depth[..., 1] = depth[..., 0]
+        mip = run_once(gpu, depth, fmt, specs)
+        assert not mip.skipped and not mip.validation_messages
+        ref = reference_pyramid(depth, fmt, "minmax")
+        lo = reference_pyramid(depth, fmt, "min")
+        hi = reference_pyramid(depth, fmt, "max")
+        for k in range(len(ref)):  # the two-channel chain is the min chain and the max chain
+            assert np.array_equal(ref[k][..., 0], lo[k][..., 0])
+            assert np.array_equal(ref[k][..., 1], hi[k][..., 1])
+        for res in mip.results:
+            assert res.reduction == "minmax"
+            for k, (got, want) in enumerate(zip(res.levels, ref, strict=True)):
+                assert np.array_equal(got, want.astype(fmt.dtype)), (str(res.spec), w, h, k)
+            assert judge_result(res, depth, fmt).within_tolerance
+    # a chain that swapped the channels' roles is caught
+    swapped = [lv[..., [1, 0, 2, 3]].astype(fmt.dtype) for lv in ref]
+    assert not judge(swapped, depth, fmt, "minmax").within_tolerance
+
+
+def test_minmax_says_it_takes_two_channels(gpu):
+    from mipview.gpu.strategies.npot_exact import NpotExact
+    from mipview.gpu.strategies.per_level import PerLevel
+    from mipview.gpu.strategies.register_chain import RegisterChain
+    from mipview.gpu.strategies.single_pass import SinglePass
+    from mipview.gpu.strategies.subgroup import Subgroup
+
+    for cls in (PerLevel, SinglePass, SamplerMinmax, NpotExact, Subgroup, RegisterChain):
+        why = cls.unsupported_reason(gpu.caps, Format.R32F, 64, 64, 1, {"reduction": "minmax"})
+        assert why is not None and "two-channel format (rg32f, rg16f, rg8)" in why, cls.name
+
+
+def test_depth_names_follow_the_depth_convention():
+    from mipview.gpu.strategies.specs import expand_specs
+
+    for reversed_z, nearest, farthest in ((False, "min", "max"), (True, "max", "min")):
+        specs = expand_specs("per-level:reduction=nearest,single-pass:reduction=farthest",
+                             reversed_z)
+        assert [s.option_dict["reduction"] for s in specs] == [nearest, farthest]

@@ -113,7 +113,8 @@ def test_png_grey16(tmp_path: Path) -> None:
     Image.fromarray(g).save(tmp_path / "g.png")
     s = load(tmp_path / "g.png")
     assert s.description == "PNG grey 16-bit" and s.bit_depth == 16
-    assert s.suggested_format() is Format.F16
+    assert s.suggested_format() is Format.R16  # one grey channel: its codes exactly
+    np.testing.assert_array_equal(s.storage(Format.R16)[..., 0], g)
     for c in range(3):
         np.testing.assert_array_equal(np.rint(s.pixels[..., c].astype(np.float64) * 65535), g)
     np.testing.assert_array_equal(s.pixels[..., 3], 1.0)
@@ -361,6 +362,24 @@ def test_save_8bit_roundtrip(tmp_path: Path, rng: np.random.Generator) -> None:
     save_level(tmp_path / "ref.png", a.astype(np.float64) + 0.3, Format.UNORM)
     with Image.open(tmp_path / "ref.png") as im:
         np.testing.assert_array_equal(np.asarray(im), a)
+
+
+def test_save_16bit_unorm_as_its_codes(tmp_path: Path, rng: np.random.Generator) -> None:
+    """r16 levels are 16-bit grey PNGs and rgba16 ones 16-bit RGBA PNGs of their codes as they
+    are: loaded back, r16's suggests r16 and gives every code again."""
+    a = rng.integers(0, 65536, (9, 11, 4)).astype(np.uint16)
+    r16 = Format.R16.held(a)
+    (path,) = save_level(tmp_path / "r16.png", r16, Format.R16)
+    with Image.open(path) as im:
+        assert im.mode == "I;16"
+        np.testing.assert_array_equal(np.asarray(im), a[..., 0])
+    s = load(path)
+    assert s.suggested_format() is Format.R16 and s.description == "PNG grey 16-bit"
+    np.testing.assert_array_equal(s.storage(Format.R16), r16)
+    (path,) = save_level(tmp_path / "rgba16.png", a, Format.RGBA16)
+    np.testing.assert_array_equal(read_png16_unfiltered(path.read_bytes()), a)
+    assert load(path).suggested_format() is Format.F16  # 16-bit colour: as before
+    np.testing.assert_array_equal(load(path).storage(Format.RGBA16), a)
 
 
 def test_save_float_as_png16(tmp_path: Path, rng: np.random.Generator) -> None:

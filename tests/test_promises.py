@@ -29,7 +29,7 @@ from mipview.gpu.batch import WAYS, BatchSession
 from mipview.gpu.batch.packing import TEXEL_WORDS
 from mipview.gpu.session import Session
 from mipview.io import imageio, synthetic
-from tests.gpu_formats import FEW_CHANNEL_FORMATS
+from tests.gpu_formats import FEW_CHANNEL_FORMATS, GPU_FORMATS
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 TEXEL = [LevelSource()]
@@ -170,12 +170,15 @@ FEW_CHANNEL_IMAGES = ("4097x3", "1x4097")
 #: multi-level strategy (the options' variants are format-independent)
 FEW_CHANNEL_SPECS = {Format.R32F: ("per-level", "subgroup", "single-pass", "npot-exact"),
                      Format.RG16F: ("per-level", "single-pass"),
-                     Format.R8: ("per-level", "single-pass")}
+                     Format.R8: ("per-level", "single-pass"),
+                     Format.R16: ("per-level", "single-pass"),
+                     Format.RGB10A2: ("per-level", "single-pass"),
+                     Format.B10G11R11: ("per-level", "single-pass")}
 CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}")
          for image in IMAGES for fmt in Format for spec in SPECS
          if _supported(spec, fmt, image)
-         and (fmt.channels == 4 or (fmt in FEW_CHANNEL_FORMATS and image in FEW_CHANNEL_IMAGES
-                                    and spec in FEW_CHANNEL_SPECS[fmt]))]
+         and (fmt in GPU_FORMATS or (fmt in FEW_CHANNEL_FORMATS and image in FEW_CHANNEL_IMAGES
+                                     and spec in FEW_CHANNEL_SPECS[fmt]))]
 
 _RUNS: dict[tuple[str, Format], tuple[np.ndarray, dict, ReferenceCache]] = {}
 
@@ -231,7 +234,7 @@ def _just_over(level: np.ndarray, ref: np.ndarray, bound: float, fmt: Format,
         while abs(float(v) - x) / max(abs(x), RELATIVE_FLOOR) <= bound:
             v = np.nextafter(v, fmt.dtype.type(np.inf))
     else:
-        v = math.floor(x + bound) + 1 if x + bound < 254 else math.ceil(x - bound) - 1
+        v = math.floor(x + bound) + 1 if x + bound < fmt.one - 1 else math.ceil(x - bound) - 1
     out[at] = v
     return out
 

@@ -437,3 +437,123 @@ def test_stored_chain_from_the_chain_references_level_one(fmt: Format) -> None:
     assert [a.tobytes() for a in plain] == [b.tobytes() for b in given]
     wrong = list(stored_chain(level0, fmt, first=ref[1] * 0.5))
     assert wrong[1].tobytes() != plain[1].tobytes()
+
+
+def test_r16_is_held_in_16_bit_codes_and_judged_in_their_lsb() -> None:
+    """r16 keeps 16-bit codes (LSB 1/65535): an 8-bit image widened to code * 257 has the 8-bit
+    reference times 257; the correctly rounded chain keeps the stored promise, and one texel
+    one LSB (of 16 bits) further from its exact value fails at that very level."""
+    from mipview.check.reference import stored_chain
+    from mipview.check.verdict import judge
+    from mipview.core.formats import to_storage
+
+    eight = to_storage(np.random.default_rng(9).random((19, 26, 4)), Format.R8)
+    wide = (eight.astype(np.uint16) * 257).astype(np.uint16)
+    assert np.array_equal(wide, to_storage(eight / 255.0, Format.R16))
+    for a, b in zip(reference_pyramid(wide, Format.R16), reference_pyramid(eight, Format.R8),
+                    strict=True):
+        np.testing.assert_allclose(a, b * 257, rtol=1e-14, atol=1e-9)
+    level0 = to_storage(np.random.default_rng(10).random((37, 45, 4)), Format.R16)
+    chain = [lv.astype(np.uint16) for lv in stored_chain(level0, Format.R16)]
+    good = judge(chain, level0, Format.R16)
+    assert good.within_tolerance and good.exact.step[1].unit == "LSB"
+    assert 0.5 < good.step_bounds[1] < 0.6  # 0.5 LSB of 16 bits and the float32 arithmetic
+    k, at = 2, (3, 4, 0)
+    exact = step_reference(chain, Format.R16)[k][at]
+    bad = list(chain)
+    bad[k] = chain[k].copy()
+    bad[k][at] = int(chain[k][at]) + (1 if chain[k][at] >= exact else -1)  # 1 LSB further
+    verdict = judge(bad, level0, Format.R16)
+    assert verdict.failing_levels[0] == k
+    worst = next(b for b in verdict.breaches if b.figure == "step").error
+    assert worst.level == k and worst.worst == (0, *at) and 1.0 <= worst.max_error < 1.5
+
+
+def test_rgb10a2_is_held_in_its_codes_and_judged_in_each_channels_lsb() -> None:
+    """rgb10a2 keeps codes (colour 0..1023, alpha 0..3): its reference is in those units, and
+    one texel's alpha one LSB (1/3) further from its exact value fails at that very level,
+    as one colour LSB (1/1023) does."""
+    from mipview.check.reference import stored_chain
+    from mipview.check.verdict import judge
+    from mipview.core.formats import to_storage
+
+    fmt = Format.RGB10A2
+    level0 = to_storage(np.random.default_rng(12).random((37, 45, 4)), fmt)
+    assert level0.dtype == np.uint16 and level0[..., 3].max() == 3 and level0[..., :3].max() > 1000
+    np.testing.assert_allclose(decode(level0, fmt)[..., 3], level0[..., 3] / 3.0)
+    chain = [lv.astype(np.uint16) for lv in stored_chain(level0, fmt)]
+    assert all(lv[..., 3].max() <= 3 for lv in chain)
+    good = judge(chain, level0, fmt)
+    assert good.within_tolerance and good.exact.step[1].unit == "LSB"
+    k = 2
+    for ch in (0, 3):
+        inside = (chain[k][..., ch] > 0) & (chain[k][..., ch] < fmt.scale[ch])  # room both ways
+        at = (*(int(i) for i in np.argwhere(inside)[0]), ch)
+        exact = step_reference(chain, fmt)[k][at]
+        bad = list(chain)
+        bad[k] = chain[k].copy()
+        away = 1 if chain[k][at] >= exact else -1
+        bad[k][at] = int(chain[k][at]) + away  # one LSB of its channel further
+        verdict = judge(bad, level0, fmt)
+        assert verdict.failing_levels[0] == k
+        worst = next(b for b in verdict.breaches if b.figure == "step").error
+        assert worst.level == k and worst.worst == (0, *at) and 1.0 <= worst.max_error < 1.5
+
+
+def test_b10g11r11_rounds_to_its_grid_to_nearest_even() -> None:
+    """The 11/11/10-bit grid (6/6/5-bit mantissas, no sign): every value and every midpoint of
+    the tables rounds as a search says (ties to the even mantissa), negatives store 0, past the
+    largest finite value by half an ulp is +Inf; the words hold every code and come back."""
+    from mipview.core import packed
+
+    for c, mantissa in enumerate(packed.FLOAT11_MANTISSA):
+        table = packed.float11_values(mantissa)
+        assert table.size == 31 << mantissa and np.all(np.diff(table) > 0)
+        assert table[-1] == (2 - 2.0 ** -mantissa) * 2.0 ** 15  # 65024, 64512
+        mid = (table[:-1] + table[1:]) / 2
+        n = table.size
+        x = np.zeros((3 * n + 2, 4))
+        x[:, c] = np.concatenate([table, mid, mid + 1e-9 * table[1:], [-1.0, -np.inf,
+                                 table[-1] + 2.0 ** (14 - mantissa), np.nan]])
+        got = packed.round_float11(x)[:, c]
+        np.testing.assert_array_equal(got[:n], table)
+        even = np.arange(n - 1) % 2 == 0  # a tie goes to the even code of its two
+        np.testing.assert_array_equal(got[n:2 * n - 1], np.where(even, table[:-1], table[1:]))
+        np.testing.assert_array_equal(got[2 * n - 1:3 * n - 2], table[1:])
+        assert got[-4] == 0 and got[-3] == 0 and got[-2] == np.inf and np.isnan(got[-1])
+        words = packed.pack_float11(packed.round_float11(x))
+        back = packed.unpack_float11(words)[:, c].astype(np.float64)
+        np.testing.assert_array_equal(back[:n], table)
+        assert back[-2] == np.inf and np.isnan(back[-1])
+    assert np.array_equal(packed.unpack_float11(np.array([[0xFFFFFFFF]], np.uint32))[0, 3], 1.0)
+    codes = np.random.default_rng(3).integers(0, 1024, (50, 4)).astype(np.uint16)
+    codes[:, 3] %= 4
+    assert np.array_equal(packed.unpack_unorm10(packed.pack_unorm10(codes)), codes)
+    assert packed.pack_unorm10(np.array([1023, 0, 0, 3]))[0] == 0xC00003FF  # R lowest, A top
+
+
+def test_b10g11r11_is_judged_relative_to_its_coarse_mantissas() -> None:
+    """b10g11r11's correctly rounded chain keeps the stored promise (half an ulp of B's 5-bit
+    mantissa, 2^-6 relative, plus the arithmetic), and one texel moved one step of its grid
+    away from its exact value fails at that very level."""
+    from mipview.check.reference import stored_chain
+    from mipview.check.verdict import judge
+    from mipview.core.formats import grid_step, to_storage
+
+    fmt = Format.B10G11R11
+    level0 = to_storage(np.random.default_rng(13).random((37, 45, 4)) * 40.0, fmt)
+    assert level0.dtype == np.float32 and (level0[..., 3] == 1).all()
+    chain = [lv.astype(np.float32) for lv in stored_chain(level0, fmt)]
+    good = judge(chain, level0, fmt)
+    assert good.within_tolerance and good.exact.step[1].unit == "relative"
+    assert 2.0**-6 < good.step_bounds[1] < 2.0**-6 + 2.0**-20 / 1e-3 + 1e-4  # + denormals
+    k, at = 2, (3, 4, 2)  # blue: 5-bit mantissa
+    exact = step_reference(chain, fmt)[k][at]
+    bad = list(chain)
+    bad[k] = chain[k].copy()
+    step = grid_step(chain[k], fmt, 1 if chain[k][at] >= exact else -1)
+    bad[k][at] = step[at]
+    verdict = judge(bad, level0, fmt)
+    assert verdict.failing_levels[0] == k
+    worst = next(b for b in verdict.breaches if b.figure == "step").error
+    assert worst.level == k and worst.worst == (0, *at) and worst.max_error > 2.0**-6

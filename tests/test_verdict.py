@@ -10,8 +10,9 @@ from mipview.check import bounds
 from mipview.check import verdict as verdict_mod
 from mipview.check.filter_reference import named_reference
 from mipview.check.reference import blit_reference, reference_pyramid, stored_chain
+from mipview.check.tolerances import TOLERANCE
 from mipview.check.verdict import ReferenceCache, judge, judge_result
-from mipview.core.formats import Format, to_storage
+from mipview.core.formats import Format, round_to_grid, to_storage
 from mipview.core.results import LevelSource
 from mipview.core.specs import StrategySpec
 from mipview.gpu.session import run_once
@@ -24,11 +25,12 @@ def _level0(w: int, h: int, fmt: Format, seed: int = 5) -> np.ndarray:
 
 
 def _corrupt(level: np.ndarray, fmt: Format, y: int, x: int, ch: int) -> np.ndarray:
-    """One texel moved by 3 LSB (8-bit) or 1 % (floats): three times the step tolerance and
-    more than the chain's."""
+    """One texel moved by 3 LSB (8-bit) or 1 % (floats; b10g11r11 3 ulp of its 5-bit B):
+    three times the step tolerance and more than the chain's."""
     out = level.copy()
     if fmt.is_float:
-        out[y, x, ch] = out[y, x, ch] * fmt.dtype.type(1.01)
+        factor = 1.01 if not fmt.packing else 1 + 3 * TOLERANCE[fmt][0]
+        out[y, x, ch] = out[y, x, ch] * fmt.dtype.type(factor)
     else:
         v = int(out[y, x, ch])
         out[y, x, ch] = v + 3 if v < 250 else v - 3
@@ -140,9 +142,7 @@ def test_a_run_carries_what_the_verdict_needs(gpu):
 
 def _rounded(levels, fmt: Format) -> list[np.ndarray]:
     """float64 storage values on the format's grid (or rounded to it), as the format stores."""
-    if fmt.is_float:
-        return [np.asarray(lv).astype(fmt.dtype) for lv in levels]
-    return [np.clip(np.rint(lv), 0, 255).astype(np.uint8) for lv in levels]
+    return [round_to_grid(np.asarray(lv, np.float64), fmt).astype(fmt.dtype) for lv in levels]
 
 
 @pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)

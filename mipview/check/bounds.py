@@ -2,8 +2,8 @@
 level was made (:class:`mipview.core.results.LevelSource`), not from observation. README, "What
 correct means", states the same model for users; :mod:`mipview.check.verdict` applies it.
 
-Units are the format's error unit (:mod:`mipview.check.compare`): LSB for 8-bit formats, relative
-error ``|v - x| / max(|x|, RELATIVE_FLOOR)`` for floats.
+Units are the format's error unit (:mod:`mipview.check.compare`): LSB for UNORM formats (1/255,
+1/65535), relative error ``|v - x| / max(|x|, RELATIVE_FLOOR)`` for floats.
 
 The model. The error of a value v that stands for x is kept as a :class:`Budget`
 ``|v - x| <= rel * |x| + abs`` (texels are colours: non-negative). Both parts survive the mean
@@ -15,9 +15,10 @@ mean is a shifted power mean, 1-Lipschitz by Minkowski's inequality), and a rela
 linear light is at most the same relative error once encoded (the encoding is concave through
 0). Each rounding then adds its own part (:meth:`Budget.then`):
 
-- a store (:data:`STORE`): 8-bit formats are correctly rounded, <= 0.5 LSB (what every strategy
+- a store (:data:`STORE`): UNORM formats are correctly rounded, <= 0.5 LSB (what every strategy
   promises; Vulkan only says a conversion to UNORM "should" round to nearest, so the shaders
-  store code / 255 with the code rounded by mipEncode, which every device converts exactly);
+  store code / 255 or code / 65535 with the code rounded by mipEncode, which every device
+  converts back to that code);
   a float store may go to either neighbour (Vulkan leaves the rounding mode of conversions open:
   lavapipe truncates float16), < 1 ulp: 2^-10 relative for float16 normals, 2^-24 absolute for
   its subnormals, 2^-23 for float32;
@@ -49,7 +50,8 @@ from mipview.check.filter_reference import BOX_NAMES, LevelStats, scaled_by_resu
 from mipview.check.tolerances import RELATIVE_FLOOR
 from mipview.core.filters.resample import Taps, axis_taps
 from mipview.core.filters.spec import parse_filter
-from mipview.core.formats import Format, level_size
+from mipview.core.formats import Format, grid_step, level_size, round_to_grid
+from mipview.core.reductions import EXTREMES
 from mipview.core.results import LevelSource
 
 F32_UNIT = 2.0**-24   # float32 arithmetic, round to nearest
@@ -75,10 +77,11 @@ class Budget:
         return Budget(rel, abs_)
 
     def bound(self, fmt: Format) -> float:
-        """The largest error this allows, in the format's unit (an 8-bit value is <= 255 LSB)."""
+        """The largest error this allows, in the format's unit (a UNORM value is <= ``fmt.one``
+        LSB: 255, 65535)."""
         if fmt.is_float:
             return self.rel + self.abs / RELATIVE_FLOOR
-        return self.rel * 255.0 + self.abs
+        return self.rel * fmt.one + self.abs
 
 
 EXACT = Budget()
@@ -86,8 +89,13 @@ EXACT = Budget()
 STORE: dict[Format, Budget] = {f: {
     Format.UNORM: Budget(0.0, 0.5),
     Format.SRGB: Budget(0.0, 0.5),
+    Format.RGBA16: Budget(0.0, 0.5),
     Format.F16: Budget(2.0**-10, 2.0**-24),
     Format.F32: Budget(2.0**-23, 2.0**-149),
+    Format.RGB10A2: Budget(0.0, 0.5),  # LSB of each channel: 1/1023, alpha 1/3
+    # correctly rounded by mipEncode to 6/6/5-bit mantissas: half an ulp of B's 5 bits, and
+    # half B's denormal step (2^-19)
+    Format.B10G11R11: Budget(2.0**-6, 2.0**-20),
 }[f.element] for f in Format}
 ARITH = EXACT.then(Budget(F32_UNIT), REDUCE_DEPTH)
 HALF_OP = Budget(F16_UNIT, 2.0**-25)
@@ -131,7 +139,7 @@ def filter_arith(name: str, fmt: Format, size: tuple[int, int], level: int,
     if fmt.is_float:
         magnitude = peak * l1 ** (1 if spec.source == "level0" else level - 1)
     else:
-        magnitude = 255.0 * (12.92 if fmt.is_srgb else 1.0)
+        magnitude = fmt.one * (12.92 if fmt.is_srgb else 1.0)
     depth = tx.count + ty.count + 2 + REDUCE_DEPTH
     return Budget(0.0, depth * F32_UNIT * l1 * magnitude * gain)
 
@@ -157,7 +165,7 @@ def lobe_gains(name: str, size: tuple[int, int], levels: int) -> tuple[float, ..
     input is exact). None when no level's taps hold a negative weight (box, tent: the filter is
     monotone and the envelope of :func:`stored_chain_bounds` holds). Each level's tap tables are
     built once for both answers."""
-    if name in BOX_NAMES or name in ("min", "max"):
+    if name in BOX_NAMES:
         return None
     taps = [_level_taps(name, size, k) for k in range(1, levels)]
     if all(bool((t.weight >= 0).all()) for pair in taps for t in pair):
@@ -210,7 +218,7 @@ def step_bounds(sources: Sequence[LevelSource], fmt: Format, levels: int,
     A filter (any other ``reduction``) needs level 0's ``size`` and, for floats, ``peak``
     (:func:`filter_arith`), and per level 0 .. levels-1 its kind's ``gains`` (:func:`kind_gain`;
     1 when empty); each level is one store away from its exact filter."""
-    if reduction in ("min", "max"):
+    if reduction in EXTREMES:
         return [0.0] * levels
     if reduction not in BOX_NAMES:
         if size is None:
@@ -229,7 +237,7 @@ def carried_chain_bounds(sources: Sequence[LevelSource], fmt: Format, levels: in
                          reduction: str = "mean") -> list[float]:
     """Per level 0 .. levels-1: how far it may be from the float64 chain, for a strategy whose
     levels are made as ``sources`` say (the error analysis of the module docstring)."""
-    if reduction in ("min", "max"):
+    if reduction in EXTREMES:
         return [0.0] * levels
     if reduction not in BOX_NAMES:
         raise ValueError(f"carried chains are bounded for the box only, not {reduction!r}")
@@ -247,12 +255,13 @@ def _extreme_store(fmt: Format, side: int, bound: float) -> Callable[[np.ndarray
     def store(x: np.ndarray) -> np.ndarray:
         if not fmt.is_float:
             t = x + side * bound
-            return np.clip(np.floor(t) if side > 0 else np.ceil(t), 0.0, 255.0)
+            return np.clip(np.floor(t) if side > 0 else np.ceil(t), 0.0, fmt.scale)
         with np.errstate(over="ignore", invalid="ignore"):
             t = x + side * bound * np.maximum(np.abs(x), RELATIVE_FLOOR)
-            y = t.astype(fmt.dtype)
+            y = round_to_grid(t, fmt)
             past = y > t if side > 0 else y < t
-            y[past] = np.nextafter(y[past], fmt.dtype.type(-side * np.inf))
+            if past.any():  # the grid point on x's side of t (b10g11r11: its own grid)
+                y = np.where(past, grid_step(y, fmt, -side), y)
         return y.astype(np.float64)
     return store
 
@@ -271,7 +280,7 @@ def stored_chain_bounds(level0: np.ndarray, fmt: Format, steps: Sequence[float],
     negative lobes is not monotone: its chain is bounded by :func:`propagated_chain_bounds`
     (8-bit), or only reported (floats). A float level 0 with negative texels: errors are
     relative to the chain of |level 0|, in which the steps' bounds add up."""
-    if reduction in ("min", "max"):
+    if reduction in EXTREMES:
         return [0.0] * len(chain_reference)
     if scaled_by_result(reduction):
         # alpha=coverage: each level's alpha scale is a rank statistic of that level, so a chain

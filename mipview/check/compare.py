@@ -1,6 +1,6 @@
 """Per-level errors of a GPU pyramid against the references of :mod:`mipview.check.reference`.
 
-Units: 8-bit formats in LSB (storage units, 1/255); float formats in relative error. Two figures
+Units: UNORM formats in LSB (storage units, 1/255 or 1/65535); float formats in relative error. Two figures
 per level (DESIGN.md): *step* error, against the exact reduction of the level below as the GPU
 stored it, and *chain* error, against the float64 chain from level 0.
 """
@@ -172,7 +172,7 @@ def _psnr(abs_diff: np.ndarray, r64: np.ndarray, fmt: Format) -> float:
             top = float(finite.max()) if finite.size else 1.0
         peak = max(1.0, top)
     else:
-        peak = 255.0
+        peak = fmt.one
     return 10.0 * math.log10(peak * peak / mse)
 
 

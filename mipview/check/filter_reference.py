@@ -28,11 +28,12 @@ import numpy as np
 
 from mipview.check import reference as box
 from mipview.check.tolerances import COVERAGE_SLACK, NORMAL_LENGTH_SLACK, RELATIVE_FLOOR
+from mipview.core import reductions
 from mipview.core.filters.resample import apply_axis, axis_taps
 from mipview.core.filters.spec import FilterSpec, parse_filter
 from mipview.core.formats import Format, decode, encode, level_size, mip_count, texels
 
-BOX_NAMES = ("mean", "min", "max")
+BOX_NAMES = reductions.NAMES
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def coverage(values: np.ndarray, fmt: Format, cutoff: float) -> float:
     """Fraction of texels (storage values) whose alpha passes ``alpha >= cutoff``."""
     a = np.asarray(values, dtype=np.float64)[..., 3]
     if not fmt.is_float:
-        a = a / 255.0
+        a = a / np.broadcast_to(fmt.scale, 4)[3]  # alpha's code of 1.0 (rgb10a2: 3)
     return float(np.mean(a >= cutoff)) if a.size else 0.0
 
 

@@ -23,9 +23,18 @@ import numpy as np
 
 from mipview.core import bands
 from mipview.core.cancel import checkpoint
-from mipview.core.formats import Format, decode, encode, level_size, mip_count, texels
+from mipview.core.formats import (
+    Format,
+    decode,
+    encode,
+    level_size,
+    mip_count,
+    round_to_grid,
+    texels,
+)
+from mipview.core.reductions import EXTREMES
 
-Reduction = Literal["mean", "min", "max"]
+Reduction = Literal["mean", "min", "max", "minmax"]
 
 # Non-finite input (NaN, +-Inf from a float source) propagates by IEEE rules: that is what the
 # reference makes of it. numpy would also warn on stderr at inf - inf, 0 * inf and float16
@@ -125,18 +134,26 @@ def reduce_level(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def reduce_level_minmax(values: np.ndarray, op: Literal["min", "max"]) -> np.ndarray:
-    """One min or max reduction step over the same 2 or 3 taps per axis as :func:`reduce_level`.
+def reduce_level_minmax(values: np.ndarray,
+                        op: Literal["min", "max", "minmax"]) -> np.ndarray:
+    """One min or max reduction step over the same 2 or 3 taps per axis as :func:`reduce_level`
+    (``minmax``: the min of R, the max of the other channels; mipview.core.reductions).
 
     Works on storage values directly (min/max commute with the monotonic sRGB curve), and keeps
     the input dtype.
     """
-    fn = {"min": np.minimum, "max": np.maximum}.get(op)
-    if fn is None:
-        raise ValueError(f"unknown reduction op {op!r}; choose 'min' or 'max'")
+    if op not in EXTREMES:
+        raise ValueError(f"unknown reduction op {op!r}; choose one of {', '.join(EXTREMES)}")
     checkpoint()
     a = texels(values)
-    out = _reduce_axis_extreme(_reduce_axis_extreme(a, _X, fn), _Y, fn)
+
+    def reduce(c: np.ndarray, fn: np.ufunc) -> np.ndarray:
+        return _reduce_axis_extreme(_reduce_axis_extreme(c, _X, fn), _Y, fn)
+    if op == "minmax":
+        out = np.concatenate([reduce(a[..., :1], np.minimum), reduce(a[..., 1:], np.maximum)],
+                             axis=-1)
+    else:
+        out = reduce(a, np.minimum if op == "min" else np.maximum)
     return out.copy() if out is a or out is values else out
 
 
@@ -150,7 +167,7 @@ def reference_pyramid(level0: np.ndarray, fmt: Format,
     """The "chain" reference: every level from the float64 level below, never re-quantised.
 
     Returns ``mip_count(w, h)`` float64 arrays in storage units (0..255 for 8-bit formats,
-    sRGB-encoded for SRGB, plain values for floats). Entry 0 is ``level0`` as float64.
+    0..65535 for 16-bit UNORM, sRGB-encoded for SRGB, plain values for floats). Entry 0 is ``level0`` as float64.
     """
     a = texels(level0)
     w, h = _dims(a)
@@ -160,13 +177,14 @@ def reference_pyramid(level0: np.ndarray, fmt: Format,
         for _ in range(1, mip_count(w, h)):
             cur = reduce_level(cur)
             out.append(encode(cur, fmt))
-    elif reduction in ("min", "max"):
+    elif reduction in EXTREMES:
         cur = out[0]
         for _ in range(1, mip_count(w, h)):
             cur = reduce_level_minmax(cur, reduction)
             out.append(cur)
     else:
-        raise ValueError(f"unknown reduction {reduction!r}; choose 'mean', 'min' or 'max'")
+        raise ValueError(f"unknown reduction {reduction!r}; choose one of mean, "
+                         f"{', '.join(EXTREMES)}")
     return out
 
 
@@ -176,9 +194,10 @@ def step_level(below: np.ndarray, fmt: Format, reduction: Reduction = "mean") ->
     b = texels(below)
     if reduction == "mean":
         return encode(reduce_level(decode(b, fmt)), fmt)
-    if reduction in ("min", "max"):
+    if reduction in EXTREMES:
         return reduce_level_minmax(b.astype(np.float64), reduction)
-    raise ValueError(f"unknown reduction {reduction!r}; choose 'mean', 'min' or 'max'")
+    raise ValueError(f"unknown reduction {reduction!r}; choose 'mean' or one of "
+                     f"{', '.join(EXTREMES)}")
 
 
 def step_reference(gpu_levels: Sequence[np.ndarray], fmt: Format,
@@ -204,7 +223,8 @@ def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
 
     ``store(exact, k)`` makes level k's stored values from the exact reduction of the stored
     level below (float64 storage units); by default the correctly rounded store: round to
-    nearest (ties to even), clamped to 0..255 for 8-bit formats.
+    nearest (ties to even), clamped to 0..``fmt.scale`` (255, 65535; rgb10a2 1023 and 3) for
+    UNORM formats, on b10g11r11's 11/11/10-bit grid (mipview.core.formats.round_to_grid).
 
     ``first``: the exact reduction of level 0 (:func:`step_level`, e.g. the chain reference's
     level 1), when the caller has it: level 0 is the dearest level to reduce.
@@ -222,9 +242,7 @@ def stored_chain(level0: np.ndarray, fmt: Format, reduction: Reduction = "mean",
 
 def _quantise(storage: np.ndarray, fmt: Format) -> np.ndarray:
     """Round float64 storage units the way the image would store them; returns float64."""
-    if fmt.is_float:
-        return storage.astype(fmt.dtype).astype(np.float64)
-    return np.clip(np.rint(storage), 0.0, 255.0)
+    return round_to_grid(storage, fmt)
 
 
 def _bilinear_axis(a: np.ndarray, axis: int, dst: int) -> np.ndarray:

@@ -24,9 +24,13 @@ RELATIVE_FLOOR = 1e-3
 _FLAT = {
     Format.UNORM: (1.0, 2.0),
     Format.SRGB: (1.0, 2.0),
+    Format.RGBA16: (1.0, 2.0),  # LSB of 16 bits, stored correctly rounded as 8-bit ones are
     # half a float16 ulp is 2^-11 ~ 4.9e-4 relative, so 1e-3 allows one rounding plus slack
     Format.F16: (1e-3, 2e-3),
     Format.F32: (1e-5, 1e-5),
+    Format.RGB10A2: (1.0, 2.0),  # LSB of each channel (1/1023, alpha 1/3)
+    # one ulp of B's 5-bit mantissa (2^-5): a correctly rounded store is half that
+    Format.B10G11R11: (2.0**-5, 2.0**-4),
 }
 #: every format's figures are its element type's (r32f: f32's)
 TOLERANCE: dict[Format, tuple[float, float]] = {f: _FLAT[f.element] for f in Format}
@@ -36,7 +40,8 @@ TOLERANCE: dict[Format, tuple[float, float]] = {f: _FLAT[f.element] for f in For
 # earlier level's rounding up. So the chain bound of a float level k is max(base, k ulp).
 # 8-bit formats keep a flat 2 LSB (nvpro's figure): the error of averaged 2D levels does not
 # grow like that, and the bound is the point of the check.
-ULP_RELATIVE = {f: {Format.F16: 2.0**-10, Format.F32: 2.0**-23}[f.element]
+ULP_RELATIVE = {f: {Format.F16: 2.0**-10, Format.F32: 2.0**-23,
+                    Format.B10G11R11: 2.0**-5}[f.element]
                 for f in Format if f.is_float}
 
 

@@ -114,11 +114,12 @@ def saved_bench(text: str) -> SavedRun:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def strategy_specs(text: str) -> list[StrategySpec]:
-    """``--strategies``, expanded (mipview.gpu.strategies.specs); at least one."""
+def strategy_specs(text: str, reversed_z: bool = False) -> list[StrategySpec]:
+    """``--strategies``, expanded (mipview.gpu.strategies.specs; ``reversed_z``: what
+    ``reduction=nearest|farthest`` mean); at least one."""
     from mipview.gpu.strategies.specs import expand_specs
 
-    specs = expand_specs(text)
+    specs = expand_specs(text, reversed_z)
     if not specs:
         raise UsageError(f"--strategies {text!r}: no strategy given")
     return specs
@@ -181,28 +182,46 @@ def closed_messages(ctx: GpuContext, earlier: Sequence[str] = ()) -> tuple[str, 
 
 
 def source_dims(args: argparse.Namespace) -> ImageDims:
-    """What ``load_source`` will make, from ``--size`` or the file's header: nothing decoded."""
+    """What ``load_source`` will make, from ``--size`` (and ``--synthetic``: depth suggests
+    r32f) or the file's header: nothing decoded."""
     from mipview.cli.limits import F32_TEXEL, ImageDims, peek_dims
-    from mipview.core.formats import Format
 
     layers = getattr(args, "layers", 1)
-    if getattr(args, "size", None):
+    kind = synthetic_kind(args)
+    if kind:
+        from mipview.io.synthetic import kind_format
+
         w, h = parse_size(args.size)
-        return ImageDims(w, h, layers, Format.UNORM, F32_TEXEL)
-    if not args.image:
-        raise UsageError("give an IMAGE or --size WxH")
+        return ImageDims(w, h, layers, kind_format(kind), F32_TEXEL)
     return peek_dims(args.image, layers)
 
 
-def load_source(args: argparse.Namespace) -> SourceImage:
-    """The IMAGE argument, or the synthetic image of ``--size WxH``."""
-    from mipview.io import imageio, synthetic
+def synthetic_kind(args: argparse.Namespace) -> str:
+    """The kind (``--synthetic``, mipview.io.synthetic.KINDS) of the image ``--size`` makes;
+    "" for an IMAGE file. ``--synthetic`` without ``--size``, or neither an IMAGE nor
+    ``--size``, is a UsageError."""
+    from mipview.io.synthetic import KINDS
 
+    kind = getattr(args, "synthetic", None)
     if getattr(args, "size", None):
-        w, h = parse_size(args.size)
-        return synthetic.image(w, h, seed=args.seed)
+        return kind or KINDS[0]
+    if kind:
+        raise UsageError(f"--synthetic {kind} makes the image of --size WxH: give --size too")
     if not args.image:
         raise UsageError("give an IMAGE or --size WxH")
+    return ""
+
+
+def load_source(args: argparse.Namespace) -> SourceImage:
+    """The IMAGE argument, or the synthetic image of ``--size WxH`` (``--synthetic KIND``;
+    ``--reversed-z`` for a reversed depth buffer)."""
+    from mipview.io import imageio, synthetic
+
+    kind = synthetic_kind(args)
+    if kind:
+        w, h = parse_size(args.size)
+        return synthetic.image(w, h, seed=args.seed, kind=kind,
+                               reversed_z=getattr(args, "reversed_z", False))
     return imageio.load(args.image)
 
 

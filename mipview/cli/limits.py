@@ -173,6 +173,7 @@ def peek_dims(path: str, layers: int) -> ImageDims:
                          src.suggested_format(), 4 if src.rgba8 is not None else F32_TEXEL)
     is_float = mode in ("F", "I")
     deep = mode.startswith("I;16") or is_float
-    fmt = Format.F32 if is_float else Format.F16 if deep else Format.UNORM
+    # as imageio.SourceImage.suggested_format: a 16-bit grey file suggests r16
+    fmt = Format.F32 if is_float else Format.R16 if deep else Format.UNORM
     return ImageDims(width, height, layers if layers > 1 else frames, fmt,
                      F32_TEXEL if deep else 4)

@@ -118,7 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from mipview.io import containers
     from mipview.runs import report
 
-    specs = strategy_specs(args.strategies)
+    specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     kinds = export_kinds(args.export)
     out = RunFolder(args.out)
     notes = _Notes()
@@ -173,7 +173,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from mipview.gpu.measure.image_read import image_read
     from mipview.runs import report
 
-    specs = strategy_specs(args.strategies)
+    specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     target = JsonFile(args.json)
     trace = JsonFile(args.trace, "--trace")
     rect = None
@@ -286,13 +286,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="Khronos validation + synchronization checks (env MIPVIEW_VALIDATE=1)")
 
     def image_opts(p: argparse.ArgumentParser, size: bool, layers: bool = True) -> None:
+        from mipview.core.formats import Format
+
         p.add_argument("image", nargs="?", help="image file")
         if size:
-            p.add_argument("--size", help="synthetic zone-plate image of N or WxH texels")
+            from mipview.io.synthetic import KINDS
+
+            p.add_argument("--size", help="synthetic image of N or WxH texels (--synthetic)")
+            p.add_argument("--synthetic", choices=KINDS, metavar="KIND",
+                           help=f"what --size makes: {' | '.join(KINDS)} (default {KINDS[0]}); "
+                                "depth is a perspective depth buffer, r32f unless --format")
             p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+        p.add_argument("--reversed-z", action="store_true",
+                       help="depth is reversed-Z (near 1, far 0): reduction=nearest is max, "
+                            "farthest min, and --synthetic depth is made so")
         p.add_argument("--strategies", default="all",
                        help="comma-separated specs name[:key=value,...], 'all', or key=all")
-        p.add_argument("--format", help="unorm | srgb | f16 | f32 (default: from the image)")
+        p.add_argument("--format", help=" | ".join(f.label for f in Format)
+                       + " (default: from the image; docs/formats.md)")
         if layers:
             p.add_argument("--layers", type=positive_int, default=1,
                            help="array layers made from the image (mirrors, flips, channel "

@@ -38,7 +38,7 @@ from mipview.runs.sweep import one_by_one, sweep_curves
 def cmd_mean(args: argparse.Namespace) -> int:
     from mipview.gpu.mean import gpu_mean, mean_reference, time_mean
 
-    specs = strategy_specs(args.strategies)
+    specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     target = JsonFile(args.json)
     bench = (args.repeat, args.warmup_ms) if args.bench else None
     with open_context(args) as ctx:
@@ -113,7 +113,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         fmt = Format.parse(args.format)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    specs = strategy_specs(args.strategies)
+    specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     target = JsonFile(args.json)
     with open_context(args) as ctx:
         # the widest image is the largest a sweep makes, one at a time

@@ -65,7 +65,7 @@ def bench_sizes(args: argparse.Namespace) -> int:
     if given:
         raise UsageError(f"--sizes makes one synthetic image per size: it takes no "
                          f"{', '.join(given)}")
-    specs = strategy_specs(args.strategies)
+    specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     target = JsonFile(args.json)
     with open_context(args) as ctx:
         # every size's limits are checked (and its image made) before any GPU work

@@ -103,13 +103,13 @@ def propagation(levels: Sequence[np.ndarray],
     return Propagation(tuple(nonfinite_per_level(levels)), tuple(reference))
 
 
-def load_note(name: str, found: NonFinite, to_float: bool) -> str:
+def load_note(name: str, found: NonFinite, to_float: bool, top: int = 255) -> str:
     """What to say once about an image's non-finite texels ("" when it has none): where a
-    float run keeps them, each result reports how it propagated them; 8-bit storage turns
-    them into codes (a float -> UNORM conversion: NaN and -Inf 0, +Inf 255)."""
+    float run keeps them, each result reports how it propagated them; UNORM storage turns
+    them into codes (a float -> UNORM conversion: NaN and -Inf 0, +Inf the ``top`` code)."""
     if not found:
         return ""
     what = f"{name}: level 0 has {found.describe()}"
     if to_float:
         return f"{what}; each result reports how it propagated them"
-    return f"{what}, stored as 8-bit codes (NaN and -Inf become 0, +Inf 255)"
+    return f"{what}, stored as {top.bit_length()}-bit codes (NaN and -Inf become 0, +Inf {top})"

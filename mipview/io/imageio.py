@@ -62,6 +62,7 @@ class SourceImage:
     description : e.g. "PNG RGBA 8-bit".
     bit_depth : bits per sample in the file (1, 8, 16 or 32).
     is_float : whether the file holds float samples.
+    grey : whether the file holds one grey channel and no alpha (a 16-bit one suggests r16).
     nonfinite : the texels holding NaN or +-Inf (float sources only; counted on first use),
         so a caller can say once that the input has them.
     texture : for a texture file (KTX2, DDS, EXR), every level it holds, in the format it
@@ -77,20 +78,26 @@ class SourceImage:
     is_float: bool
     rgba8: np.ndarray | None
     texture: TextureFile | None
+    grey: bool
 
     def __init__(self, pixels: np.ndarray, path: str | None = None, description: str = "",
                  bit_depth: int = 8, is_float: bool = False,
-                 texture: TextureFile | None = None) -> None:
+                 texture: TextureFile | None = None, grey: bool = False) -> None:
         p = pixels
         if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype not in (np.float32, np.uint8):
             raise ValueError(f"SourceImage wants float32 (or uint8) (H, W, 4) or (L, H, W, 4) "
                              f"pixels, got {p.dtype} {p.shape}")
+        if texture is not None and texture.fmt.channels == 1:
+            # one channel opened in more is grey, as a greyscale PNG is: a depth opened in
+            # rg32f starts a min+max pyramid with the depth in both (mipview.core.reductions)
+            p = p.copy()
+            p[..., 1:3] = p[..., :1]
         # shared across threads without copies: make accidental writes fail loudly
         p.setflags(write=False)
         for name, value in (("path", path), ("description", description),
                             ("bit_depth", bit_depth), ("is_float", is_float),
                             ("rgba8", p if p.dtype == np.uint8 else None),
-                            ("texture", texture)):
+                            ("texture", texture), ("grey", grey)):
             object.__setattr__(self, name, value)
         if p.dtype == np.float32:
             self.__dict__["pixels"] = p  # what the cached property would return
@@ -111,7 +118,8 @@ class SourceImage:
     def nonfinite_note(self, fmt: Format) -> str:
         """What a run in ``fmt`` says once about this image's NaN and +-Inf texels ("" when
         it has none; only float files can hold them, so others are not counted)."""
-        return load_note(self.name, self.nonfinite, fmt.is_float) if self.is_float else ""
+        return load_note(self.name, self.nonfinite, fmt.is_float, int(fmt.one)) \
+            if self.is_float else ""
 
     @property
     def _array(self) -> np.ndarray:
@@ -137,12 +145,15 @@ class SourceImage:
         return os.path.basename(self.path) if self.path else self.description
 
     def suggested_format(self) -> Format:
-        """The format a texture file stores its levels in; F32 for other float files, F16 for
-        16-bit integer files, UNORM otherwise."""
+        """The format a texture file stores its levels in; F32 for other float files, R16 for
+        16-bit grey files, F16 for other 16-bit integer files (RGB(A), grey+alpha), UNORM
+        otherwise."""
         if self.texture is not None:
             return self.texture.fmt
         if self.is_float:
             return Format.F32
+        if self.bit_depth == 16 and self.grey:
+            return Format.R16  # its 16-bit codes exactly (to_storage rounds them back)
         if self.bit_depth > 8:
             return Format.F16
         return Format.UNORM
@@ -154,9 +165,10 @@ class SourceImage:
         copy): to_storage of its float pixels rounds back to exactly these bytes. For a texture
         file in the format it stores, its level 0 as stored (every bit, NaN payloads too)."""
         if self.texture is not None and fmt.dtype == self.texture.fmt.dtype \
-                and fmt.channels == self.texture.fmt.channels:
+                and fmt.channels == self.texture.fmt.channels \
+                and fmt.packing == self.texture.fmt.packing:
             return self.texture.levels[0]
-        if self.rgba8 is not None and not fmt.is_float:
+        if self.rgba8 is not None and fmt.dtype == np.uint8:
             return fmt.held(self.rgba8)  # as to_storage makes them: R and RG keep their own
         return to_storage(self.pixels, fmt)
 
@@ -369,9 +381,11 @@ def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
         _, desc, bits, is_float = pages[0]
         bits = max(p[2] for p in pages)
         is_float = any(p[3] for p in pages)
+        grey = all(p[1] == "grey 16-bit" for p in pages)
     else:
         _check_pixels(name, img.width * img.height, f"{img.width}x{img.height}")
         pixels, desc, bits, is_float = _frame(img, data)
+        grey = desc == "grey 16-bit"
         # after decoding: PNG keeps EXIF after the image data, so reading it loads the image,
         # which would leave the 16-bit path no undecoded tile to work from
         orientation = _orientation(img)
@@ -383,7 +397,7 @@ def _read(img: Image.Image, data: bytes, name: str) -> SourceImage:
     description = f"{kind} {desc}" + "".join(f", {e}" for e in extra)
     dtype = np.uint8 if pixels.dtype == np.uint8 else np.float32
     return SourceImage(np.ascontiguousarray(pixels, dtype=dtype), name, description, bits,
-                       is_float)
+                       is_float, grey=grey)
 
 
 def _as_float(pixels: np.ndarray) -> np.ndarray:
@@ -512,6 +526,9 @@ def _load_texture(name: str, data: bytes) -> SourceImage:
         pixels = level0.astype(np.float32, copy=False)  # float16 -> float32 is exact
         return SourceImage(pixels, name, texture.description(), 8 * texture.fmt.dtype.itemsize,
                            True, texture)
+    if texture.fmt.dtype != np.uint8:  # 16-bit (rgb10a2: 10-bit) UNORM codes, as _rgba scales
+        pixels = level0.astype(np.float32) * (np.float32(1) / np.float32(texture.fmt.scale))
+        return SourceImage(pixels, name, texture.description(), 16, False, texture)
     return SourceImage(level0, name, texture.description(), 8, False, texture)
 
 
@@ -560,7 +577,9 @@ def save_level(path: str | os.PathLike[str], level_storage: np.ndarray,
                fmt: Format) -> list[Path]:
     """Write one level; returns every file written, in order.
 
-    8-bit formats: one RGBA 8-bit PNG (storage bytes as-is, so sRGB stays sRGB). Float formats:
+    8-bit formats: one RGBA 8-bit PNG (storage bytes as-is, so sRGB stays sRGB); 16-bit UNORM
+    ones a 16-bit PNG of their codes as they are (``r16`` grey, ``rgba16`` RGBA), ``rgb10a2``
+    a 16-bit RGBA PNG of its values. Float formats:
     a 16-bit RGBA PNG to look at (clipped to [0, 1], NaN as 0), and beside it the exact storage
     values as ``.npy`` (same name, float16 or float32, bit for bit): the lossless copy, since no
     PNG holds negative, > 1 or non-finite values. ``(L, H, W, 4)`` writes the files of each layer
@@ -575,7 +594,19 @@ def save_level(path: str | os.PathLike[str], level_storage: np.ndarray,
     if fmt.is_float:
         # storage values untouched when they already are (a conversion could quiet a NaN)
         exact = a if a.dtype == fmt.dtype else to_storage(a, fmt)
-        files = [(p, encode_png16(a)), (p.with_suffix(".npy"), encode_npy(fmt.pack(exact)))]
+        # a packed format's exact values are its float32 R, G, B (its words are in KTX2/DDS)
+        own = exact[..., :3] if fmt.packing else fmt.pack(exact)
+        files = [(p, encode_png16(a)), (p.with_suffix(".npy"), encode_npy(own))]
+    elif fmt.dtype == np.uint16:
+        if a.dtype != fmt.dtype:  # e.g. a float64 reference in storage units
+            a = np.clip(np.rint(a), 0, fmt.scale).astype(fmt.dtype)
+        if fmt.channels == 1:  # a 16-bit grey PNG (Pillow writes mode I;16 as such)
+            png = io.BytesIO()
+            Image.fromarray(np.ascontiguousarray(fmt.pack(a)[..., 0])).save(png, format="PNG")
+            files = [(p, png.getvalue())]
+        else:  # code / 65535 scaled by 65535 and rounded: the codes again (rgb10a2's codes
+            # come back from its 16 bits: rint(v * 1023) of code / 1023 is 1/128 LSB off)
+            files = [(p, encode_png16(a / fmt.scale))]
     else:
         if a.dtype != np.uint8:  # e.g. a float64 reference in storage units
             a = np.clip(np.rint(a), 0, 255).astype(np.uint8)

@@ -1,6 +1,7 @@
 """Every synthetic image mipview makes, in one place: deterministic for a seed, vectorised.
 
-- :func:`image`: the test images of ``--size`` (zone plate, noise, ramp) as a source image;
+- :func:`image`: the test images of ``--size`` (``--synthetic`` zone plate, noise, ramp, depth)
+  as a source image;
 - ``make_*``: the bundled sample images of ``resources/`` (mipview.io.samples writes them);
 - :func:`synthetic_sizes` and :func:`synthetic_batch`: seeded batches (``--batch-synthetic``)
   of heavy-tailed image sizes from 1x1 to 2048x2048. The longer side is 2^x with x exponential (mean :data:`LOG2_SCALE`) capped at 11, so most images
@@ -20,7 +21,15 @@ from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
 
 # --- test images ------------------------------------------------------------------------------
-KINDS = ("zoneplate", "noise", "ramp")
+#: every kind of :func:`image`, the first the default (``--synthetic``, ``sweep --kind``)
+KINDS = ("zoneplate", "noise", "ramp", "depth")
+
+
+def kind_format(kind: str) -> Format:
+    """The format :func:`image` of ``kind`` suggests, known before it is made (cli/common.py
+    checks a run's limits with it): ``r32f`` for ``depth``, as a depth ``.npy`` or EXR ``Z``
+    file, ``unorm`` for the others."""
+    return Format.R32F if kind == "depth" else Format.UNORM
 
 
 def _axes(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
@@ -44,19 +53,24 @@ def zoneplate_phase(width: int, height: int) -> np.ndarray:
     return _zoneplate_rows(width, height, 0, height)
 
 
-def image(width: int, height: int, seed: int = 0, kind: str = "zoneplate") -> SourceImage:
+def image(width: int, height: int, seed: int = 0, kind: str = "zoneplate", *,
+          reversed_z: bool = False) -> SourceImage:
     """A deterministic test image in [0, 1] (float32, vectorised: cheap at 8192x8192).
 
     kind
         ``zoneplate``: radial chirp, RGB phase-shifted by 120 degrees, alpha a diagonal ramp;
         ``noise``: uniform random in every channel (``seed`` picks it);
-        ``ramp``: R along x, G along y, B along the anti-diagonal, alpha 1.
+        ``ramp``: R along x, G along y, B along the anti-diagonal, alpha 1;
+        ``depth``: a perspective depth buffer (:func:`_depth_image`; ``seed`` picks the scene,
+        ``reversed_z`` its mapping; one channel, suggesting ``r32f``).
     """
     if width < 1 or height < 1:
         raise MipviewError(f"synthetic image size must be at least 1x1, got {width}x{height}")
     if kind not in KINDS:
         raise MipviewError(f"unknown synthetic image kind {kind!r}; choose one of "
                            + ", ".join(KINDS))
+    if kind == "depth":
+        return _depth_image(width, height, seed, reversed_z)
     out = np.empty((height, width, 4), np.float32)
     if kind == "noise":
         np.random.default_rng(seed).random(out.shape, dtype=np.float32, out=out)
@@ -89,6 +103,130 @@ def image(width: int, height: int, seed: int = 0, kind: str = "zoneplate") -> So
             band[..., 2] = (np.float32(1.0) - u + vb) * np.float32(0.5)
             band[..., 3] = 1.0
     return SourceImage(out, None, f"synthetic {kind} {width}x{height}", 8, False)
+
+
+#: the depth scene's camera: view distances of the near and far planes, vertical field of view
+NEAR, FAR, FOV_Y = 1.0, 100.0, np.pi / 3.0
+
+
+def perspective_depth(z: np.ndarray, reversed_z: bool = False) -> np.ndarray:
+    """Depth of view distance ``z`` (near <= z <= far) as a perspective projection stores it:
+    far (z - near) / (z (far - near)), near -> 0 and far -> 1 exactly; reversed-Z
+    near (far - z) / (z (far - near)), near -> 1 and far -> 0 (that is 1 minus the standard
+    depth, but computed as such it keeps float32's precision where z is far)."""
+    if reversed_z:
+        return NEAR * (FAR - z) / (z * (FAR - NEAR))
+    return FAR * (z - NEAR) / (z * (FAR - NEAR))
+
+
+def _rotation(rng: np.random.Generator) -> np.ndarray:
+    """A random yaw then pitch (3x3, view space): boxes show sloped faces beside the front."""
+    a, b = rng.uniform(-0.9, 0.9, 2)
+    ry = np.array([[np.cos(a), 0.0, np.sin(a)], [0.0, 1.0, 0.0], [-np.sin(a), 0.0, np.cos(a)]])
+    rx = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(b), -np.sin(b)], [0.0, np.sin(b), np.cos(b)]])
+    return ry @ rx
+
+
+def _depth_scene(seed: int, aspect: float) -> list[tuple[str, np.ndarray, float, np.ndarray]]:
+    """Boxes and spheres as (shape, centre (x, y, -z), bounding radius, box rotation or sphere
+    radius), between 4 and 70 from the eye: in front of the near plane, short of the far one.
+    Placed in screen units, so a seed gives the same scene at every size of one aspect."""
+    rng = np.random.default_rng(seed)
+    ty = np.tan(FOV_Y / 2.0)
+    objects = []
+    for n in range(int(rng.integers(14, 21))):
+        dist = float(rng.uniform(4.0, 70.0))
+        u, v = rng.uniform(-0.85, 0.85, 2)
+        centre = np.array([u * dist * ty * aspect, v * dist * ty, -dist])
+        size = dist * ty * float(rng.uniform(0.08, 0.3))  # 8-30% of the view's half height
+        if n % 2 == 0:
+            half = size * rng.uniform(0.4, 1.0, 3)
+            # the rotation's columns are the box's axes; each row of ``spec`` one of them scaled
+            spec = np.vstack([_rotation(rng).T, half])
+            objects.append(("box", centre, float(np.linalg.norm(half)), spec))
+        else:
+            objects.append(("sphere", centre, size, np.array(size)))
+    return objects
+
+
+def _screen_rect(centre: np.ndarray, radius: float, width: int, height: int,
+                 tx: float, ty: float) -> tuple[int, int, int, int]:
+    """Texel columns [c0, c1) and rows [r0, r1) that may see a sphere of ``radius`` around
+    ``centre``: x / z over the box holding it is extreme at its corners (z > 0)."""
+    d = np.array([-centre[2] - radius, -centre[2] + radius])
+    xs = (centre[0] + np.array([-radius, radius]))[:, None] / d[None, :] / tx
+    ys = (centre[1] + np.array([-radius, radius]))[:, None] / d[None, :] / ty
+    c0 = int(np.floor((xs.min() + 1.0) * 0.5 * width)) - 1
+    c1 = int(np.ceil((xs.max() + 1.0) * 0.5 * width)) + 1
+    r0 = int(np.floor((1.0 - ys.max()) * 0.5 * height)) - 1
+    r1 = int(np.ceil((1.0 - ys.min()) * 0.5 * height)) + 1
+    return max(c0, 0), min(c1, width), max(r0, 0), min(r1, height)
+
+
+def _hit_distance(shape: str, centre: np.ndarray, spec: np.ndarray, dx: np.ndarray,
+                  dy: np.ndarray) -> np.ndarray:
+    """View distance z of the first hit of the eye rays (dx, dy, -1) on one object; inf where
+    they miss. z is the ray parameter, as the rays' z component is -1."""
+    if shape == "sphere":
+        # |t d - c|^2 = r^2: t = (b - sqrt(b^2 - a (|c|^2 - r^2))) / a, the nearer root
+        a = dx * dx + dy * dy + 1.0
+        b = dx * centre[0] + dy * centre[1] - centre[2]
+        disc = b * b - a * (float(centre @ centre) - float(spec) ** 2)
+        hit = disc >= 0.0
+        return np.where(hit, (b - np.sqrt(np.where(hit, disc, 0.0))) / a, np.inf)
+    # slab test in the box's own axes: the ray from the eye (origin 0) is -c + t d there. A ray
+    # parallel to a slab divides by 0: +-inf keeps it inside the slab or never (IEEE), and one
+    # exactly on its face (0 / 0, NaN) misses
+    near = far = None
+    for axis, half in zip(spec[:3], spec[3], strict=True):
+        start = -float(centre @ axis)  # (0 - c) . axis
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = 1.0 / (dx * axis[0] + dy * axis[1] - axis[2])  # 1 / (d . axis)
+            t0 = (-half - start) * inv
+            t1 = (half - start) * inv
+        lo, hi = np.minimum(t0, t1), np.maximum(t0, t1)
+        near = lo if near is None else np.maximum(near, lo, out=near)
+        far = hi if far is None else np.minimum(far, hi, out=far)
+    assert near is not None and far is not None
+    return np.where((near <= far) & (near > 0.0), near, np.inf)
+
+
+def _depth_image(width: int, height: int, seed: int = 0, reversed_z: bool = False) -> SourceImage:
+    """A perspective depth buffer: 14 to 20 boxes (turned, so faces slope away) and spheres
+    at view distances 4 to 70, overlapping, over a background at the far plane (depth exactly 1,
+    0 reversed); hard silhouettes, one sample per texel centre. Depth is
+    :func:`perspective_depth` of the distance (near :data:`NEAR`, far :data:`FAR`, vertical
+    field of view :data:`FOV_Y`), computed in float64 and stored as float32 in R; G, B 0 and
+    A 1, as a one-channel image is held (docs/formats.md). It comes as a one-level ``r32f``
+    texture, as a depth ``.npy`` does, so it suggests ``r32f``. In bands of rows, each object
+    only over the texels its bounding sphere may cover: cheap at 4096x4096."""
+    from mipview.io.containers.texture import TextureFile
+
+    aspect = width / height
+    ty = float(np.tan(FOV_Y / 2.0))
+    tx = ty * aspect
+    scene = _depth_scene(seed, aspect)
+    rects = [_screen_rect(c, r, width, height, tx, ty) for _, c, r, _ in scene]
+    # eye ray through each texel centre: (x_ndc tx, y_ndc ty, -1), y up
+    ray_x = ((np.arange(width) + 0.5) * (2.0 / width) - 1.0) * tx
+    ray_y = (1.0 - (np.arange(height) + 0.5) * (2.0 / height)) * ty
+    out = np.zeros((height, width, 4), np.float32)
+    out[..., 3] = 1.0
+    rows = max(1, (1 << 18) // width)
+    for y0 in range(0, height, rows):
+        y1 = min(height, y0 + rows)
+        z = np.full((y1 - y0, width), FAR)
+        for (shape, centre, _, spec), (c0, c1, r0, r1) in zip(scene, rects, strict=True):
+            a, b = max(r0, y0), min(r1, y1)
+            if a >= b or c0 >= c1:
+                continue
+            block = z[a - y0:b - y0, c0:c1]
+            np.minimum(block, _hit_distance(shape, centre, spec, ray_x[None, c0:c1],
+                                            ray_y[a:b, None]), out=block)
+        out[y0:y1, :, 0] = perspective_depth(z, reversed_z)
+    label = f"synthetic depth {width}x{height} (seed {seed}{', reversed-Z' if reversed_z else ''})"
+    texture = TextureFile(label, "synthetic", "R32_SFLOAT", Format.R32F, (out,))
+    return SourceImage(out, None, label, 32, True, texture)
 
 
 # --- the bundled sample images ----------------------------------------------------------------
@@ -288,5 +426,5 @@ def synthetic_batch(sizes: list[tuple[int, int]], fmt: Format, seed: int = 0) ->
         if fmt.is_float:
             out.append(rng.random((h, w, 4), dtype=np.float32).astype(fmt.dtype))
         else:
-            out.append(rng.integers(0, 256, (h, w, 4), dtype=np.uint8))
+            out.append(rng.integers(0, int(fmt.one) + 1, (h, w, 4), dtype=fmt.dtype))
     return out

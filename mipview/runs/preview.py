@@ -256,7 +256,7 @@ def _scene(levels: Sequence[np.ndarray], fmt: Format | None, settings: PreviewSe
 def _display(values: np.ndarray, fmt: Format | None) -> np.ndarray:
     """Decoded values -> 8-bit RGBA as the pyramid view shows the format (sRGB encoded)."""
     if fmt is not None and not fmt.is_float:
-        units = encode(values, fmt)  # 0..255, sRGB-encoded colour for srgb
+        units = encode(values, fmt) * (255.0 / np.asarray(fmt.scale))  # 0..255, sRGB for srgb
         out = np.clip(np.rint(units), 0, 255)
     else:
         out = np.clip(np.rint(np.nan_to_num(values) * 255.0), 0, 255)

@@ -134,6 +134,10 @@ def format_reason(spec: FilterSpec, fmt: Format) -> str | None:
         # the filter shaders and their references carry colour and alpha as RGBA
         return (f"filter={spec.filter}: filters serve the four-channel formats; {fmt.label} has "
                 f"{fmt.channels} (use the box, or reduction=min/max)")
+    if not spec.is_mean and fmt.packing:
+        # their shaders scale alpha by one code for every channel, and clamp 8/16-bit UNORM
+        return (f"filter={spec.filter}: filters serve the 8-bit, 16-bit and float formats, not "
+                f"the packed {fmt.label} (use the box, or reduction=min/max)")
     if spec.kind == "normal" and fmt.is_srgb:
         return "kind=normal: a normal map is stored linearly, not as sRGB"
     return None

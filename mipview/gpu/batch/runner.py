@@ -181,7 +181,8 @@ class BatchSession:
                  ways: Sequence[str] = WAYS, names: Sequence[str] | None = None,
                  debug_level: int = 0, page_bytes: int | None = None) -> None:
         if fmt not in TEXEL_WORDS:  # the batch buffers pack whole RGBA texels into words
-            raise BatchError(f"batches hold four-channel formats ({', '.join(f.label for f in TEXEL_WORDS)}); "
+            raise BatchError(f"batches hold the 8-bit and float RGBA formats "
+                             f"({', '.join(f.label for f in TEXEL_WORDS)}); "
                              f"{fmt.label} is not one of them")
         self.ctx = ctx
         self.fmt = fmt

@@ -9,12 +9,17 @@ from mipview.core.formats import Format
 from mipview.gpu.shaders.interface import ShaderInterface
 
 # mipview/gpu/shaders/include/mip_common.glsl (ids 10..19)
-MIP_COMMON = (("MIP_SRGB", 10, "bool"), ("MIP_UNORM8", 11, "bool"))
+MIP_COMMON = (("MIP_SRGB", 10, "bool"), ("MIP_UNORM8", 11, "bool"), ("MIP_UNORM16", 12, "bool"),
+              ("MIP_UNORM10", 13, "bool"), ("MIP_FLOAT11", 14, "bool"))
 
 
 def mip_constants(fmt: Format) -> dict[str, bool]:
-    """mip_common.glsl's constants for an image of ``fmt``: how mipEncode stores."""
-    return {"MIP_SRGB": fmt.is_srgb, "MIP_UNORM8": not fmt.is_float}
+    """mip_common.glsl's constants for an image of ``fmt``: how mipEncode stores (the code of
+    an 8-, 16- or 10/2-bit UNORM image correctly rounded, b10g11r11's grid value)."""
+    unorm = not fmt.is_float and not fmt.packing
+    return {"MIP_SRGB": fmt.is_srgb, "MIP_UNORM8": unorm and fmt.one == 255.0,
+            "MIP_UNORM16": unorm and fmt.one == 65535.0,
+            "MIP_UNORM10": fmt.packing == "unorm10", "MIP_FLOAT11": fmt.packing == "float11"}
 
 
 # mipview/gpu/shaders/include/batch_common.glsl (includes mip_common.glsl)

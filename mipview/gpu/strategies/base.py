@@ -106,6 +106,11 @@ class Strategy:
     def prepare(self, image: MipImage) -> None:
         pass
 
+    def before_run(self, cmd: Any, image: MipImage) -> None:
+        """Untimed set-up of the next run, recorded ahead of its opening timestamp (a custom
+        whole-chain shader's counters are zeroed here, so the user's shader is charged for its
+        own work only)."""
+
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
         """The prepared steps, for the image they were prepared on."""
         self._record(cmd, self.steps, marks)
@@ -142,6 +147,8 @@ def compute_reason(caps: DeviceCaps, fmt: Format) -> str | None:
         return f"{storage_fmt.label} images are not storage images on this device"
     if not caps.supports(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT")):
         return f"{fmt.label} images cannot be sampled on this device"
+    if not caps.supports_source(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT")):
+        return f"{fmt.label}'s depth images cannot be sampled on this device"
     return None
 
 
@@ -152,6 +159,10 @@ def bilinear_reason(caps: DeviceCaps, fmt: Format) -> str | None:
         return "load=bilinear: texture filtering is not exact to fp32 precision"
     if not caps.supports(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
         return f"{fmt.label} cannot be filtered linearly on this device"
+    if not caps.supports_source(fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
+        # level 0 of a depth source is sampled through its depth view (d16; Vulkan requires
+        # linear filtering of neither depth format)
+        return f"{fmt.label} depth cannot be filtered linearly on this device"
     return None
 
 

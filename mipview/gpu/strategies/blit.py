@@ -33,6 +33,9 @@ class Blit(Strategy):
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         if not caps.has_graphics:
             return "vkCmdBlitImage needs a graphics queue; this device's queue is compute-only"
+        if fmt.depth_source:
+            return (f"vkCmdBlitImage cannot blit a depth image ({fmt.label}) into a colour "
+                    f"level; the compute strategies read it through a sampled depth view")
         for feature in _BLIT_FEATURES:
             if not caps.supports(fmt, flag(f"VK_FORMAT_FEATURE_{feature}_BIT")):
                 return f"{fmt.label} images lack {feature} on this device"

@@ -23,8 +23,8 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
 
 layout(constant_id = 2) const int FC_PASS = 0;
 layout(constant_id = 3) const float FC_CUTOFF = 0.5;      // the alpha test: alpha >= cutoff
-// level 0's alpha test on decoded values, exact: 8-bit formats compare alpha * 255 with the
-// least passing code - 0.5; floats compare with the least float32 >= cutoff (set by the host)
+// level 0's alpha test on decoded values, exact: UNORM formats compare alpha * 255 (65535 for
+// 16 bits) with the least passing code - 0.5; floats compare with the least float32 >= cutoff (set by the host)
 layout(constant_id = 4) const float FC_ALPHA_TEST = 0.5;
 // fcBins' length: COVERAGE_BINS for the histogram (and scale), 1 for count and store, so
 // those get the occupancy of a small group on a compiler that keeps unused shared arrays
@@ -96,7 +96,7 @@ void countLevel0() {
     uint mine = 0;
     [[unroll]] for (int j = 0; j < COUNT_STEPS; ++j) {
         bool inside = p.x < size.x && p.y + j * rows < size.y;
-        mine += uint(inside && (MIP_UNORM8 ? a[j] * 255.0 : a[j]) >= FC_ALPHA_TEST);
+        mine += uint(inside && (mipUnorm() ? a[j] * mipUnormOne() : a[j]) >= FC_ALPHA_TEST);
     }
     atomicAdd(fcCount, mine);
     barrier();

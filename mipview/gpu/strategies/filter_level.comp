@@ -89,8 +89,8 @@ void main() {
         float len = length(v.xyz);
         v.xyz = (len > 0.0 ? v.xyz / len : vec3(0.0, 0.0, 1.0)) * 0.5 + 0.5;
     }
-    if (MIP_UNORM8) {
-        v = clamp(v, 0.0, 1.0);  // negative lobes overshoot; only 8-bit formats need the clamp
+    if (mipUnorm()) {
+        v = clamp(v, 0.0, 1.0);  // negative lobes overshoot; only UNORM formats need the clamp
     }
     if (FL_COVERAGE) {
         int n = pc.dstSize.x * pc.dstSize.y;

@@ -180,9 +180,10 @@ def _coverage_push(t: LevelTables, layers: int, store: bool = False) -> bytes:
 def alpha_test(fmt: Format, cutoff: float) -> float:
     """filter_coverage.comp's FC_ALPHA_TEST: level 0's texel passes ``alpha >= cutoff`` (as
     check.filter_reference.coverage decides it in float64) iff its decoded alpha, times 255 for 8-bit
-    formats, is >= this: the least passing code - 0.5 (8-bit), else the least float32 >= cutoff."""
+    formats (65535 for 16-bit), is >= this: the least passing code - 0.5 (UNORM), else the least
+    float32 >= cutoff."""
     if not fmt.is_float:
-        codes = np.arange(256) / 255.0
+        codes = np.arange(int(fmt.one) + 1) / fmt.one
         return float(np.flatnonzero(codes >= cutoff)[0]) - 0.5
     c = np.float32(cutoff)
     return float(c if float(c) >= cutoff else np.nextafter(c, np.float32(2.0)))

@@ -78,7 +78,7 @@ int fpFold(int j, int n) {
 }
 
 vec4 fpStore(vec4 v) {
-    return mipEncode(MIP_UNORM8 ? clamp(v, 0.0, 1.0) : v);
+    return mipEncode(mipUnorm() ? clamp(v, 0.0, 1.0) : v);
 }
 
 void main() {

@@ -19,7 +19,10 @@
 //   hand-off buffer npotHand, and arrives at its layer's counter (handoff.glsl); the last group
 //   to arrive makes levels S+k+1 .. S+k+NPOT_TAIL alone, from npotHand, the same way (one tile
 //   covering the whole last level): the dispatch that finished the chain is saved.
-// The reduction itself is mip_common.glsl's MIP_REDUCE_EXACT, shared with per_level.comp.
+// The reduction itself is mip_common.glsl's MIP_REDUCE_EXACT, shared with per_level.comp; with
+// NPOT_REDUCTION min or max (Hi-Z) it is MIP_EXTREME_EXACT over the same footprints (2 or 3
+// texels per axis), on stored values as they are: sRGB codes through the UNORM view, undecoded,
+// and every store (image, shared memory, hand-off) the value picked, unrounded: bit-exact.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_memory_scope_semantics : require
 #pragma use_vulkan_memory_model
@@ -42,6 +45,8 @@ layout(constant_id = 4) const bool NPOT_ROUND_HALF = false;
 // registers, not in local memory
 layout(constant_id = 5) const int NPOT_LEVELS = 2;
 layout(constant_id = 6) const int NPOT_TAIL = 0;
+// 0: the mean; 1 min, 2 max (mip_common.glsl mipExtreme): no decode, no encode, no rounding
+layout(constant_id = 7) const int NPOT_REDUCTION = 0;
 const int NPOT_MAX_LEVELS = 12;  // = number of dst bindings; npot_exact.py OUTPUTS
 // 8-bit formats: mipEncode stores the correctly rounded code, and the next level of this
 // dispatch reads the float itself, up to 0.5 LSB from that code (as subgroup and single-pass
@@ -85,7 +90,7 @@ shared vec4 npotB_[NPOT_B_SIDE * NPOT_B_SIDE];
 
 vec4 npotFetch_(ivec3 q) {
     vec4 v = texelFetch(srcLevel, q, 0);
-    return NPOT_DECODE_SRGB ? vec4(mipSrgbToLinear(v.rgb), v.a) : v;
+    return NPOT_DECODE_SRGB && NPOT_REDUCTION == 0 ? vec4(mipSrgbToLinear(v.rgb), v.a) : v;
 }
 
 void npotStore_(int j, ivec3 p, vec4 e) {
@@ -105,13 +110,24 @@ void npotStore_(int j, ivec3 p, vec4 e) {
     }
 }
 
-// Stores linear value v of level S+j at p when this group owns p.
+// Stores linear value v of level S+j at p when this group owns p (min/max: the stored value
+// picked, as it is).
 void npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
-    if (owned) {
+    if (owned && NPOT_REDUCTION != 0) {
+        npotStore_(j, p, v);
+    } else if (owned) {
         vec4 e = mipEncode(v);
         npotStore_(j, p, NPOT_ROUND_HALF ? mipRoundToHalf(e) : e);
     }
 }
+
+// The mean (exact weights) or the extreme of output texel p's footprint in a level of srcSize.
+#define NPOT_REDUCE_(result, p, srcSize, LOAD)                                                \
+    if (NPOT_REDUCTION != 0) {                                                                \
+        MIP_EXTREME_EXACT(result, NPOT_REDUCTION, p, srcSize, LOAD)                           \
+    } else {                                                                                  \
+        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                            \
+    }
 
 // Levels S+first .. S+last, this group's tile of tile x tile texels of level S+last at origin
 // (and the regions below it); level S+first-1 is read from srcLevel (first == 1) or from
@@ -155,13 +171,13 @@ void npotLevels_(ivec2 size[NPOT_MAX_LEVELS + 1], int first, int last, ivec2 ori
 #define NPOT_LOAD_A_(q) npotA_[((q).y - below.y) * NPOT_A_SIDE + (q).x - below.x]
 #define NPOT_LOAD_B_(q) npotB_[((q).y - below.y) * NPOT_B_SIDE + (q).x - below.x]
             if (j == 1) {
-                MIP_REDUCE_EXACT(v, p, size[0], NPOT_LOAD_SRC_)
+                NPOT_REDUCE_(v, p, size[0], NPOT_LOAD_SRC_)
             } else if (j == first) {
-                MIP_REDUCE_EXACT(v, p, size[j - 1], NPOT_LOAD_HAND_)
+                NPOT_REDUCE_(v, p, size[j - 1], NPOT_LOAD_HAND_)
             } else if ((j & 1) == 0) {
-                MIP_REDUCE_EXACT(v, p, size[j - 1], NPOT_LOAD_A_)
+                NPOT_REDUCE_(v, p, size[j - 1], NPOT_LOAD_A_)
             } else {
-                MIP_REDUCE_EXACT(v, p, size[j - 1], NPOT_LOAD_B_)
+                NPOT_REDUCE_(v, p, size[j - 1], NPOT_LOAD_B_)
             }
 #undef NPOT_LOAD_SRC_
 #undef NPOT_LOAD_HAND_

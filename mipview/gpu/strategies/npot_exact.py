@@ -25,7 +25,14 @@ with every result.
 
 Options: ``path`` ``auto`` (fast where possible) or ``general`` (never the fast path: the
 overlapping-tile kernel everywhere, to measure what the fast path buys); ``load`` as
-single-pass's, for the fast dispatch that samples level 0.
+single-pass's, for the fast dispatch that samples level 0; ``reduction`` mean (default), or
+min/max (Hi-Z, as per-level's and single-pass's): every level over each texel's whole footprint
+(2 texels per even side, 3 per odd side), conservative at every size. The fast dispatches are
+single-pass's min/max tile phase; the general kernel (MIP_EXTREME_EXACT) reads and stores
+storage values as they are (no decode, no rounding; sRGB codes compare as the curve is
+monotonic), shared memory and hand-off included, so every level is bit-exact against the
+reference in every format. ``load=bilinear`` averages in the sampler: it serves the mean only,
+and ``auto`` then takes texel loads.
 
 Barriers: a COMPUTE write -> read/write memory barrier between dispatches; the runner's barriers
 before and after a run cover the rest (see base.py).
@@ -37,6 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
 from mipview.gpu.shaders.interface import ShaderInterface
@@ -55,7 +63,8 @@ NPOT_EXACT = ShaderInterface(
     "npot_exact",
     spec=(("local_size_x_id", 0, "uint"), ("NPOT_A_SIDE", 1, "int"), ("NPOT_B_SIDE", 2, "int"),
           ("NPOT_DECODE_SRGB", 3, "bool"), ("NPOT_ROUND_HALF", 4, "bool"),
-          ("NPOT_LEVELS", 5, "int"), ("NPOT_TAIL", 6, "int"), *MIP_COMMON),
+          ("NPOT_LEVELS", 5, "int"), ("NPOT_TAIL", 6, "int"), ("NPOT_REDUCTION", 7, "int"),
+          *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("tile", "int"), ("groupsPerLayer", "int")))
 
 THREADS = 256          # spec constant 0: 1D groups, several texels per thread per level
@@ -68,6 +77,8 @@ GENERAL_TILE = 16      # general path, 2 levels: side of a group's tile at the s
 LONE_TILE = 32         # general path, 1 level (the chain's last): side of a group's tile
 SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer",) * 2
+#: the shader's NPOT_REDUCTION per ``reduction`` option (mip_common.glsl mipExtreme's codes)
+REDUCTIONS = reductions.CODES
 
 
 def _threads(caps: DeviceCaps) -> int:
@@ -246,20 +257,43 @@ class NpotExact(Strategy):
                           "general: overlapping-tile kernel everywhere (no fast path)"),
                auto_option("npot-exact", "load", ("texel", "bilinear"),
                            "level 0 in the fast path: 4 texel loads per 2x2, or one bilinear "
-                           "sample (mean, even sides)", "texel"))
+                           "sample (mean, even sides)", "texel"),
+               OptionSpec("reduction", tuple(REDUCTIONS), "mean",
+                          "mean, or min/max over each texel's whole footprint (Hi-Z, "
+                          "conservative)"))
     promise = "carried"
     owned = ("counters", "hand")
 
     def __init__(self, ctx: GpuContext, options: dict[str, str] | None = None) -> None:
         super().__init__(ctx, options)
         #: makes the fast dispatches (its pipelines, buffers and sets)
-        self.tiles = SinglePass(ctx, {"load": self.opts["load"]})
+        self.tiles = SinglePass(ctx, self._tile_options(self.opts))
         self._sets: list[Any] = []
+
+    @staticmethod
+    def _tile_options(opts: dict[str, str]) -> dict[str, str]:
+        """single-pass's options for the fast dispatches (its tile phase)."""
+        return {"load": opts["load"], "reduction": opts["reduction"]}
+
+    @classmethod
+    def option_reason(cls, options: dict[str, str]) -> str | None:
+        opts = cls.check_options(options)
+        if opts["reduction"] != "mean" and opts["load"] == "bilinear":
+            return (f"load=bilinear averages in the sampler: it only serves reduction=mean "
+                    f"(reduction={opts['reduction']} takes texel loads: load=texel)")
+        return None
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        return cls.check_options(options)["reduction"]
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         opts = cls.check_options(options or {})
+        reason = cls.option_reason(opts) or reductions.format_reason(opts["reduction"], fmt)
+        if reason:
+            return reason
         if caps.max_shared_memory < SHARED_BYTES:
             return f"needs {SHARED_BYTES} B of shared memory, device has {caps.max_shared_memory}"
         if caps.max_workgroup_invocations < THREADS:
@@ -268,7 +302,7 @@ class NpotExact(Strategy):
             return "device lacks vulkanMemoryModel (needed for the hand-off to the last group)"
         if opts["path"] == "auto":
             reason = SinglePass.unsupported_reason(caps, fmt, width, height, layers,
-                                                   {"load": opts["load"]})
+                                                   cls._tile_options(opts))
             if reason:
                 fallback = "; path=general does without" if opts["load"] == "texel" else ""
                 return f"path=auto (single-pass's tiles): {reason}{fallback}"
@@ -302,6 +336,7 @@ class NpotExact(Strategy):
                                "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
                                "NPOT_ROUND_HALF": image.fmt.element is Format.F16,
                                "NPOT_LEVELS": key[0], "NPOT_TAIL": key[1],
+                               "NPOT_REDUCTION": REDUCTIONS[self.opts["reduction"]],
                                **mip_constants(image.fmt)}))
         if general:
             # the hand-off: level src+k of a dispatch with a tail, as fp32 vec4 per layer

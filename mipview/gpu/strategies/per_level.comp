@@ -15,9 +15,9 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
 // common even case does not need, and registers decide how many invocations stay resident.
 layout(constant_id = 2) const bool EVEN = false;      // source sides even: a plain 2x2 box
 layout(constant_id = 3) const bool BILINEAR = false;  // EVEN, and one linear sample instead
-// 0: the mean; 1: min, 2: max over the whole footprint (2 or 3 texels per axis: a Hi-Z level is
-// conservative at every size). min and max pick a stored value, so they read and store storage
-// values as they are (the sRGB curve is monotonic): no decode, no rounding.
+// 0: the mean; 1: min, 2: max, 3: minmax (mipExtreme) over the whole footprint (2 or 3 texels
+// per axis: a Hi-Z level is conservative at every size). They pick a stored value, so they read
+// and store storage values as they are (the sRGB curve is monotonic): no decode, no rounding.
 layout(constant_id = 4) const int REDUCTION = 0;
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;
@@ -34,18 +34,10 @@ void main() {
     if (any(greaterThanEqual(p, pc.dstSize))) {
         return;
     }
+#define PER_LEVEL_STORED(q) texelFetch(srcLevel, ivec3(q, layer), 0)
     if (REDUCTION != 0) {
-        MipTaps tx = mipAxisTaps(p.x, pc.srcSize.x);
-        MipTaps ty = mipAxisTaps(p.y, pc.srcSize.y);
-        vec4 r = texelFetch(srcLevel, ivec3(tx.first, ty.first, layer), 0);
-        [[unroll]] for (int j = 0; j < 3; ++j) {
-            [[unroll]] for (int i = 0; i < 3; ++i) {
-                if (j < ty.count && i < tx.count) {
-                    vec4 t = texelFetch(srcLevel, ivec3(tx.first + i, ty.first + j, layer), 0);
-                    r = REDUCTION == 1 ? min(r, t) : max(r, t);
-                }
-            }
-        }
+        vec4 r;
+        MIP_EXTREME_EXACT(r, REDUCTION, p, pc.srcSize, PER_LEVEL_STORED)
         imageStore(dstLevel, ivec3(p, layer), r);
         return;
     }

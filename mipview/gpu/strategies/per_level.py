@@ -18,6 +18,7 @@ on this shader.
 
 from __future__ import annotations
 
+from mipview.core import reductions
 from mipview.core.filters.spec import format_reason
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
@@ -44,7 +45,7 @@ PER_LEVEL = ShaderInterface(
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
 
 #: the shader's REDUCTION per ``reduction`` option
-REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
+REDUCTIONS = reductions.CODES
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 BINDINGS = ("sampled", "storage_image")
 
@@ -71,7 +72,8 @@ class PerLevel(FilterChoice, Strategy):
         OptionSpec("load", ("texel", "bilinear"), "texel",
                    "level 1: 4 texel loads per 2x2, or one bilinear sample (even sides)"),
         OptionSpec("reduction", tuple(REDUCTIONS), "mean",
-                   "mean, or min/max over each texel's whole footprint (Hi-Z, conservative)"),
+                   "mean, or min/max/minmax over each texel's whole footprint (Hi-Z, "
+                   "conservative)"),
         *filter_level.FILTER_OPTIONS,
     )
     owned = ("taps", "rows", "texels", "coverage")
@@ -96,7 +98,8 @@ class PerLevel(FilterChoice, Strategy):
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         opts = cls.check_options(options or {})
-        reason = cls.option_reason(opts) or format_reason(cls.filter_spec(opts), fmt)
+        reason = (cls.option_reason(opts) or format_reason(cls.filter_spec(opts), fmt)
+                  or reductions.format_reason(opts["reduction"], fmt))
         if reason:
             return reason
         if opts["load"] == "bilinear":

@@ -20,6 +20,13 @@ Promise ``stored``, as per-level: each value is encoded, stored and decoded back
 level uses it, so every level is the correctly rounded reduction of the stored level below (f16
 rounded to the nearest half before the store: lavapipe's store conversion truncates).
 
+Option ``reduction``: mean (default), or min/max (Hi-Z, as per-level's): level 1 of a dispatch
+over each texel's whole footprint (2 texels per even side, 3 per odd side), the levels below
+over their 2x2 quads, reading and storing storage values as they are (no decode, no rounding;
+sRGB codes compare as the curve is monotonic), so every level is bit-exact against the
+reference (``check.reference.reduce_level_minmax``) in every format. Without the decodes and
+encodes sRGB min/max takes 3 levels a dispatch, as the other formats.
+
 Barriers: a COMPUTE write -> read memory barrier between dispatches (record_steps).
 """
 
@@ -27,11 +34,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
 from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
-from mipview.gpu.strategies.base import Strategy, compute_reason, group_count
+from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
@@ -40,7 +48,7 @@ from mipview.gpu.vulkan.resources import MipImage
 REGISTER_CHAIN = ShaderInterface(
     "register_chain",
     spec=(*LOCAL_XY, ("RC_DEPTH", 2, "int"), ("RC_EVEN", 3, "bool"), ("RC_ROUND_HALF", 4, "bool"),
-          *MIP_COMMON),
+          ("RC_REDUCTION", 5, "int"), *MIP_COMMON),
     push=(("srcSize", "ivec2"),))
 
 GROUP = (8, 8)   # invocations per workgroup (x, y)
@@ -49,6 +57,8 @@ MAX_DEPTH = 3    # levels per dispatch at most: the dst bindings of register_cha
 # decodes and encodes outgrow the registers) and ~40 s to compile (the shader's header)
 MAX_DEPTH_SRGB = 2
 BINDINGS = ("sampled",) + ("storage_image",) * MAX_DEPTH
+#: the shader's RC_REDUCTION per ``reduction`` option (mip_common.glsl mipExtreme's codes)
+REDUCTIONS = reductions.CODES
 
 
 @dataclass(frozen=True)
@@ -68,9 +78,9 @@ class ChainStep:
         return f"level {first}" if first == last else f"levels {first}-{last}"
 
 
-def max_depth(fmt: Format) -> int:
-    """Levels per dispatch at most for images of ``fmt``."""
-    return MAX_DEPTH_SRGB if fmt.is_srgb else MAX_DEPTH
+def max_depth(fmt: Format, reduction: str = "mean") -> int:
+    """Levels per dispatch at most for images of ``fmt`` (min/max: no sRGB decode or encode)."""
+    return MAX_DEPTH_SRGB if fmt.is_srgb and reduction == "mean" else MAX_DEPTH
 
 
 def _splits(n: int) -> bool:
@@ -120,15 +130,23 @@ class RegisterChain(Strategy):
     description = ("Several exact levels per dispatch from registers: each invocation reduces a "
                    "block through the levels while sides stay even; no shared memory, no "
                    "barriers (for lavapipe).")
+    options = (OptionSpec("reduction", tuple(REDUCTIONS), "mean",
+                          "mean, or min/max/minmax over each texel's whole footprint (Hi-Z, "
+                          "conservative)"),)
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
-        cls.check_options(options or {})
-        return compute_reason(caps, fmt)
+        opts = cls.check_options(options or {})
+        return compute_reason(caps, fmt) or reductions.format_reason(opts["reduction"], fmt)
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        return cls.check_options(options)["reduction"]
 
     def prepare(self, image: MipImage) -> None:
-        planned = plan_chain(image.width, image.height, max_depth(image.fmt))
+        reduction = self.opts["reduction"]
+        planned = plan_chain(image.width, image.height, max_depth(image.fmt, reduction))
         keys: dict[tuple[int, bool], int] = {}  # (depth, source sides even) -> pipeline
         indices = []
         for step in planned:
@@ -140,6 +158,7 @@ class RegisterChain(Strategy):
                     constants={"local_size_x_id": GROUP[0], "local_size_y_id": GROUP[1],
                                "RC_DEPTH": step.depth, "RC_EVEN": even,
                                "RC_ROUND_HALF": image.fmt.element is Format.F16,
+                               "RC_REDUCTION": REDUCTIONS[reduction],
                                **mip_constants(image.fmt)}))
             indices.append(keys[(step.depth, even)])
         self.steps = tuple(dispatch_steps(image.width, image.height, image.layers, planned,

@@ -77,6 +77,7 @@ from typing import Any
 
 import numpy as np
 
+from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
 from mipview.gpu.shaders.interface import ShaderInterface
@@ -120,7 +121,7 @@ TAIL_TEXELS = 8192     # the last group finishes the chain from a level this sma
 #: ``tail``: the largest level (texels) the last group starts a level-by-level tail from; a
 #: tail that fits one tile phase (:func:`_tail_tiled`) is taken whatever the value
 TAIL_CHOICES = ("512", "2048", "8192", "32768")
-REDUCTIONS = {"mean": 0, "min": 1, "max": 2}
+REDUCTIONS = reductions.CODES
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
 
 Rect = tuple[int, int, int, int]  # x, y, width, height on level 0
@@ -219,7 +220,8 @@ class SinglePass(Strategy):
     description = ("64x64 tiles reduced to 1x1 per workgroup, the last group finishes the chain "
                    "(atomic counter); exact NPOT weights; arrays, min/max, sub-rectangles.")
     options = (
-        OptionSpec("reduction", tuple(REDUCTIONS), "mean", "mean, or min/max (HiZ pyramids)"),
+        OptionSpec("reduction", tuple(REDUCTIONS), "mean",
+                   "mean, or min/max/minmax (Hi-Z pyramids)"),
         auto_option("single-pass", "load", ("texel", "bilinear"),
                     "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)",
                     fallback="texel"),
@@ -241,7 +243,7 @@ class SinglePass(Strategy):
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         opts = cls.check_options(options or {})
-        reason = compute_reason(caps, fmt)
+        reason = compute_reason(caps, fmt) or reductions.format_reason(opts["reduction"], fmt)
         if reason:
             return reason
         if not caps.vulkan_memory_model:

@@ -3,6 +3,7 @@ the :class:`StrategySpec` list the runner takes, checked against the registry.""
 
 from __future__ import annotations
 
+from mipview.core import reductions
 from mipview.core.errors import MipviewError
 from mipview.core.specs import StrategySpec, parse_spec_list
 from mipview.gpu import strategies
@@ -13,12 +14,13 @@ class BadSpec(MipviewError):
     """A spec list that cannot be read or names an unknown option (one line for the user)."""
 
 
-def expand_specs(text: str) -> list[StrategySpec]:
+def expand_specs(text: str, reversed_z: bool = False) -> list[StrategySpec]:
     """``all`` is every registered strategy with default options; an option value ``all``
     expands to every choice of that option that the strategy can do with the others given
     (Strategy.option_reason: ``per-level:filter=tent,load=all`` leaves out bilinear, which
-    serves the box only), but a table ``auto`` (mipview.gpu.strategies.auto). Raises BadSpec or
-    UnknownStrategy."""
+    serves the box only), but a table ``auto`` (mipview.gpu.strategies.auto). The depth names
+    ``reduction=nearest|farthest`` become min or max as ``reversed_z`` says
+    (mipview.core.reductions). Raises BadSpec or UnknownStrategy."""
     if text.strip() == "all":
         return strategies.default_specs()
     try:
@@ -31,7 +33,7 @@ def expand_specs(text: str) -> list[StrategySpec]:
         variants: list[dict[str, str]] = [{}]
         expanded = False
         for key, value in spec.options:
-            choices = [value]
+            choices = [reductions.by_depth(value, reversed_z) if key == "reduction" else value]
             if value == "all":
                 opt = next((o for o in cls.options if o.name == key), None)
                 if opt is None:

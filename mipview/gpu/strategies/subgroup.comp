@@ -22,6 +22,12 @@
 // across dispatches too: the last level of a dispatch also goes, unquantised, to a float scratch
 // buffer that the next dispatch reads instead of the stored image (SRC_SCRATCH, pc.dstScratch >= 0;
 // the host leaves a boundary level quantised only where it would take too much memory).
+// REDUCTION min/max (Hi-Z): every mode with mipExtreme in place of the average: 2x2 quads where
+// the plan has a box (mipExtremeSides), each texel's whole footprint where it has exact weights
+// (MIP_EXTREME_EXACT: 2 or 3 texels per axis). They pick stored values, so loads are storage
+// values as they are (sRGB codes through the UNORM view, undecoded) and every store (image and
+// scratch) the value picked, unrounded: bit-exact, conservative at every size. BILINEAR averages
+// in the sampler: the host never sets it with them.
 // Output level j (1..6 below the source) is binding j: lavapipe has no dynamic indexing of
 // storage-image arrays, so the store switches on the level instead of indexing an array.
 #extension GL_GOOGLE_include_directive : require
@@ -46,6 +52,8 @@ layout(constant_id = 4) const bool PREFETCH = false;
 // paths, and registers (allocated for the worst path) decide how many workgroups stay resident.
 layout(constant_id = 5) const int MODE = 0;               // MODE_* below
 layout(constant_id = 6) const bool SRC_SCRATCH = false;   // read scratch[srcScratch..], not srcLevel
+// 0: the mean; 1 min, 2 max (mip_common.glsl mipExtreme): no decode, no encode, no rounding
+layout(constant_id = 7) const int REDUCTION = 0;
 
 const int MODE_TILE = 0;
 const int MODE_PER_LEVEL = 1;
@@ -90,7 +98,8 @@ vec4 loadSrcInside(ivec2 q) {
     if (SRC_SCRATCH) {
         return scratch[pc.srcScratch + (layer * pc.srcSize.y + q.y) * pc.srcSize.x + q.x];
     }
-    return mipDecode(texelFetch(srcLevel, ivec3(q, layer), 0));
+    vec4 t = texelFetch(srcLevel, ivec3(q, layer), 0);
+    return REDUCTION == 0 ? mipDecode(t) : t;
 }
 
 vec4 loadSrc(ivec2 q) {
@@ -107,7 +116,7 @@ void storeLevel(int j, ivec2 p, vec4 v) {
         scratch[pc.dstScratch + (layer * size.y + p.y) * size.x + p.x] = v;
     }
     ivec3 q = ivec3(p, layer);
-    vec4 e = mipEncode(v);
+    vec4 e = REDUCTION == 0 ? mipEncode(v) : v;
     switch (j) {
         case 1: imageStore(dstLevel1, q, e); break;
         case 2: imageStore(dstLevel2, q, e); break;
@@ -118,9 +127,25 @@ void storeLevel(int j, ivec2 p, vec4 v) {
     }
 }
 
+// A 2x2 step on a level of size n whose sides are even or 1: the box, or the extreme.
+vec4 reduce4(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
+    if (REDUCTION != 0) {
+        return mipExtremeSides(REDUCTION, a, b, c, d, n);
+    }
+    return mipBoxSides(a, b, c, d, n);
+}
+
+// The mean (exact weights) or the extreme of output texel p's footprint in a level of srcSize.
+#define SG_REDUCE_EXACT(result, p, srcSize, LOAD)                                             \
+    if (REDUCTION != 0) {                                                                     \
+        MIP_EXTREME_EXACT(result, REDUCTION, p, srcSize, LOAD)                                \
+    } else {                                                                                  \
+        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                            \
+    }
+
 vec4 reduceSrc2x2(ivec2 q) {
-    return mipBoxSides(loadSrc(q), loadSrc(q + ivec2(1, 0)), loadSrc(q + ivec2(0, 1)),
-                     loadSrc(q + ivec2(1, 1)), pc.srcSize);
+    return reduce4(loadSrc(q), loadSrc(q + ivec2(1, 0)), loadSrc(q + ivec2(0, 1)),
+                   loadSrc(q + ivec2(1, 1)), pc.srcSize);
 }
 
 // The level-1 values of the source block at q (2x2 texels, even sides or 1): a box of 4 texel
@@ -171,7 +196,7 @@ void reduceTile(ivec2 tile, ivec2 cell, ivec2 fetchCell, bool remap, int sgBits,
         if (pc.levels < 2) {
             return;  // uniform, and before any barrier
         }
-        v = mipBoxSides(f.l1[0], f.l1[1], f.l1[2], f.l1[3], levelSize(1));
+        v = reduce4(f.l1[0], f.l1[1], f.l1[2], f.l1[3], levelSize(1));
         storeLevel(2, (tile << 4) + fetchCell, v);
         if (remap) {
             // [512, 768): outside the grid steps' ping-pong halves
@@ -208,7 +233,7 @@ void reduceTile(ivec2 tile, ivec2 cell, ivec2 fetchCell, bool remap, int sgBits,
         }
         // Every invocation reduces (uniform control flow for the shuffles); only the corner cell
         // of each 2d x 2d block holds a meaningful value and stores it.
-        v = mipBoxSides(v, b, c, e, levelSize(level - 1));
+        v = reduce4(v, b, c, e, levelSize(level - 1));
         if (((cell.x | cell.y) & (2 * d - 1)) == 0) {
             storeLevel(level, (tile << (3 - j)) + (cell >> (j + 1)), v);
         }
@@ -252,7 +277,7 @@ void perLevelMode() {
         return;
     }
     vec4 v;
-    MIP_REDUCE_EXACT(v, p, pc.srcSize, loadSrcInside)
+    SG_REDUCE_EXACT(v, p, pc.srcSize, loadSrcInside)
     storeLevel(1, p, v);
 }
 
@@ -272,7 +297,7 @@ void tailMode() {
         ivec2 p = mipUnflatten(t, dst.x);
         vec4 v = vec4(0.0);
         if (mine) {
-            MIP_REDUCE_EXACT(v, p, size, SUBGROUP_LOAD_SHARED)
+            SG_REDUCE_EXACT(v, p, size, SUBGROUP_LOAD_SHARED)
             storeLevel(j, p, v);
         }
         barrier();  // everyone has read the source level

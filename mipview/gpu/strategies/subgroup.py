@@ -35,6 +35,12 @@ bilinear: 155.3 -> 143.5 us; 4096^2 within noise), else 1 tile (texel loads woul
 tile's 16 fetches in registers). Each (mode, source) is its own pipeline (specialization
 constants), which keeps the tile mode's registers at its own needs (texel load 80, bilinear 56
 on the H200).
+``reduction``: mean (default), or min/max (Hi-Z, as per-level's): the same plan with the
+extreme in place of the average, over 2x2 quads where the plan has a box and each texel's whole
+footprint (2 texels per even side, 3 per odd side) in PER_LEVEL and TAIL, so every level is
+conservative at every size. Storage values are read and stored as they are (no decode, no
+rounding; sRGB codes compare as the curve is monotonic), scratch included: bit-exact against
+the reference in every format. ``load=bilinear`` averages in the sampler: mean only.
 Shader: mipview/gpu/strategies/subgroup.comp. ``record`` starts and ends in GENERAL layout.
 """
 
@@ -43,6 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
 from mipview.gpu.shaders.interface import ShaderInterface
@@ -70,13 +77,15 @@ SUBGROUP = ShaderInterface(
     "subgroup",
     spec=(("LAYOUT", 0, "int"), ("TILE_LEVELS", 1, "int"), ("DEBUG_LANES", 2, "bool"),
           ("BILINEAR", 3, "bool"), ("PREFETCH", 4, "bool"), ("MODE", 5, "int"),
-          ("SRC_SCRATCH", 6, "bool"), *MIP_COMMON),
+          ("SRC_SCRATCH", 6, "bool"), ("REDUCTION", 7, "int"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("levels", "int"), ("srcScratch", "int"), ("dstScratch", "int"),
           ("regionX", "int"), ("regionTiles", "int")))
 
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
 SUBGROUP_SIZES = ("auto", "4", "8", "16", "32", "64", "128")
+#: the shader's REDUCTION per ``reduction`` option (mip_common.glsl mipExtreme's codes)
+REDUCTIONS = reductions.CODES
 WORKGROUP = 256
 GRID = 16                 # cells per side of the workgroup grid
 MAX_OUTPUTS = 6           # storage bindings 1..6
@@ -206,6 +215,8 @@ class Subgroup(Strategy):
                     "sample", fallback="texel"),
         TILES_OPTION,
         PREFETCH_OPTION,
+        OptionSpec("reduction", tuple(REDUCTIONS), "mean",
+                   "mean, or min/max over each texel's whole footprint (Hi-Z, conservative)"),
     )
     owned = ("scratch",)
     promise = "carried"
@@ -221,9 +232,24 @@ class Subgroup(Strategy):
         self.offsets: list[tuple[int, int]] = []
 
     @classmethod
+    def option_reason(cls, options: dict[str, str]) -> str | None:
+        opts = cls.check_options(options)
+        if opts["reduction"] != "mean" and opts["load"] == "bilinear":
+            return (f"load=bilinear averages in the sampler: it only serves reduction=mean "
+                    f"(reduction={opts['reduction']} takes texel loads: load=texel)")
+        return None
+
+    @classmethod
+    def reduction(cls, options: dict[str, str]) -> str:
+        return cls.check_options(options)["reduction"]
+
+    @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         opts = cls.check_options(options or {})
+        reason = cls.option_reason(opts) or reductions.format_reason(opts["reduction"], fmt)
+        if reason:
+            return reason
         if not (caps.has_subgroup_op("basic") and caps.has_subgroup_op("shuffle")):
             return "device lacks subgroup shuffle in compute shaders"
         if caps.max_workgroup_invocations < WORKGROUP:
@@ -293,6 +319,7 @@ class Subgroup(Strategy):
                        "PREFETCH": prefetch_on(self.opts["prefetch"], self._per_group(i), False,
                                                self._one_sample(i)),
                        "MODE": step.mode, "SRC_SCRATCH": src >= 0,
+                       "REDUCTION": REDUCTIONS[self.opts["reduction"]],
                        **mip_constants(image.fmt)},
             subgroup_size=None if wanted == "auto" else int(wanted))
             for i, (step, (src, _)) in enumerate(zip(self.sg_steps, self.offsets, strict=True))]

@@ -80,6 +80,8 @@ class DeviceCaps:
     vulkan_memory_model: bool
     #: Format -> optimal-tiling feature bits
     format_features: dict[Format, int] = field(default_factory=dict, compare=False)
+    #: optimal-tiling features of the level-0 image of a depth-source format (``d32``)
+    source_features: dict[Format, int] = field(default_factory=dict, compare=False)
     #: how custom strategies get robust buffer and image access (docs/custom-strategies.md):
     #: "pipeline" (VK_EXT_pipeline_robustness, their pipelines only), "device" (enabled for the
     #: whole device: CPU devices without the extension), or "none"
@@ -107,6 +109,12 @@ class DeviceCaps:
 
     def supports(self, fmt: Format, feature_bits: int) -> bool:
         return self.format_features.get(fmt, 0) & feature_bits == feature_bits
+
+    def supports_source(self, fmt: Format, feature_bits: int) -> bool:
+        """:meth:`supports` of level 0's own image (the depth image of ``d32``)."""
+        if not fmt.depth_source:
+            return self.supports(fmt, feature_bits)
+        return self.source_features.get(fmt, 0) & feature_bits == feature_bits
 
     def summary(self) -> DeviceSummary:
         return DeviceSummary(self.name, self.device_type, self.driver, self.api_version,
@@ -327,10 +335,13 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
     if api >= _API_VERSION and f13.subgroupSizeControl and (
             ssc.requiredSubgroupSizeStages & compute_stage):
         size_range = (int(ssc.minSubgroupSize), int(ssc.maxSubgroupSize))
-    fmt_features = {}
+    fmt_features, source_features = {}, {}
     for fmt in Format:
         fp = vk.vkGetPhysicalDeviceFormatProperties(pd, fmt.info.vk_format)
         fmt_features[fmt] = int(fp.optimalTilingFeatures)
+        if fmt.depth_source:
+            fp = vk.vkGetPhysicalDeviceFormatProperties(pd, fmt.info.vk_source_format)
+            source_features[fmt] = int(fp.optimalTilingFeatures)
     limits = p.limits
     return DeviceCaps(
         index=index, name=cstr(p.deviceName),
@@ -353,7 +364,7 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
         storage_write_without_format=bool(core.shaderStorageImageWriteWithoutFormat),
         host_query_reset=bool(f12.hostQueryReset),
         vulkan_memory_model=bool(f12.vulkanMemoryModel and f12.vulkanMemoryModelDeviceScope),
-        format_features=fmt_features,
+        format_features=fmt_features, source_features=source_features,
         robustness=_robustness(
             _DEVICE_TYPES.get(int(p.deviceType), "other"),
             bool(robust_pipeline is not None and robust_pipeline.pipelineRobustness),

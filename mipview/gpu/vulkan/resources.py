@@ -74,9 +74,13 @@ class Buffer:
             self.handle = None
 
 
-def _subresource(level: int, layers: int) -> Any:
-    return vk.VkImageSubresourceLayers(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+def _subresource(level: int, layers: int, aspect: str = "COLOR") -> Any:
+    return vk.VkImageSubresourceLayers(aspectMask=flag(f"VK_IMAGE_ASPECT_{aspect}_BIT"),
                                        mipLevel=level, baseArrayLayer=0, layerCount=layers)
+
+
+class DepthRangeError(MipviewError):
+    """A depth level 0 with values a depth image cannot hold."""
 
 
 class ImageLimitError(MipviewError):
@@ -103,6 +107,10 @@ class MipImage:
     (so blits and samplers filter in linear light) and MUTABLE_FORMAT, and get UNORM storage views:
     no device offers storage on SRGB formats, so shaders encode before they store. Between runs
     the image rests in GENERAL layout.
+
+    A depth-source format (``d32``, ``d16``) adds level 0's own depth image (``source_image``): depth
+    images cannot be storage images, so every source view of level 0 is its sampled depth view,
+    and the chain's level 0 holds the sentinel, which a strategy that reads it instead shows.
     """
 
     def __init__(self, ctx: GpuContext, fmt: Format, width: int, height: int,
@@ -114,6 +122,8 @@ class MipImage:
         self.levels = levels or mip_count(width, height)
         self.image = None
         self.memory = None
+        self.source_image = None
+        self.source_memory = None
         self.storage_views: list[Any] = []
         self.sampled_views: list[Any] = []
         try:
@@ -165,12 +175,36 @@ class MipImage:
                 view = self._view(level, self.fmt.info.vk_format, 0)
                 self.storage_views.append(view)
                 self.sampled_views.append(view)
+        if self.fmt.depth_source:
+            self._create_source()
+
+    def _create_source(self) -> None:
+        dev = self.ctx.device
+        info = vk.VkImageCreateInfo(
+            imageType=flag("VK_IMAGE_TYPE_2D"), format=self.fmt.info.vk_source_format,
+            extent=vk.VkExtent3D(width=self.width, height=self.height, depth=1),
+            mipLevels=1, arrayLayers=self.layers, samples=flag("VK_SAMPLE_COUNT_1_BIT"),
+            tiling=flag("VK_IMAGE_TILING_OPTIMAL"),
+            usage=(flag("VK_IMAGE_USAGE_SAMPLED_BIT") | flag("VK_IMAGE_USAGE_TRANSFER_SRC_BIT")
+                   | flag("VK_IMAGE_USAGE_TRANSFER_DST_BIT")),
+            sharingMode=flag("VK_SHARING_MODE_EXCLUSIVE"),
+            initialLayout=flag("VK_IMAGE_LAYOUT_UNDEFINED"))
+        self.source_image = vk.vkCreateImage(dev, info, None)
+        req = vk.vkGetImageMemoryRequirements(dev, self.source_image)
+        self.source_memory = allocate(self.ctx, req, f"for a {self.width}x{self.height} depth "
+                                                     f"image ({req.size >> 20} MiB)")
+        vk.vkBindImageMemory(dev, self.source_image, self.source_memory, 0)
+        view = self._view(0, self.fmt.info.vk_source_format, 0, self.source_image, "DEPTH")
+        self.sampled_views[0] = view
 
     @property
     def encoded_views(self) -> list[Any]:
         """Per-level views whose sampled reads give the stored values undecoded (the UNORM
         alias of an sRGB image; the plain view otherwise), for shaders that decode sRGB
-        themselves rather than trust the sampler's decode (lavapipe's is 0.3 LSB off)."""
+        themselves rather than trust the sampler's decode (lavapipe's is 0.3 LSB off); level
+        0's depth view for a depth source."""
+        if self.fmt.depth_source:
+            return self.sampled_views[:1] + self.storage_views[1:]
         return self.storage_views
 
     def source_views(self, filtered: bool) -> list[Any]:
@@ -179,13 +213,15 @@ class MipImage:
         filtered (bilinear) sample, whose filter must average sRGB in linear light."""
         return self.sampled_views if filtered else self.encoded_views
 
-    def _view(self, level: int, vk_format: int, usage: int) -> Any:
+    def _view(self, level: int, vk_format: int, usage: int, image: Any = None,
+              aspect: str = "COLOR") -> Any:
         usage_info = vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None
-        rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+        rng = vk.VkImageSubresourceRange(aspectMask=flag(f"VK_IMAGE_ASPECT_{aspect}_BIT"),
                                          baseMipLevel=level, levelCount=1, baseArrayLayer=0,
                                          layerCount=self.layers)
         info = vk.VkImageViewCreateInfo(
-            image=self.image, viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"), format=vk_format,
+            image=self.image if image is None else image,
+            viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"), format=vk_format,
             subresourceRange=rng, pNext=usage_info)
         return vk.vkCreateImageView(self.ctx.device, info, None)
 
@@ -193,7 +229,7 @@ class MipImage:
     def upload(self, level0: np.ndarray) -> None:
         """Write level 0 (all layers), fill levels 1.. with a sentinel, leave all in GENERAL.
 
-        The sentinel (magenta for 8-bit, NaN for floats) makes a level that a strategy never
+        The sentinel (magenta for UNORM, NaN for floats) makes a level that a strategy never
         writes fail every comparison instead of passing by luck.
         """
         data = np.ascontiguousarray(level0, dtype=self.fmt.dtype)
@@ -201,6 +237,12 @@ class MipImage:
         if data.reshape((-1, *data.shape[-3:])).shape != expected:
             raise ValueError(f"level 0 has shape {data.shape}, image wants {expected}")
         data = self.fmt.pack(data)  # host texels are RGBA; the image keeps its own channels
+        if self.fmt.depth_source and self.fmt.is_float and data.size and not (
+                (data >= 0).all() and (data <= 1).all()):  # d16's codes are [0, 1] by make
+            raise DepthRangeError(
+                f"a {self.fmt.label} depth image holds depth in [0, 1]; level 0 has values "
+                f"from {np.nanmin(data):g} to {np.nanmax(data):g}"
+                f"{' and NaN' if np.isnan(data).any() else ''} (open it as r32f)")
         staging = Buffer(self.ctx, data.nbytes, flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"), True)
         try:
             staging.write(data)
@@ -212,20 +254,30 @@ class MipImage:
     def record_upload(self, cmd: Any, staging: Buffer, offset: int = 0) -> None:
         image_barrier(cmd, self.image, "UNDEFINED", "TRANSFER_DST_OPTIMAL", "TOP_OF_PIPE", "",
                       "TRANSFER", "TRANSFER_WRITE", 0, self.levels, self.layers)
+        depth = self.fmt.depth_source
+        target, aspect = (self.source_image, "DEPTH") if depth else (self.image, "COLOR")
+        if depth:
+            image_barrier(cmd, target, "UNDEFINED", "TRANSFER_DST_OPTIMAL", "TOP_OF_PIPE", "",
+                          "TRANSFER", "TRANSFER_WRITE", 0, 1, self.layers, aspect)
         region = vk.VkBufferImageCopy(
             bufferOffset=offset, bufferRowLength=0, bufferImageHeight=0,
-            imageSubresource=_subresource(0, self.layers),
+            imageSubresource=_subresource(0, self.layers, aspect),
             imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
             imageExtent=vk.VkExtent3D(width=self.width, height=self.height, depth=1))
-        vk.vkCmdCopyBufferToImage(cmd, staging.handle, self.image,
+        vk.vkCmdCopyBufferToImage(cmd, staging.handle, target,
                                   flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"), 1, [region])
-        if self.levels > 1:
+        if depth:
+            image_barrier(cmd, target, "TRANSFER_DST_OPTIMAL", "GENERAL", "TRANSFER",
+                          "TRANSFER_WRITE", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
+                          0, 1, self.layers, aspect)
+        first = 0 if depth else 1  # the chain's level 0 of a depth source: never read
+        if self.levels > first:
             if self.fmt.is_float:
                 colour = vk.VkClearColorValue(float32=[float("nan")] * 4)
             else:
                 colour = vk.VkClearColorValue(float32=[1.0, 0.0, 1.0, 1.0])
             rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
-                                             baseMipLevel=1, levelCount=self.levels - 1,
+                                             baseMipLevel=first, levelCount=self.levels - first,
                                              baseArrayLayer=0, layerCount=self.layers)
             vk.vkCmdClearColorImage(cmd, self.image, flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"),
                                     colour, 1, [rng])
@@ -252,6 +304,8 @@ class MipImage:
                         imageSubresource=_subresource(level, self.layers),
                         imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
                         imageExtent=vk.VkExtent3D(width=w, height=h, depth=1)))
+                if self.fmt.depth_source:  # level 0 is the depth image's
+                    self._copy_source(cmd, buf, regions.pop(0))
                 vk.vkCmdCopyImageToBuffer(cmd, self.image,
                                           flag("VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL"),
                                           buf.handle, len(regions), regions)
@@ -267,10 +321,21 @@ class MipImage:
         # cost another pass over the pyramid before the timing can start
         for level in range(self.levels):
             w, h = self.level_size(level)
-            arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.dtype)
-            arr = self.fmt.unpack(arr.reshape(self.layers, h, w, self.fmt.channels))
+            arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.texel_dtype)
+            arr = self.fmt.unpack(arr.reshape(self.layers, h, w, self.fmt.texel_components))
             out.append(arr[0] if self.layers == 1 else arr)
         return out
+
+    def _copy_source(self, cmd: Any, buf: Buffer, region: Any) -> None:
+        region.imageSubresource = _subresource(0, self.layers, "DEPTH")
+        image_barrier(cmd, self.source_image, "GENERAL", "TRANSFER_SRC_OPTIMAL", "ALL_COMMANDS",
+                      "MEMORY_WRITE", "TRANSFER", "TRANSFER_READ", 0, 1, self.layers, "DEPTH")
+        vk.vkCmdCopyImageToBuffer(cmd, self.source_image,
+                                  flag("VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL"), buf.handle, 1,
+                                  [region])
+        image_barrier(cmd, self.source_image, "TRANSFER_SRC_OPTIMAL", "GENERAL", "TRANSFER",
+                      "TRANSFER_READ", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", 0, 1,
+                      self.layers, "DEPTH")
 
     def destroy(self) -> None:
         dev = self.ctx.device
@@ -281,10 +346,11 @@ class MipImage:
                 vk.vkDestroyImageView(dev, view, None)
         self.storage_views.clear()
         self.sampled_views.clear()
-        if self.image is not None:
-            vk.vkDestroyImage(dev, self.image, None)
-            self.image = None
-        if self.memory is not None:
-            vk.vkFreeMemory(dev, self.memory, None)
-            self.memory = None
+        for image, memory in ((self.image, self.memory),
+                              (self.source_image, self.source_memory)):
+            if image is not None:
+                vk.vkDestroyImage(dev, image, None)
+            if memory is not None:
+                vk.vkFreeMemory(dev, memory, None)
+        self.image = self.memory = self.source_image = self.source_memory = None
 

@@ -18,9 +18,9 @@ def memory_barrier(cmd: Any, src_stage: str, src_access: str, dst_stage: str,
 
 def image_barrier(cmd: Any, image: Any, old_layout: str, new_layout: str, src_stage: str,
                   src_access: str, dst_stage: str, dst_access: str, base_level: int = 0,
-                  level_count: int = 1, layer_count: int = 1) -> None:
+                  level_count: int = 1, layer_count: int = 1, aspect: str = "COLOR") -> None:
     """Layout transition (or plain dependency) on a range of mip levels, all layers."""
-    rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+    rng = vk.VkImageSubresourceRange(aspectMask=flag(f"VK_IMAGE_ASPECT_{aspect}_BIT"),
                                      baseMipLevel=base_level, levelCount=level_count,
                                      baseArrayLayer=0, layerCount=layer_count)
     barrier = vk.VkImageMemoryBarrier(

@@ -51,6 +51,9 @@ def export_problem(kinds: Sequence[str], fmt: Format) -> str:
     if "exr" in kinds and not fmt.is_float:
         return (f"EXR holds float levels and this run is {fmt.label}: export exr with "
                 f"--format f16 or f32")
+    if "exr" in kinds and fmt.packing:
+        return (f"EXR holds half and float channels, not {fmt.label}'s packed 11/11/10-bit "
+                f"floats: export ktx2 or dds")
     return ""
 
 

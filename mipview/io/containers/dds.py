@@ -1,11 +1,13 @@
 """DDS (DirectDraw Surface): a verified chain written with the DX10 header, and texture files
 read back.
 
-Written: DXGI_FORMAT_R8G8B8A8_UNORM / _UNORM_SRGB, R16G16B16A16_FLOAT, R32G32B32A32_FLOAT; the
+Written: DXGI_FORMAT_R8G8B8A8_UNORM / _UNORM_SRGB, R16G16B16A16_UNORM, R16G16B16A16_FLOAT,
+R32G32B32A32_FLOAT, R10G10B10A2_UNORM, R11G11B10_FLOAT (R in the low bits of each 32-bit word,
+as Vulkan's A2B10G10R10 and B10G11R11 hold it) and the one- and two-channel formats; the
 mip count and array size in the headers; the data layer by layer, each layer's whole chain
 (level 0 first), as Direct3D lays out a texture array's subresources.
 
-Read: the formats above, BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`),
+Read: the formats above, D32_FLOAT and D16_UNORM (as ``d32``, ``d16``), BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`),
 in DX10 files and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks,
 8-bit luminance). Sizes are checked against the file before any level is decoded.
 """
@@ -21,6 +23,7 @@ from mipview.io.containers.pixels import BGRA, BGRX, Blocks, Layout, Plain
 from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFile
 
 _DXGI_SMALL = {Format.R8: (61, "R8_UNORM"), Format.RG8: (49, "R8G8_UNORM"),
+               Format.R16: (56, "R16_UNORM"),
                Format.R16F: (54, "R16_FLOAT"), Format.RG16F: (34, "R16G16_FLOAT"),
                Format.R32F: (41, "R32_FLOAT"), Format.RG32F: (16, "R32G32_FLOAT")}
 
@@ -29,6 +32,9 @@ def _dxgi_table() -> dict[int, Layout]:
     table: dict[int, Layout] = {
         2: Plain("DXGI_FORMAT_R32G32B32A32_FLOAT", Format.F32),
         10: Plain("DXGI_FORMAT_R16G16B16A16_FLOAT", Format.F16),
+        11: Plain("DXGI_FORMAT_R16G16B16A16_UNORM", Format.RGBA16),
+        24: Plain("DXGI_FORMAT_R10G10B10A2_UNORM", Format.RGB10A2, 1),
+        26: Plain("DXGI_FORMAT_R11G11B10_FLOAT", Format.B10G11R11, 1),
         27: Plain("DXGI_FORMAT_R8G8B8A8_TYPELESS", Format.UNORM),
         28: Plain("DXGI_FORMAT_R8G8B8A8_UNORM", Format.UNORM),
         29: Plain("DXGI_FORMAT_R8G8B8A8_UNORM_SRGB", Format.SRGB),
@@ -42,6 +48,8 @@ def _dxgi_table() -> dict[int, Layout]:
         **{n: Plain(f"DXGI_FORMAT_{name}", f, f.channels, ((0, None, None, None) if f.channels == 1
                                                        else (0, 1, None, None)))
            for f, (n, name) in _DXGI_SMALL.items()},
+        40: Plain("DXGI_FORMAT_D32_FLOAT", Format.D32, 1, (0, None, None, None)),
+        55: Plain("DXGI_FORMAT_D16_UNORM", Format.D16, 1, (0, None, None, None)),
     }
     # TYPELESS, UNORM, UNORM_SRGB of each BC family (BC4 and BC5 have SNORM in the third place)
     for first, codec, has_srgb in ((70, bcn.BC1, True), (73, bcn.BC2, True), (76, bcn.BC3, True),
@@ -75,7 +83,8 @@ _FOURCC_REFUSED = {
     b"BC4S": "BC4S: signed values, which mipview's formats do not hold",
     b"BC5S": "BC5S: signed values, which mipview's formats do not hold",
 }
-_WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2,
+_WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2, Format.RGBA16: 11,
+          Format.RGB10A2: 24, Format.B10G11R11: 26,
           **{f: n for f, (n, _) in _DXGI_SMALL.items()}}
 _LEGACY_NOTE = ("a legacy DDS header does not say whether colour is sRGB-encoded: read as UNORM "
                 "(the same bytes check as SRGB with --format srgb)")
@@ -84,7 +93,9 @@ _LEGACY_NOTE = ("a legacy DDS header does not say whether colour is sRGB-encoded
 # --- writing -------------------------------------------------------------------------------------
 def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> bytes:
     """A DX10 DDS file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4)
-    or (layers, H, W, 4): a texture array of arraySize layers)."""
+    or (layers, H, W, 4): a texture array of arraySize layers). A depth source's chain is
+    written in its levels' format (``d32``: R32_FLOAT, ``d16``: R16_UNORM)."""
+    fmt = fmt.chain
     first = np.asarray(levels[0])
     layers = int(first.shape[0]) if first.ndim == 4 else None
     height, width = int(first.shape[-3]), int(first.shape[-2])
@@ -157,7 +168,9 @@ def _layout(data: bytes, h: Header) -> tuple[Layout, int, int | None, tuple[str,
     kind = _DXGI.get(dxgi)
     if kind is None:
         raise ContainerError(f"DXGI format {dxgi} is not one mipview reads (RGBA8, BGRA8, "
-                             f"RGBA16F, RGBA32F, BC1-BC5, BC7)")
+                             f"RGBA16 UNORM, RGBA16F, RGBA32F, R8, RG8, R16, R16F, RG16F, "
+                             f"R32F, RG32F, D16, D32, R10G10B10A2 UNORM, R11G11B10 FLOAT, "
+                             f"BC1-BC5, BC7)")
     # arraySize 0 is no array (Pillow writes it so): one layer
     return kind, HEADER.size + dds_header.DX10.size, array_size if array_size > 1 else None, ()
 

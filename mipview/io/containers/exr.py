@@ -111,10 +111,12 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> li
 
 
 def _channels(a: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
-    """The EXR channels of one (H, W, 4) image of ``fmt``: RGBA, or the format's own R [G]."""
+    """The EXR channels of one (H, W, 4) image of ``fmt``: RGBA, the format's own R [G], or a
+    depth source's Z (what engines and DCC tools name a depth channel)."""
     if fmt.channels == 4:
         return {"RGBA": np.ascontiguousarray(a)}
-    return {name: np.ascontiguousarray(a[..., i]) for i, name in enumerate("RG"[:fmt.channels])}
+    names = "Z" if fmt.depth_source else "RG"[:fmt.channels]
+    return {name: np.ascontiguousarray(a[..., i]) for i, name in enumerate(names)}
 
 
 # --- reading -------------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ level data smallest level first, each level at a multiple of lcm(texel block siz
 mipPadding, a basic Data Format Descriptor matching the Vulkan format, sorted key/value data
 (``KTXorientation`` "rd", ``KTXwriter``), no supercompression.
 
-Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16F, RGBA32F and BC1-BC5,
+Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16 UNORM, RGBA16F, RGBA32F,
+every one- and two-channel format of the table, D32_SFLOAT and D16_UNORM (as ``d32``, ``d16``),
+and BC1-BC5,
 BC7 (decoded, :mod:`mipview.io.containers.bcn`). Every offset and size in the header is checked
 against the file before a byte of level data is touched or an array allocated.
 """
@@ -49,10 +51,14 @@ _LEVEL = struct.Struct("<3Q")
 
 _SUPERCOMPRESSION = {1: "BasisLZ", 2: "Zstandard", 3: "ZLIB"}
 
-_VK_NAMES = {Format.R8: "R8_UNORM", Format.RG8: "R8G8_UNORM", Format.R16F: "R16_SFLOAT",
+_VK_NAMES = {Format.R8: "R8_UNORM", Format.RG8: "R8G8_UNORM", Format.R16: "R16_UNORM",
+             Format.R16F: "R16_SFLOAT",
              Format.RG16F: "R16G16_SFLOAT", Format.R32F: "R32_SFLOAT", Format.RG32F: "R32G32_SFLOAT"}
 #: channel i (R, G, B, A) from component order[i] of a texel of that many components
 _ORDER = {1: (0, None, None, None), 2: (0, 1, None, None)}
+#: a packed format's samples from bit 0 of its word: (channel id, bits)
+_PACKED_SAMPLES = {"unorm10": [(0, 10), (1, 10), (2, 10), (15, 2)],
+                   "float11": [(0, 11), (1, 11), (2, 10)]}
 
 #: the vkFormats mipview reads
 _LAYOUTS: dict[int, Layout] = {
@@ -60,11 +66,16 @@ _LAYOUTS: dict[int, Layout] = {
     43: Plain("VK_FORMAT_R8G8B8A8_SRGB", Format.SRGB),
     44: Plain("VK_FORMAT_B8G8R8A8_UNORM", Format.UNORM, order=BGRA),
     50: Plain("VK_FORMAT_B8G8R8A8_SRGB", Format.SRGB, order=BGRA),
+    91: Plain("VK_FORMAT_R16G16B16A16_UNORM", Format.RGBA16),
+    64: Plain("VK_FORMAT_A2B10G10R10_UNORM_PACK32", Format.RGB10A2, 1),
+    122: Plain("VK_FORMAT_B10G11R11_UFLOAT_PACK32", Format.B10G11R11, 1),
     97: Plain("VK_FORMAT_R16G16B16A16_SFLOAT", Format.F16),
     109: Plain("VK_FORMAT_R32G32B32A32_SFLOAT", Format.F32),
     # one- and two-channel formats: each read as itself
     **{f.info.vk_format: Plain(f"VK_FORMAT_{_VK_NAMES[f]}", f, f.channels, _ORDER[f.channels])
-       for f in Format if f.channels < 4},
+       for f in Format if f.channels < 4 and not f.depth_source},
+    124: Plain("VK_FORMAT_D16_UNORM", Format.D16, 1, _ORDER[1]),
+    126: Plain("VK_FORMAT_D32_SFLOAT", Format.D32, 1, _ORDER[1]),
     131: Blocks("VK_FORMAT_BC1_RGB_UNORM_BLOCK", bcn.BC1, False, opaque=True),
     132: Blocks("VK_FORMAT_BC1_RGB_SRGB_BLOCK", bcn.BC1, True, opaque=True),
     133: Blocks("VK_FORMAT_BC1_RGBA_UNORM_BLOCK", bcn.BC1, False),
@@ -94,28 +105,36 @@ def _refusal(vk_format: int) -> str:
                            (1000066000, 1000066013, "ASTC HDR")):
         if lo <= vk_format <= hi:
             return f"vkFormat {vk_format} ({family} blocks): {_NO_DECODER}"
-    return (f"vkFormat {vk_format} is not one mipview reads (RGBA8 UNORM/SRGB, BGRA8, RGBA16F, "
-            f"RGBA32F, BC1-BC5, BC7)")
+    return (f"vkFormat {vk_format} is not one mipview reads (RGBA8 UNORM/SRGB, BGRA8, RGBA16 "
+            f"UNORM, RGBA16F, RGBA32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, D16, D32, "
+            f"A2B10G10R10 UNORM, B10G11R11 UFLOAT, BC1-BC5, BC7)")
 
 
 # --- writing -------------------------------------------------------------------------------------
 def _dfd(fmt: Format) -> bytes:
     """dfdTotalSize and the basic descriptor block of ``fmt`` (Khronos Data Format 1.3):
-    RGBSDA, BT.709 primaries, sRGB or linear transfer, one sample per channel."""
-    size = fmt.dtype.itemsize
-    bits = 8 * size
+    RGBSDA, BT.709 primaries, sRGB or linear transfer, one sample per channel (a packed
+    format's at its bits in the little-endian word, R lowest: KTX-Software's createDFDPacked)."""
+    bits = 8 * fmt.dtype.itemsize
+    layout = _PACKED_SAMPLES.get(fmt.packing) or [
+        (channel, bits) for channel in (0, 1, 2, 15)[:fmt.channels]]  # R, G, B, A
     samples = b""
-    for i, channel in enumerate((0, 1, 2, 15)[:fmt.channels]):  # R, G, B, A
+    offset = 0
+    for channel, bits in layout:
         qualifiers = 0
-        if fmt.is_float:
+        if fmt.is_float and fmt.packing:
+            qualifiers = 0x80  # FLOAT, unsigned (UFLOAT: 0.0 .. 1.0)
+            lower, upper = struct.unpack("<2I", struct.pack("<2f", 0.0, 1.0))
+        elif fmt.is_float:
             qualifiers = 0x80 | 0x40  # FLOAT | SIGNED
             lower, upper = struct.unpack("<2I", struct.pack("<2f", -1.0, 1.0))
         else:
             lower, upper = 0, (1 << bits) - 1
             if fmt.is_srgb and channel == 15:
                 qualifiers = 0x10  # LINEAR: alpha is not sRGB-encoded
-        samples += struct.pack("<I4B2I", (i * bits) | ((bits - 1) << 16)
+        samples += struct.pack("<I4B2I", offset | ((bits - 1) << 16)
                                | ((channel | qualifiers) << 24), 0, 0, 0, 0, lower, upper)
+        offset += bits
     block_size = 24 + len(samples)
     transfer = 2 if fmt.is_srgb else 1  # KHR_DF_TRANSFER_SRGB / _LINEAR
     block = struct.pack("<3I4B8B", 0, 2 | (block_size << 16),  # Khronos basic block, v1.3
@@ -139,7 +158,9 @@ def _align(offset: int, alignment: int) -> int:
 
 def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> bytes:
     """A KTX2 file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
-    (layers, H, W, 4): an array texture, layerCount = layers)."""
+    (layers, H, W, 4): an array texture, layerCount = layers). A depth source's chain is
+    written in its levels' format (``d32``: R32_SFLOAT, ``d16``: R16_UNORM)."""
+    fmt = fmt.chain
     first = np.asarray(levels[0])
     layers = int(first.shape[0]) if first.ndim == 4 else 0
     height, width = int(first.shape[-3]), int(first.shape[-2])
@@ -157,12 +178,12 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> by
         data = np.ascontiguousarray(levels[p], dtype=fmt.dtype.newbyteorder("<"))
         if data.shape != shape:
             raise ValueError(f"level {p} is {data.shape}, expected {shape}")
-        data = fmt.pack(data)  # the file holds the format's own channels
+        data = fmt.pack(data)  # the file holds the format's own channels (packed: its words)
         start = _align(offset, alignment)
         body += b"\0" * (start - offset) + data.tobytes()
         index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)
         offset = start + data.nbytes
-    header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.dtype.itemsize, width,
+    header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.texel_dtype.itemsize, width,
                           height, 0, layers, 1, n, 0, dfd_offset, len(dfd), kvd_offset, len(kvd),
                           0, 0)
     return header + b"".join(index) + dfd + kvd + bytes(body)

@@ -47,7 +47,7 @@ def image_bytes(kind: Layout, width: int, height: int) -> int:
     """Bytes of one image (one layer) of ``width`` x ``height`` texels."""
     if isinstance(kind, Blocks):
         return bcn.level_bytes(kind.codec, width, height)
-    return width * height * kind.components * kind.fmt.dtype.itemsize
+    return width * height * kind.components * kind.fmt.texel_dtype.itemsize
 
 
 def storage_format(kind: Layout) -> Format:
@@ -65,9 +65,11 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
     if isinstance(kind, Blocks):
         return np.stack([bcn.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
                                     width, height, kind.opaque) for i in range(layers)])
-    dtype = kind.fmt.dtype.newbyteorder("<")
+    dtype = kind.fmt.texel_dtype.newbyteorder("<")
     src = np.frombuffer(data, dtype, layers * height * width * kind.components, offset)
     src = src.reshape(layers, height, width, kind.components)
+    if kind.fmt.packing:  # one 32-bit word a texel (mipview.core.packed)
+        return kind.fmt.unpack(src)
     if kind.order == (0, 1, 2, 3) and kind.components == 4:
         return src.astype(kind.fmt.dtype)  # a copy in native order: the file's bytes can go
     out = np.zeros((layers, height, width, 4), kind.fmt.dtype)

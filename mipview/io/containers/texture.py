@@ -136,7 +136,7 @@ class TextureFile:
         headers do not say which): :meth:`as_result` then notes the reinterpretation."""
         if not self.has_chain:
             return "the file holds one level, no chain"
-        if fmt.dtype != self.fmt.dtype:
+        if fmt.dtype != self.fmt.dtype or fmt.packing != self.fmt.packing:
             return (f"the file's levels are {self.fmt.label}, the run is {fmt.label} "
                     f"(run it as {self.fmt.label} to check them)")
         mine = self.levels[0]
@@ -150,7 +150,7 @@ class TextureFile:
         ``file`` promise (mipview.check.verdict: correctly rounded levels, however the tool made them),
         in ``fmt`` (default: its own). Check :meth:`mismatch` first."""
         fmt = fmt or self.fmt
-        if fmt.dtype != self.fmt.dtype:
+        if fmt.dtype != self.fmt.dtype or fmt.packing != self.fmt.packing:
             raise ValueError(self.mismatch(fmt, self.levels[0]))
         notes = list(self.notes)
         if self.decoded_from:

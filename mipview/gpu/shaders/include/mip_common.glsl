@@ -24,6 +24,20 @@ layout(constant_id = 10) const bool MIP_SRGB = false;
 // errors of 0.5625 LSB where a correctly rounded store stays at 0.5); code / 255 converts to
 // that very code on any device.
 layout(constant_id = 11) const bool MIP_UNORM8 = false;
+// A 16-bit UNORM image (r16, rgba16, d16's levels): mipEncode returns code * (1 / 65535), the
+// code correctly rounded here, as for 8 bits. That float32 product is within 2^-24 relative of
+// code / 65535 for every code (all 65536 checked: at most 0.002 LSB from the code once scaled
+// by 65535), so a device's float -> UNORM16 conversion, rounding to nearest even through a
+// 1/16-LSB grid, gives that very code back: no tie is within reach.
+layout(constant_id = 12) const bool MIP_UNORM16 = false;
+// rgb10a2 (A2B10G10R10_UNORM_PACK32): the same with code / 1023 for colour and code / 3 for
+// alpha (code * (1 / 1023) is within 2^-23 relative of code / 1023: 1e-4 LSB).
+layout(constant_id = 13) const bool MIP_UNORM10 = false;
+// b10g11r11 (B10G11R11_UFLOAT_PACK32): mipEncode rounds R and G to 6-bit mantissas and B to 5
+// bits, to nearest, ties to even (mipRoundFloat11), as the reference does: Vulkan leaves the
+// rounding of float conversions open (lavapipe truncates float16), and a value on the grid
+// converts exactly on any device.
+layout(constant_id = 14) const bool MIP_FLOAT11 = false;
 
 vec3 mipSrgbToLinear(vec3 c) {
     return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), greaterThan(c, vec3(0.04045)));
@@ -107,15 +121,70 @@ vec4 mipQuantise8_(vec4 v) {
     return vec4(mipSrgbCodes(clamp(v.rgb, 0.0, 1.0), u), round(clamp(v.a, 0.0, 1.0) * 255.0));
 }
 
-// Value to imageStore into a storage view of this image: for 8-bit images a code / 255,
-// correctly rounded (sRGB colour through the curve), so the device's float -> UNORM conversion
-// cannot round it differently; float images store v.
+// R, G, B rounded to the nearest B10G11R11 value, ties to even, as float32 (A: 1, the image has
+// none): 6-bit mantissas for R and G, 5 for B, a 5-bit exponent of bias 15 and no sign. Below
+// 2^-14 the format's denormals step by 2^-20 (R, G) and 2^-19 (B): fixed point there. Negative
+// values store 0, NaN stays NaN, and from the largest finite value plus half an ulp up, +Inf
+// (mipview/core/packed.py is the same rounding on the host).
+vec4 mipRoundFloat11(vec4 v) {
+    uvec3 drop = uvec3(17u, 17u, 18u);  // float32 mantissa bits below the format's
+    uvec3 b = floatBitsToUint(v.rgb);
+    uvec3 halfUlp = (uvec3(1u) << (drop - 1u)) - 1u;
+    b = (b + halfUlp + ((b >> drop) & 1u)) & ~((uvec3(1u) << drop) - 1u);
+    vec3 normal = uintBitsToFloat(b);
+    // in steps of 2^-20, 2^-20, 2^-19: scaled by powers of 2, exactly
+    vec3 denormal = roundEven(v.rgb * vec3(1048576.0, 1048576.0, 524288.0))
+        * vec3(1.0 / 1048576.0, 1.0 / 1048576.0, 1.0 / 524288.0);
+    vec3 c = mix(normal, denormal, lessThan(v.rgb, vec3(1.0 / 16384.0)));
+    c = mix(c, vec3(uintBitsToFloat(0x7F800000u)), greaterThanEqual(c, vec3(65536.0)));
+    c = mix(c, vec3(0.0), lessThan(v.rgb, vec3(0.0)));
+    c = mix(c, v.rgb, isnan(v.rgb));
+    return vec4(c, 1.0);
+}
+
+// Value to imageStore into a storage view of this image: for UNORM images a code / 255 (or
+// / 65535, / 1023), correctly rounded (sRGB colour through the curve), so the device's float -> UNORM
+// conversion cannot round it differently; b10g11r11 its grid value (mipRoundFloat11); other
+// float images store v.
 vec4 mipEncode(vec4 v) {
     if (MIP_SRGB) {
         return mipQuantise8_(v) * (1.0 / 255.0);
     }
     // two multiplies and a round: the store clamps (and turns NaN into 0) itself
+    if (MIP_UNORM16) {
+        return round(v * 65535.0) * (1.0 / 65535.0);
+    }
+    if (MIP_UNORM10) {
+        return round(v * vec4(1023.0, 1023.0, 1023.0, 3.0))
+            * vec4(1.0 / 1023.0, 1.0 / 1023.0, 1.0 / 1023.0, 1.0 / 3.0);
+    }
+    if (MIP_FLOAT11) {
+        return mipRoundFloat11(v);
+    }
     return MIP_UNORM8 ? round(v * 255.0) * (1.0 / 255.0) : v;
+}
+
+// True for a UNORM image (8 or 16 bits): values past [0, 1] are clamped by its stores.
+bool mipUnorm() {
+    return MIP_UNORM8 || MIP_UNORM16;
+}
+
+// The storage value of 1.0 in a UNORM image: 255 or 65535 (the code a decoded value scales to).
+float mipUnormOne() {
+    return MIP_UNORM16 ? 65535.0 : 255.0;
+}
+
+// The Hi-Z reductions (mipview/core/reductions.py CODES): 1 min, 2 max, 3 minmax (the min in R,
+// the max in G..A: a two-channel min+max depth pyramid). They pick stored values, so they need
+// no decode and no rounding.
+vec4 mipExtreme(int reduction, vec4 a, vec4 b) {
+    if (reduction == 1) {
+        return min(a, b);
+    }
+    if (reduction == 2) {
+        return max(a, b);
+    }
+    return vec4(min(a.x, b.x), max(a.yzw, b.yzw));
 }
 
 // Value read by imageLoad from a storage view, made ready for averaging.
@@ -207,6 +276,43 @@ vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
         d = b;
     }
     return mipBox(a, b, c, d);
+}
+
+// MIP_EXTREME_EXACT(result, reduction, p, srcSize, LOAD): mipExtreme's Hi-Z reduction over the
+// whole footprint of output texel p: the taps of MIP_REDUCE_EXACT (2 per even side, 3 per odd
+// side), nothing outside it, so a level is conservative at every size. LOAD(q) returns source
+// texel q as stored (no mipDecode: the extremes pick stored values, and the sRGB curve is
+// monotonic). From the first tap, row by row as per_level.comp takes them; unrolled to the
+// largest count like MIP_REDUCE_EXACT, so every load of the footprint can be in flight at once.
+#define MIP_EXTREME_EXACT(result, reduction, p, srcSize, LOAD)                               \
+    {                                                                                        \
+        MipTaps ex_ = mipAxisTaps((p).x, (srcSize).x);                                       \
+        MipTaps ey_ = mipAxisTaps((p).y, (srcSize).y);                                       \
+        vec4 em_ = LOAD(ivec2(ex_.first, ey_.first));                                        \
+        [[unroll]] for (int ej_ = 0; ej_ < 3; ++ej_) {                                       \
+            [[unroll]] for (int ei_ = 0; ei_ < 3; ++ei_) {                                   \
+                if ((ej_ | ei_) != 0 && ej_ < ey_.count && ei_ < ex_.count) {                \
+                    em_ = mipExtreme(reduction, em_,                                         \
+                                     LOAD(ivec2(ex_.first + ei_, ey_.first + ej_)));         \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+        result = em_;                                                                        \
+    }
+
+// mipBoxSides for the Hi-Z reductions: the extreme of a quad of a level of size n whose sides are
+// even or 1. A side of 1 has no second texel: b and d (c and d) may hold values computed past the
+// level's edge, which are not in the footprint, so the texel inside takes their place.
+vec4 mipExtremeSides(int reduction, vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
+    if (n.x == 1) {
+        b = a;
+        d = c;
+    }
+    if (n.y == 1) {
+        c = a;
+        d = b;
+    }
+    return mipExtreme(reduction, mipExtreme(reduction, a, b), mipExtreme(reduction, c, d));
 }
 
 // Round each component to the nearest float16 (ties to even), returned as float32: a store to an

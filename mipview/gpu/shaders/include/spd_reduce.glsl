@@ -132,18 +132,22 @@ void spStore(int rel, ivec2 p, int layer, vec4 v) {
     }
 }
 
-SP_T spReduce4(SP_T a, SP_T b, SP_T c, SP_T d) {
+// mip_common.glsl's mipExtreme in the registers' type (fp16 too)
+SP_T spExtreme(SP_T a, SP_T b) {
     if (SP_REDUCTION == 1) {
-        return min(min(a, b), min(c, d));
+        return min(a, b);
     }
     if (SP_REDUCTION == 2) {
-        return max(max(a, b), max(c, d));
+        return max(a, b);
     }
-    return ((a + b) + (c + d)) * SP_T(0.25);
+    return SP_T(min(a.x, b.x), max(a.yzw, b.yzw));
 }
 
-vec4 spMinMax(vec4 a, vec4 b) {
-    return SP_REDUCTION == 1 ? min(a, b) : max(a, b);
+SP_T spReduce4(SP_T a, SP_T b, SP_T c, SP_T d) {
+    if (SP_REDUCTION != 0) {
+        return spExtreme(spExtreme(a, b), spExtreme(c, d));
+    }
+    return ((a + b) + (c + d)) * SP_T(0.25);
 }
 
 // SP_REDUCE_TAPS(result, p, srcSize, LOAD): the exact reduction of output texel p (mean: the area
@@ -157,7 +161,8 @@ vec4 spMinMax(vec4 a, vec4 b) {
         vec4 m_ = LOAD(ivec2(sx_.first, sy_.first));                                         \
         for (int sj_ = 0; sj_ < sy_.count; ++sj_) {                                          \
             for (int si_ = 0; si_ < sx_.count; ++si_) {                                      \
-                m_ = spMinMax(m_, LOAD(ivec2(sx_.first + si_, sy_.first + sj_)));            \
+                m_ = mipExtreme(SP_REDUCTION, m_,                                            \
+                                LOAD(ivec2(sx_.first + si_, sy_.first + sj_)));              \
             }                                                                                \
         }                                                                                    \
         result = m_;                                                                         \
