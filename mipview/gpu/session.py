@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -87,7 +88,18 @@ class Session:
             raise
         work = TimedWork(self.ctx, lambda cmd, marks: strategy.record(cmd, image, marks),
                          stamps_per_run=MAX_STAMPS_PER_RUN)
-        self.prepared.append(_Prepared(spec, strategy, image, work, picks))
+        prepared = _Prepared(spec, strategy, image, work, picks)
+        work.set_before_each(self._before_each(prepared))
+        self.prepared.append(prepared)
+
+    def _before_each(self, p: _Prepared) -> Callable[[Any, int], None]:
+        """The untimed set-up ahead of each run: the cache eviction if cold, then the
+        strategy's own (Strategy.before_run)."""
+        def before(cmd: Any, i: int) -> None:
+            if self.evictor is not None:
+                self.evictor.record(cmd, i)
+            p.strategy.before_run(cmd, p.image)
+        return before
 
     @property
     def specs(self) -> list[StrategySpec]:
@@ -110,7 +122,7 @@ class Session:
         if wanted is not None:
             self.evictor = CacheEvictor(self.ctx, wanted)
         for p in self.prepared:
-            p.work.set_before_each(self.evictor.record if self.evictor is not None else None)
+            p.work.set_before_each(self._before_each(p))  # drops the batches holding the old
 
     # --- public -----------------------------------------------------------------------------
     def generate(self) -> None:

@@ -4,11 +4,12 @@ source in the module, so a .spv file declares itself the same way.
 
     #pragma mipview kind per-level | whole-chain      (required)
     #pragma mipview option NAME VALUE...              a named specialization constant as an option
-    #pragma mipview formats unorm srgb f16 f32        the formats it handles (default: all)
+    #pragma mipview formats r32f r16f unorm srgb      Format labels it handles (default: all)
     #pragma mipview reduction mean | min | max        the reference it is checked against
     #pragma mipview sampler nearest | linear          the sampler of the sampled binding
     #pragma mipview tile W H                          whole-chain: level-0 texels per work group
     #pragma mipview dispatches N                      whole-chain: dispatches per run
+    #pragma mipview counters zeroed | self-reset      whole-chain: who zeroes the counters per run
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mipview.core import reductions
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 
 KINDS = ("per-level", "whole-chain")
-REDUCTIONS = ("mean", "min", "max")
+REDUCTIONS = reductions.NAMES
 SAMPLERS = ("nearest", "linear")
+#: whole-chain: "zeroed" (mipview zeroes the counters before every run, outside its timing where
+#: the runner allows) or "self-reset" (the shader leaves them zero at the end of every run, as
+#: FidelityFX SPD does; mipview zeroes them once and checks them after the runs)
+COUNTERS = ("zeroed", "self-reset")
 MAX_DISPATCHES = 32  # marks per run stay below the runner's MAX_STAMPS_PER_RUN
 
 _PRAGMA = re.compile(r"^\s*#\s*pragma\s+mipview\b(.*)$")
@@ -51,6 +57,8 @@ class Declaration:
     #: whole-chain: level-0 texels per work group (None: twice the work-group size)
     tile: tuple[int, int] | None = None
     dispatches: int = 1
+    #: whole-chain: who zeroes the counters between runs (COUNTERS)
+    counters: str = "zeroed"
 
 
 def _one_of(choices: tuple[str, ...]) -> Callable[[list[str]], str]:
@@ -87,6 +95,7 @@ _FIELDS: dict[str, tuple[str, Callable[[list[str]], Any], tuple[str, ...]]] = {
     "sampler": ("sampler", _one_of(SAMPLERS), KINDS),
     "tile": ("tile", _positive(2, 4096), ("whole-chain",)),
     "dispatches": ("dispatches", _positive(1, MAX_DISPATCHES), ("whole-chain",)),
+    "counters": ("counters", _one_of(COUNTERS), ("whole-chain",)),
 }
 
 

@@ -6,8 +6,13 @@ same Session, record loop, timing and verdict as a built-in one.
 - **per-level**: one dispatch per level with the level below bound (sampled and, if declared,
   storage) and the level written; one pipeline, one descriptor set per level.
 - **whole-chain**: ``dispatches`` dispatches with every level bound as an array, the counters
-  (zeroed before every run, a "zero counters" mark of its own) and, if declared, the scratch
-  buffer.
+  and, if declared, the scratch buffer. The counters are zeroed once when the image is prepared
+  (outside any timed run). A shader that declares ``#pragma mipview counters self-reset`` leaves
+  them zero at the end of every run (FidelityFX SPD does): mipview never zeroes them again, and
+  checks after the runs that they read back zero (a note on the result if not). For the others
+  mipview zeroes them before every run: in :meth:`CustomStrategy.before_run`, ahead of the run's
+  opening timestamp, where the runner calls it, else inside the run as a mark of its own
+  ("zero counters").
 
 Pipelines get robust buffer and image access where the device offers it
 (``DeviceCaps.robustness``).
@@ -65,6 +70,8 @@ class CustomStrategy(Strategy):
 
     shader: CustomShader
     owned = ("counters", "scratch", "dummy")
+    #: before_run zeroed the counters for the next record (whole-chain)
+    _zeroed_ahead = False
 
     # --- class-level queries ----------------------------------------------------------------
     @classmethod
@@ -132,10 +139,47 @@ class CustomStrategy(Strategy):
         return out
 
     def notes(self) -> list[str]:
+        out = []
         if self.ctx.caps.robustness == "none":
-            return ["no robust buffer/image access on this device: out-of-bounds accesses are "
-                    "undefined"]
-        return []
+            out.append("no robust buffer/image access on this device: out-of-bounds accesses "
+                       "are undefined")
+        stale = self._stale_counters()
+        if stale:
+            out.append(stale)
+        return out
+
+    @property
+    def self_reset(self) -> bool:
+        """The shader zeroes its counters itself at the end of every run."""
+        return self.shader.declaration.counters == "self-reset"
+
+    def _stale_counters(self) -> str | None:
+        """For a ``counters self-reset`` shader: what is wrong if its counters do not read back
+        zero now (after the runs), else None. One 64-byte copy per layer and one submit, when the
+        result is made: nothing is added to the runs themselves. A shader that forgets the reset
+        leaves them at least at the work-group count after every run that used them."""
+        counters = getattr(self, "counters", None)
+        if not self.self_reset or counters is None:
+            return None
+        staging = Buffer(self.ctx, counters.size, flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"),
+                         host_visible=True)
+        try:
+            with self.ctx.one_shot() as cmd:
+                memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_WRITE", "TRANSFER", "TRANSFER_READ")
+                vk.vkCmdCopyBuffer(cmd, counters.handle, staging.handle, 1,
+                                   [vk.VkBufferCopy(srcOffset=0, dstOffset=0, size=counters.size)])
+                memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "HOST", "HOST_READ")
+            values = staging.read().view(np.uint32).reshape(-1, COUNTERS)
+        finally:
+            staging.destroy()
+        if not values.any():
+            return None
+        layer, counter = (int(i) for i in np.argwhere(values)[0])
+        return (f"COUNTERS NOT RESET: the shader declares '#pragma mipview counters self-reset', "
+                f"but after the runs counter {counter} of layer {layer} reads "
+                f"{int(values[layer, counter])} ({int(np.count_nonzero(values))} nonzero): "
+                f"every run after the first began with stale counters, so its levels and "
+                f"timings are not those of the shader's work")
 
     # --- per image --------------------------------------------------------------------------
     def prepare(self, image: MipImage) -> None:
@@ -186,7 +230,10 @@ class CustomStrategy(Strategy):
             groups=(gx, gy, image.layers)) for d in range(n))
         usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
         self.counters = Buffer(ctx, 4 * COUNTERS * image.layers,
-                               usage | flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"))
+                               usage | flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT")
+                               | flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"))
+        with ctx.one_shot() as cmd:  # once, outside any timed run
+            self._zero_counters(cmd)
         texels = sum(w * h for w, h in (image.level_size(i) for i in levels)) * image.layers
         self.scratch = Buffer(ctx, 16 * texels if shader.declares(3) else 16, usage)
         count = shader.declares(1).count
@@ -201,12 +248,34 @@ class CustomStrategy(Strategy):
                             (self.counters.handle, 0, self.counters.size),
                             (self.scratch.handle, 0, self.scratch.size)])
 
+    def _zero_counters(self, cmd: Any) -> None:
+        vk.vkCmdFillBuffer(cmd, self.counters.handle, 0, self.counters.size, 0)
+        memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "COMPUTE_SHADER",
+                       "SHADER_READ|SHADER_WRITE")
+
+    @property
+    def zeroes_per_run(self) -> bool:
+        """mipview zeroes the counters before every run (a whole-chain shader that is not
+        ``counters self-reset``)."""
+        return self.shader.kind == "whole-chain" and bool(self.steps) and not self.self_reset
+
+    def before_run(self, cmd: Any, image: MipImage) -> None:
+        """Untimed set-up of one run, for a runner that records it ahead of the run's opening
+        timestamp (and the barrier that opens the run): the counters' zeroing, after the
+        previous run's dispatches have read them. The next :meth:`record` then leaves it out."""
+        if self.zeroes_per_run:
+            memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_READ|SHADER_WRITE", "TRANSFER",
+                           "TRANSFER_WRITE")
+            self._zero_counters(cmd)
+            self._zeroed_ahead = True
+
     def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        if self.shader.kind == "whole-chain" and self.steps:
-            vk.vkCmdFillBuffer(cmd, self.counters.handle, 0, self.counters.size, 0)
-            memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "COMPUTE_SHADER",
-                           "SHADER_READ|SHADER_WRITE")
-            marks.mark(cmd, "zero counters")
+        if self.zeroes_per_run:
+            if self._zeroed_ahead:
+                self._zeroed_ahead = False
+            else:  # no before_run: inside the run, timed as its own mark
+                self._zero_counters(cmd)
+                marks.mark(cmd, "zero counters")
         super().record(cmd, image, marks)
 
 

@@ -29,7 +29,8 @@ from mipview.gpu.shaders.reflection import Binding, Reflection, ReflectionError,
 from mipview.gpu.strategies.base import OptionSpec
 
 SUFFIXES = (".comp", ".spv")
-#: constants mipview sets itself (mip_common.glsl's MIP_SRGB and MIP_UNORM8), never options
+#: constants mipview sets itself (mip_common.glsl's MIP_SRGB, MIP_UNORM8, ... MIP_FLOAT11),
+#: never options
 RESERVED_PREFIX = "MIP_"
 
 
@@ -186,7 +187,8 @@ def _binding_problems(refl: Reflection, kind: str) -> list[str]:
                        f"({slot.role})")
         elif b.kind == "storage_image" and not b.writeonly and b.format is None:
             out.append(f"{label} reads a storage image without a format qualifier: declare it "
-                       f"writeonly, or give the format (rgba8, rgba16f or rgba32f)")
+                       f"writeonly, or give the format's qualifier (rgba8, rgba16f, rgba32f, r32f, "
+                       f"rg16f...: docs/formats.md)")
     for slot in SLOTS[kind]:
         if slot.required and refl.binding(0, slot.binding) is None:
             out.append(f"no binding {slot.binding} ({slot.role}, a {slot.type})")

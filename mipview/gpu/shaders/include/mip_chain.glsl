@@ -33,7 +33,8 @@ layout(set = 0, binding = 0) uniform sampler2DArray mipSrc;
 // Every level as a storage image (sRGB: a UNORM view, store mipEncode(v)). Index it with
 // constants only, as mipChainStore does: lavapipe has no dynamic indexing of image arrays.
 layout(set = 0, binding = 1) writeonly uniform image2DArray mipLevels[MIP_CHAIN_LEVELS];
-// MIP_CHAIN_COUNTERS per layer, zeroed by mipview before every run.
+// MIP_CHAIN_COUNTERS per layer, zeroed by mipview before every run, untimed (or, with
+// `#pragma mipview counters self-reset`, once, and left zero by the shader at every run's end).
 layout(set = 0, binding = 2, std430) coherent buffer MipCounters { uint mipCounter[]; };
 #ifdef MIP_CHAIN_SCRATCH
 // One vec4 per texel of levels 1 .. levels-1 of every layer (mipChainScratchIndex): values handed

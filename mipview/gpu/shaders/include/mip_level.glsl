@@ -20,7 +20,8 @@ layout(set = 0, binding = 0) uniform sampler2DArray mipSrc;
 // Level L. sRGB images are written through a UNORM view: store mipEncode(v).
 layout(set = 0, binding = 1) writeonly uniform image2DArray mipDst;
 // Binding 2, if a shader declares it: level L-1 as a storage image, for imageLoad. It needs the
-// image's format qualifier (rgba8, rgba16f, rgba32f), which ties the shader to that format.
+// image's format qualifier (rgba8, rgba16f, rgba32f, r32f, rg16f...: docs/formats.md), which
+// ties the shader to that format.
 
 layout(push_constant) uniform MipLevelPush {
     ivec2 srcSize;  // level L-1
