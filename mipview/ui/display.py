@@ -13,14 +13,26 @@ screen). Nothing is clipped silently: with ``false_colour`` a texel whose shown 
 [0, 1] is painted :data:`OVER` or :data:`UNDER`; with ``overlay`` a texel holding a NaN, an
 infinity or a negative value (in any channel) is painted its :data:`MARKS` colour, whatever the
 other settings.
+
+One- and two-channel formats (``Format.channels``) show their own channels only
+(:func:`own_channel`): a one-channel level is one value per texel, a two-channel one R and G
+together (blue 0) or R or G solo. One value per texel (those, or any channel solo) is painted
+through ``colormap`` (:data:`COLORMAPS`, pyqtgraph's; ``grey`` as before) over the black/white
+range. With ``depth`` the values are first made linear view depth (:func:`linear_depth`), so the
+range is in the units of ``near`` and ``far``. :func:`texel_text` reads a one- or two-channel
+texel in its format's units and channels only (``R 0.4375``), and :func:`hiz_marks` finds the
+texels of a min/max level that are not the exact extreme of their footprint in the level below.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
+import pyqtgraph as pg
 
+from mipview.check.reference import step_level
 from mipview.core.formats import Format, linear_to_srgb
 
 
@@ -42,6 +54,14 @@ def layer_of(a: np.ndarray, layer: int) -> np.ndarray:
 
 CHANNELS = ("rgba", "r", "g", "b", "a", "luminance")
 TRANSFERS = ("none", "srgb")
+#: colormaps of a one-value display: ``grey`` (the value as it is), else pyqtgraph's
+COLORMAPS = ("grey", "viridis", "turbo", "magma", "inferno")
+#: Hi-Z overlay colours: a texel past its footprint's extreme (for min: greater than the
+#: footprint's min, so a culling test reading it is wrong), and one on the safe side but not exact
+HIZ_MARKS: dict[str, tuple[int, int, int]] = {"non-conservative": (255, 0, 0),
+                                             "inexact": (160, 120, 255)}
+#: reductions whose levels pick an extreme of their footprint (the Hi-Z overlay's)
+EXTREMES = ("min", "max", "minmax")
 #: Rec. 709 luminance weights (of the values as they are: linear for floats)
 LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: overlay colours, by kind, in the order a texel holding several kinds is painted (last wins)
@@ -68,14 +88,32 @@ class DisplaySettings:
     false_colour: bool = False
     overlay: bool = True
     checker: bool = True
+    colormap: str = "grey"
+    #: show linear view depth (:func:`linear_depth`) of ``near``/``far`` instead of raw depth
+    #: (the planes' defaults are ``--synthetic depth``'s)
+    depth: bool = False
+    near: float = 1.0
+    far: float = 100.0
+    reversed_z: bool = False
+    #: the Hi-Z overlay: texels of a min/max level that are not their footprint's extreme
+    hiz: bool = True
 
     def __post_init__(self) -> None:
         if self.channel not in CHANNELS:
             raise ValueError(f"channel {self.channel!r} is not one of {CHANNELS}")
         if self.transfer not in TRANSFERS:
             raise ValueError(f"transfer {self.transfer!r} is not one of {TRANSFERS}")
+        if self.colormap not in COLORMAPS:
+            raise ValueError(f"colormap {self.colormap!r} is not one of {COLORMAPS}")
         if not self.gamma > 0 or not self.white != self.black:
             raise ValueError("gamma must be positive and white differ from black")
+        if not (self.near > 0 and self.far > 0 and self.near != self.far):
+            raise ValueError("near and far must be positive and differ")
+
+    @property
+    def values_key(self) -> tuple:
+        """What decides the values shown (and counted by the histogram), before the range."""
+        return self.channel, self.depth, self.near, self.far, self.reversed_z
 
     @property
     def tone_identity(self) -> bool:
@@ -96,11 +134,62 @@ PLAIN = DisplaySettings(overlay=False, checker=False)
 
 
 def normalised(a: np.ndarray, fmt: Format | None) -> np.ndarray:
-    """float32 values with 1.0 the top of the 8-bit range (bytes and 8-bit storage units /
-    255); float pixels as they are."""
-    if a.dtype == np.uint8 or (fmt is not None and not fmt.is_float):
+    """float32 values with 1.0 the top of the UNORM range (bytes and 8-bit storage units / 255,
+    16-bit ones / 65535); float pixels as they are."""
+    if fmt is not None and not fmt.is_float:  # rgb10a2: colour / 1023, alpha / 3
+        return a.astype(np.float32) * (np.float32(1) / np.float32(fmt.scale))
+    if a.dtype == np.uint8:
         return a.astype(np.float32) * np.float32(1 / 255)
     return a.astype(np.float32, copy=False)
+
+
+def channel_count(fmt: Format | None) -> int:
+    """Channels the image holds (4 for a source image, ``fmt`` None)."""
+    return 4 if fmt is None else fmt.channels
+
+
+def own_channel(channel: str, channels: int) -> str:
+    """``channel`` as an image of ``channels`` channels shows it: one channel shows R whatever
+    is chosen; two show R or G solo, else both (``rgba``: R and G, blue 0)."""
+    if channels == 1:
+        return "r"
+    if channels == 2:
+        return channel if channel in ("r", "g") else "rgba"
+    return channel
+
+
+def linear_depth(z: np.ndarray, near: float, far: float, reversed_z: bool = False) \
+        -> np.ndarray:
+    """Linear view depth of perspective depth ``z`` (z_ndc in [0, 1]):
+    ``near * far / (far - z * (far - near))``, standard Z mapping 0 to near and 1 to far;
+    reversed Z swaps near and far (1 is near). float32; z past the far plane gives inf."""
+    n, f = (far, near) if reversed_z else (near, far)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.float32(n * f) / (np.float32(f) - np.asarray(z, np.float32)
+                                    * np.float32(f - n))
+
+
+def shown_values(v: np.ndarray, channels: int, s: DisplaySettings) -> np.ndarray:
+    """The values ``s`` shows of normalised texels ``v``: (H, W) for one value per texel, else
+    (H, W, 2) (two channels) or (H, W, 3); made linear depth with ``s.depth``."""
+    channel = own_channel(s.channel, channels)
+    shown = v[..., :2] if (channel == "rgba" and channels == 2) \
+        else channel_values(v, channel)
+    return linear_depth(shown, s.near, s.far, s.reversed_z) if s.depth else shown
+
+
+def level_values(a: np.ndarray, fmt: Format | None, s: DisplaySettings) -> np.ndarray:
+    """:func:`shown_values` of a level's storage values (the histogram's, the auto range's)."""
+    return shown_values(normalised(a, fmt), channel_count(fmt), s)
+
+
+@functools.cache
+def colormap_lut(name: str) -> np.ndarray:
+    """(256, 3) uint8 colours of ``name`` (:data:`COLORMAPS`) at 0, 1/255 .. 1."""
+    if name == "grey":
+        return np.repeat(np.arange(256, dtype=np.uint8)[:, None], 3, axis=1)
+    lut = pg.colormap.get(name).getLookupTable(0.0, 1.0, 256, alpha=False)
+    return np.ascontiguousarray(lut, np.uint8)
 
 
 def channel_values(v: np.ndarray, channel: str) -> np.ndarray:
@@ -137,9 +226,10 @@ def _to_u8(v: np.ndarray) -> np.ndarray:
     return np.rint(v * np.float32(255)).astype(np.uint8)
 
 
-def _fast_path(a: np.ndarray, s: DisplaySettings) -> bool:
+def _fast_path(a: np.ndarray, fmt: Format | None, s: DisplaySettings) -> bool:
     """Bytes shown as they are: nothing to transform, and no alpha for a checkerboard."""
-    return (a.dtype == np.uint8 and s.tone_identity and s.channel == "rgba"
+    return (a.dtype == np.uint8 and channel_count(fmt) == 4 and s.tone_identity
+            and s.channel == "rgba" and not s.depth
             and (not s.checker or bool(a[..., 3].min() == 255)))
 
 
@@ -150,10 +240,11 @@ def to_display(a: np.ndarray, fmt: Format | None, layer: int = 0,
     float storage units (0..255). ``settings`` None: :data:`PLAIN`."""
     s = PLAIN if settings is None else settings
     a = layer_of(np.asarray(a), layer)
-    if _fast_path(a, s):
+    if _fast_path(a, fmt, s):
         return a
     v = normalised(a, fmt)
-    shown = channel_values(v, s.channel)
+    channels = channel_count(fmt)
+    shown = shown_values(v, channels, s)
     t = s.tone(shown)
     with np.errstate(invalid="ignore"):
         over, under = t > 1, t < 0
@@ -163,18 +254,25 @@ def to_display(a: np.ndarray, fmt: Format | None, layer: int = 0,
     if s.transfer == "srgb":
         d = linear_to_srgb(d).astype(np.float32)
     h, w = v.shape[:2]
-    if d.ndim == 2:
-        d = np.repeat(d[..., None], 3, axis=-1)
-        over, under = over[..., None], under[..., None]
     out = np.empty((h, w, 4), np.uint8)
-    alpha = np.clip(np.nan_to_num(v[..., 3]), 0.0, 1.0) if s.channel == "rgba" else None
-    if alpha is not None and s.checker:
-        back = checkerboard(h, w)[..., None]
-        d = d * alpha[..., None] + back * (1 - alpha[..., None])
+    if d.ndim == 2:  # one value per texel: through the colormap (grey: as it is)
+        over, under = over[..., None], under[..., None]
         out[..., 3] = 255
+        out[..., :3] = colormap_lut(s.colormap)[_to_u8(d)] if s.colormap != "grey" \
+            else _to_u8(d)[..., None]
+    elif d.shape[-1] == 2:  # R and G of a two-channel image, blue 0
+        out[..., 3] = 255
+        out[..., :2] = _to_u8(d)
+        out[..., 2] = 0
     else:
-        out[..., 3] = 255 if alpha is None else _to_u8(alpha)
-    out[..., :3] = _to_u8(d)
+        alpha = np.clip(np.nan_to_num(v[..., 3]), 0.0, 1.0)
+        if s.checker:
+            back = checkerboard(h, w)[..., None]
+            d = d * alpha[..., None] + back * (1 - alpha[..., None])
+            out[..., 3] = 255
+        else:
+            out[..., 3] = _to_u8(alpha)
+        out[..., :3] = _to_u8(d)
     if s.false_colour:
         out[over.any(axis=-1)] = (*OVER, 255)
         out[under.any(axis=-1)] = (*UNDER, 255)
@@ -203,18 +301,108 @@ def _byte(c: float) -> int:
     return int(np.clip(np.rint(np.nan_to_num(c)), 0, 255))
 
 
+def value_text(c: np.generic) -> str:
+    """A float value as its own type writes it: the shortest text that reads back the same
+    float16 or float32 (``0.4375``, ``nan``); float64 (a reference) to 9 digits."""
+    return str(c) if c.dtype in (np.float16, np.float32) else f"{float(c):.9g}"
+
+
+def own_texel_text(v: np.ndarray, fmt: Format) -> str:
+    """A one- or two-channel texel ``v`` (host values, four channels) in its format's units,
+    its own channels only: ``R 0.4375`` (floats), ``R 128 (0.5020)`` (8-bit code and
+    normalised; a float64 reference in 8-bit storage units keeps its fraction)."""
+    parts = []
+    for name, c in zip("RG", v[:fmt.channels], strict=False):
+        if fmt.is_float:
+            text = value_text(c)
+        elif v.dtype in (np.uint8, np.uint16):
+            text = f"{int(c)} ({int(c) / fmt.one:.4f})"
+        else:
+            text = f"{float(c):.6g} ({float(c) / fmt.one:.4f})"
+        parts.append(f"{name} {text}")
+    return "  ".join(parts)
+
+
 def texel_text(a: np.ndarray, x: int, y: int, fmt: Format | None, layer: int = 0) -> str:
-    """``(R, G, B, A)`` at (x, y) of ``layer``, as 8-bit and as float."""
+    """``(R, G, B, A)`` at (x, y) of ``layer``, as 8-bit and as float; a one- or two-channel
+    format's own channels in its units (:func:`own_texel_text`)."""
     v = layer_of(a, layer)[y, x]
+    if channel_count(fmt) < 4:
+        return own_texel_text(v, fmt)  # type: ignore[arg-type]
     if v.dtype == np.uint8:
         as8 = [int(c) for c in v]
         flt = [c / 255.0 for c in as8]
-    elif fmt is not None and not fmt.is_float:  # float storage units (reference)
-        flt = [float(c) / 255.0 for c in v]
-        as8 = [_byte(c) for c in v]
+    elif fmt is not None and not fmt.is_float:  # 16-bit codes, or storage units (reference)
+        scale = [float(s) for s in np.broadcast_to(fmt.scale, 4)]  # rgb10a2: alpha / 3
+        flt = [float(c) / s for c, s in zip(v, scale, strict=True)]
+        as8 = [_byte(float(c) * 255.0 / s) for c, s in zip(v, scale, strict=True)]
     else:
         flt = [float(c) for c in v]
         as8 = [_byte(c * 255.0) for c in flt]
     eight = ", ".join(f"{c:3d}" for c in as8)
     floats = ", ".join(f"{c:.4f}" for c in flt)
     return f"8-bit ({eight})  float ({floats})"
+
+
+def hiz_marks(below: np.ndarray, level: np.ndarray, fmt: Format | None, reduction: str) \
+        -> dict[str, np.ndarray]:
+    """(H, W) masks (or (L, H, W)) of the texels of ``level`` that are not the exact extreme of
+    their footprint in ``below``, the level under it *as stored* (``reference.step_level``), so
+    one wrong texel marks only itself. ``non-conservative``: past the extreme (for ``min``
+    greater than the footprint's min, for ``max`` less than its max; ``minmax``: R as min, G as
+    max), what a culling test must never read; ``inexact``: the other wrong texels. Only the
+    image's own channels count; a NaN where the exact value is NaN is exact. {} when every
+    texel is exact or ``reduction`` picks no extreme."""
+    if reduction not in EXTREMES:
+        return {}
+    n = channel_count(fmt)
+    want = step_level(below, fmt or Format.F32, reduction)[..., :n]  # type: ignore[arg-type]
+    got = np.asarray(level)[..., :n].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        wrong = (got != want) & ~(np.isnan(got) & np.isnan(want))
+        if not wrong.any():
+            return {}
+        lower_is_safe = np.array([reduction == "min" or (reduction == "minmax" and c == 0)
+                                  for c in range(n)])
+        past = np.where(lower_is_safe, got > want, got < want)
+    unsafe = past.any(axis=-1)
+    masks = {"non-conservative": unsafe, "inexact": wrong.any(axis=-1) & ~unsafe}
+    return {k: m for k, m in masks.items() if m.any()}
+
+
+def hiz_overlay(below: np.ndarray, level: np.ndarray, fmt: Format | None, reduction: str,
+                layer: int = 0) -> tuple[np.ndarray | None, dict[str, int]]:
+    """:func:`hiz_marks` of ``layer`` as (H, W, 4) uint8, each marked texel in its
+    :data:`HIZ_MARKS` colour and the rest transparent (None: none marked), and the texels
+    marked per kind."""
+    marks = hiz_marks(layer_of(below, layer), layer_of(level, layer), fmt, reduction)
+    if not marks:
+        return None, {}
+    b = layer_of(level, layer)
+    out = np.zeros((*b.shape[:2], 4), np.uint8)
+    for kind, mask in marks.items():
+        out[mask] = (*HIZ_MARKS[kind], 255)
+    return out, {k: int(np.count_nonzero(m)) for k, m in marks.items()}
+
+
+def footprint_of(below: np.ndarray, x: int, y: int, layer: int = 0) -> np.ndarray:
+    """The texels of ``below`` that texel (x, y) of the level above reduces: 2i and 2i+1 per
+    axis, and 2i+2 on an odd side (a side of 1 stays 1); (fh, fw, 4) host values."""
+    b = layer_of(below, layer)
+    h, w = b.shape[:2]
+    x1 = 1 if w == 1 else 2 * x + 2 + w % 2
+    y1 = 1 if h == 1 else 2 * y + 2 + h % 2
+    return b[2 * y:y1, 2 * x:x1]
+
+
+def footprint_text(below: np.ndarray, level: np.ndarray, x: int, y: int, fmt: Format | None,
+                   reduction: str, layer: int = 0) -> str:
+    """The exact extreme of texel (x, y)'s footprint in ``below`` (the readout of a min/max
+    result) and whether the texel holds it: ``footprint min R 0.25: non-conservative``."""
+    crop = footprint_of(below, x, y, layer)
+    got = layer_of(level, layer)[y, x]
+    want = step_level(crop, fmt or Format.F32, reduction)[0, 0].astype(got.dtype)  # type: ignore
+    kind = next(iter(hiz_marks(crop, got[None, None], fmt, reduction)), "exact")
+    text = own_texel_text(want, fmt) if channel_count(fmt) < 4 \
+        else "(" + ", ".join(str(c) for c in want) + ")"
+    return f"footprint {reduction} {text}: {kind}"

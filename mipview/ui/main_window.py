@@ -737,7 +737,10 @@ class MainWindow(QMainWindow):
         layers = f"x{src.layers} layers" if src.layers > 1 else ""
         self.image_label.setText(f"{src.name}: {src.width}x{src.height}{layers} "
                                  f"{fmt.label if fmt else ''} ({src.description})")
-        self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.preview,), None)])
+        # the levels' display path (colormap, range, Depth): an image looks the same before and
+        # after a run
+        self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.level0,),
+                                    opened.fmt)])
         self._tell_nonfinite(src, fmt)
         self._drop_comparisons()
         self.heatmap.clear()
@@ -765,7 +768,8 @@ class MainWindow(QMainWindow):
         self.export_action.setEnabled(True)
         mip = out.mip
         self.pyramid.set_pyramids([(str(r.spec), containers.title(r.spec), r.levels, mip.fmt)
-                                   for r in mip.results])
+                                   for r in mip.results],
+                                  reductions={str(r.spec): r.reduction for r in mip.results})
         self._drop_comparisons()
         self.heatmap.set_run(out)  # fills in as each strategy's analysis arrives
         self.preview.set_strategies([str(r.spec) for r in mip.results])

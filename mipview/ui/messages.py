@@ -48,9 +48,10 @@ class OpenedImage:
     job: int
     path: str
     source: SourceImage
-    #: level 0 as 8-bit RGBA for display (what the viewer shows before any run); (L, H, W, 4)
-    #: when the image has layers
-    preview: np.ndarray
+    #: level 0 as a run of ``fmt`` uploads it (storage values, host texels; (L, H, W, 4) when
+    #: the image has layers): the viewer shows it as it shows a run's levels
+    level0: np.ndarray
+    fmt: Format
 
 
 @dataclass(frozen=True)

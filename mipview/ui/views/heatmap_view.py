@@ -9,8 +9,9 @@ Units: LSB for 8-bit formats, relative error for float formats. The worst level 
 and selected when the data arrives, so it is found at a glance.
 
 Besides the maximum absolute error over channels, the map can show one channel's signed error
-(``compare.signed_error``, blue below, red above), so a bias shows as colour; it is computed in
-the pixel pool from the levels and the exact (mean) reference or the other strategy. A histogram
+(of the image's own channels; ``compare.signed_error``, blue below, red above), so a bias shows
+as colour; it is computed in the pixel pool from the levels and the exact (mean) reference or
+the other strategy. A histogram
 of the map's values sets the colour bar's range by dragging (Auto: the full extent), texels of
 the strategy holding NaN, an infinity or a negative value are painted their overlay colour
 (``display.MARKS``). For float formats the table counts them per level in two columns that do
@@ -241,6 +242,7 @@ class HeatmapView(QWidget):
                 self.against_combo.addItem(containers.title(r.spec), n)
             if keep in names:
                 self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(keep))
+        self._offer_maps(output.mip.fmt.channels)
         results = output.mip.results
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
                           else 1)
@@ -251,6 +253,17 @@ class HeatmapView(QWidget):
         self.reference = tuple(levels)
         if self._selection()[1] == EXACT and self.map_channel() is not None:
             self._show_selected_level()
+
+    def _offer_maps(self, channels: int) -> None:
+        """Signed maps of the image's own channels only (a one-channel format has no G, B or A
+        error to show); the map shown stays where it still is offered."""
+        keep = self.map_channel()
+        with QSignalBlocker(self.map_combo):
+            self.map_combo.clear()
+            for label, channel in MAPS:
+                if channel is None or channel < channels:
+                    self.map_combo.addItem(label, channel)
+            self.map_combo.setCurrentIndex(max(0, self.map_combo.findData(keep)))
 
     def map_channel(self) -> int | None:
         """The channel whose signed error the map shows; None: max |error| over channels."""

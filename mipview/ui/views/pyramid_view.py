@@ -13,6 +13,18 @@ in every level (the texel covering the locked one's centre) of every pyramid and
 reference, and its footprint is outlined in every level. Flip (T) shows another pyramid in the
 first panel's place and back, the other panels staying as they are.
 
+One- and two-channel levels show their own channels (``display.own_channel``), one value per
+texel through the colormap, over a range that starts at level 0's finite extent (of the first
+pyramid, again when Depth changes the units; Auto as ever). For a min/max result
+(``set_pyramids``' ``reductions``) the Hi-Z overlay marks, above each level, the texels that are
+not their footprint's exact extreme in the level below as stored (``display.hiz_overlay``, in the
+pixel pool), and the panel's title counts them.
+
+Cull test (Z, the bar's "Cull test"): a left drag on level 0 draws a screen rectangle, and for
+each min/max result the view outlines the level and texels a Hi-Z occlusion test reads for it
+(``culling.cull_probe``, in the pixel pool), and says the depth they return against the exact
+min and max of level 0 under the rectangle: conservative or not.
+
 Signals
 -------
 sigHover(str)     the readout under the cursor ("" when it leaves every level)
@@ -21,14 +33,15 @@ sigLocked(object) the locked texel, (level, x, y), or None when unlocked
 
 from __future__ import annotations
 
+import html
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -49,16 +62,23 @@ from PySide6.QtWidgets import (
 )
 
 from mipview.core.formats import Format
+from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
+    EXTREMES,
+    HIZ_MARKS,
     DisplaySettings,
-    channel_values,
+    channel_count,
     first_layer,
+    footprint_text,
+    hiz_overlay,
     layer_count,
     layer_of,
-    normalised,
+    level_values,
+    linear_depth,
     texel_text,
     texel_values,
     to_display,
+    value_text,
 )
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
@@ -69,6 +89,14 @@ ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
 REFERENCE_TITLE = "exact reference (float64)"
 OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
+#: the cull test's rectangle (dashed) and the texels it reads, each over a dark edge so they
+#: show on every colormap
+CULL_RECT = QColor(255, 255, 255)
+CULL_READ = QColor(255, 170, 0)
+CULL_EDGE = QColor(0, 0, 0, 200)
+#: the cull test's verdicts in the text
+CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative": "#ff5050",
+                "nan": "#ffb060"}
 
 Entry = tuple[str, str, tuple[np.ndarray, ...], Format | None]
 
@@ -86,9 +114,13 @@ class Panel:
     view: pg.ViewBox
     label: pg.LabelItem
     items: list[pg.ImageItem] = field(default_factory=list)
+    #: the Hi-Z overlay of each shown level, above its image
+    marks: list[pg.ImageItem] = field(default_factory=list)
     rects: list[QRectF] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
     outlines: dict[int, QGraphicsRectItem] = field(default_factory=dict)
+    #: the cull test's outlines: (what, level) -> its items ("rect", "read")
+    cull_items: dict[tuple[str, int], list[QGraphicsRectItem]] = field(default_factory=dict)
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -139,6 +171,44 @@ def level_layout(sizes: list[tuple[int, int]], gap: int) -> list[QRectF]:
     return rects
 
 
+class LevelBox(pg.ViewBox):
+    """A panel's view box: with ``drawing`` on, a left drag draws (``sigDraw``: the press's and
+    the mouse's scene positions, and whether the drag starts and ends) instead of panning; the
+    middle button still pans."""
+
+    sigDraw = Signal(object, object, bool, bool)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.drawing = False
+
+    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - Qt override
+        if self.drawing and axis is None and ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self.sigDraw.emit(ev.buttonDownScenePos(), ev.scenePos(), ev.isStart(),
+                              ev.isFinish())
+            return
+        super().mouseDragEvent(ev, axis)
+
+
+def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
+             dashed: bool = False) -> list[QGraphicsRectItem]:
+    """A rectangle outline over a wider dark edge (legible on any colormap), cosmetic pens."""
+    items = []
+    for c, wd, style in ((CULL_EDGE, width + 2, Qt.PenStyle.SolidLine),
+                         (colour, width, Qt.PenStyle.DashLine if dashed
+                          else Qt.PenStyle.SolidLine)):
+        pen = QPen(c)
+        pen.setCosmetic(True)
+        pen.setWidth(wd)
+        pen.setStyle(style)
+        item = QGraphicsRectItem(x, y, w, h)
+        item.setPen(pen)
+        item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        item.setZValue(30 if c is colour else 29)
+        items.append(item)
+    return items
+
 
 class PyramidView(QWidget):
     sigHover = Signal(str)
@@ -181,6 +251,25 @@ class PyramidView(QWidget):
         one.clicked.connect(self.one_to_one)
         bar.addWidget(fit)
         bar.addWidget(one)
+        self.cull_button = QPushButton("Cull test")
+        self.cull_button.setCheckable(True)
+        self.cull_button.setEnabled(False)
+        self.cull_button.setToolTip(
+            "Hi-Z occlusion test of a min/max result (Z): drag a rectangle on level 0; the "
+            "level ceil(log2(max(w, h))) and the texels a test reads are outlined, and their "
+            "depth is set against the exact min and max under the rectangle")
+        self.cull_button.toggled.connect(self.set_cull_mode)
+        self.taps_combo = QComboBox()
+        for taps in TAPS:
+            self.taps_combo.addItem(TAP_LABELS[taps], taps)
+        self.taps_combo.setToolTip(
+            "Texels the test reads on its level: the 2x2 quad a min/max sampler reduces at "
+            "the rectangle's centre (niagara), or only those the rectangle overlaps (Unreal's "
+            "corner samples)")
+        self.taps_combo.setEnabled(False)
+        self.taps_combo.currentIndexChanged.connect(lambda _: self._show_cull())
+        bar.addWidget(self.cull_button)
+        bar.addWidget(self.taps_combo)
         bar.addStretch(1)
         lay.addLayout(bar)
         self.controls = DisplayControls()
@@ -215,6 +304,13 @@ class PyramidView(QWidget):
         split.addWidget(below)
         split.setSizes([600, 150])
         lay.addWidget(split, 1)
+        self.cull_label = QLabel("")
+        self.cull_label.setTextFormat(Qt.TextFormat.RichText)
+        self.cull_label.setWordWrap(True)
+        self.cull_label.setStyleSheet("font-family: monospace; padding: 2px 4px;")
+        self.cull_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.cull_label.hide()
+        lay.addWidget(self.cull_label)
         self.readout = QLabel(" ")
         self.readout.setStyleSheet("font-family: monospace; padding: 2px 4px;")
         lay.addWidget(self.readout)
@@ -225,27 +321,99 @@ class PyramidView(QWidget):
         self.pool = PixelPool(self)
         #: (source, level, layer) -> its display under ``settings``
         self._images: dict[tuple[str, int, int], np.ndarray] = {}
+        #: pyramid key -> its reduction (min/max ones get the Hi-Z overlay)
+        self._reductions: dict[str, str] = {}
+        #: (source, level, layer) -> its Hi-Z overlay (None: nothing marked) and counts
+        self._marks: dict[tuple[str, int, int], tuple[np.ndarray | None, dict[str, int]]] = {}
+        #: images wait for the auto range of a one- or two-channel pyramid (or new depth units)
+        self._awaiting_range = False
+        #: the first pyramid's format and channels, whose range a new pyramid keeps
+        self._range_kind: tuple[Format | None, int] | None = None
         #: the locked texel: (level, x, y), in the grid of that level
         self.lock: tuple[int, int, int] | None = None
+        #: the cull test's rectangle of level-0 texels (x0, y0, x1, y1, end exclusive), and its
+        #: outcome per panel key
+        self.cull_rect: tuple[int, int, int, int] | None = None
+        self.cull_probes: dict[str, CullProbe] = {}
+        #: the drag drawing it: its panel and the level-0 texel pressed
+        self._drag_from: tuple[Panel, tuple[int, int]] | None = None
         self.flipped = False
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
 
     # --- data -----------------------------------------------------------------------------
-    def set_pyramids(self, pyramids: list[Entry], keep_view: bool = False) -> None:
-        """Show these pyramids as (key, title, levels, fmt); arrays are kept as given."""
+    def set_pyramids(self, pyramids: list[Entry], keep_view: bool = False,
+                     reductions: dict[str, str] | None = None) -> None:
+        """Show these pyramids as (key, title, levels, fmt); arrays are kept as given.
+        ``reductions``: each key's reduction (a result's ``reduction``); min and max ones get
+        the Hi-Z overlay. A one- or two-channel first pyramid sets the range to its level 0's
+        finite extent before its levels are drawn."""
         old = self.panels[0].view.viewRange() if (keep_view and self.panels) else None
         self._pyramids = list(pyramids)
+        self._reductions = dict(reductions or {})
         self._reference = None
         self._images.clear()
+        self._marks.clear()
         self.pool.forget()
+        first = self._pyramids[0] if self._pyramids and self._pyramids[0][2] else None
+        fmt = first[3] if first is not None else None
+        channels = channel_count(fmt) if first is not None else 4
+        self.controls.set_channels(channels)
+        # another format or channel count starts from its own range (a depth run's must not
+        # stay on a later RGBA one): level 0's extent for one or two channels or depth, else
+        # the default [0, 1]; the same format keeps the user's range, as ever
+        kind = (fmt, channels)
+        changed = first is not None and self._range_kind not in (None, kind)
+        if first is not None:
+            self._range_kind = kind
+        reset = changed and channels == 4 and not self.settings.depth
+        self._awaiting_range = channels < 4 or changed
+        self.cull_probes = {}
+        sizes = self._sizes()
+        if self.cull_rect is not None and (not sizes or self.cull_rect[2] > sizes[0][0]
+                                           or self.cull_rect[3] > sizes[0][1]):
+            self.cull_rect = None
+        self._update_cull_enabled()
         self._set_flipped_silently(False)
         self._update_modes()
         self._update_layers()
         self._update_flip_choices()
         self._rebuild()
+        if reset:
+            d = DisplaySettings()
+            self._range_found((d.black, d.white))
+        elif self._awaiting_range:
+            self._start_auto_range()
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
+
+    def _start_auto_range(self) -> bool:
+        """Range to level 0's finite extent of the first pyramid, in the pixel pool; the levels
+        are drawn when it comes. False (nothing asked) without a pyramid."""
+        if not self._pyramids or not self._pyramids[0][2]:
+            self._awaiting_range = False
+            return False
+        _, _, levels, fmt = self._pyramids[0]
+        a = layer_of(levels[0], self.layer_spin.value())
+        self._awaiting_range = True
+        self.pool.submit("extent", a.shape[0] * a.shape[1], _extent, (a, fmt, self.settings),
+                         self._range_found)
+        return True
+
+    def _range_found(self, extent: tuple[float, float] | None) -> None:
+        self._awaiting_range = False
+        s = self.controls.settings()
+        if extent is not None:
+            lo, hi = extent
+            if hi <= lo:  # one value: a range just above it
+                hi = lo + max(abs(lo) * 1e-6, 1e-12)
+            s = replace(s, black=lo, white=hi)
+        if s == self.settings:  # the range it had (the same level 0 again): no sigChanged
+            # would draw the levels that waited for it
+            for panel in self.panels:
+                self._draw_panel(panel)
+            return
+        self.controls.set_settings(s)  # one sigChanged: every level drawn in it
 
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
         self._reference = (levels, fmt)
@@ -315,9 +483,11 @@ class PyramidView(QWidget):
             row, col = 2 * (n // cols), n % cols
             label = self.graphics.addLabel(title, row=row, col=col, color="#d8d8d8",
                                            size="10pt")
-            vb = self.graphics.addViewBox(row=row + 1, col=col, lockAspect=True, invertY=True,
-                                          enableMenu=False)
+            vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
+            self.graphics.addItem(vb, row=row + 1, col=col)
             vb.setBackgroundColor("#121316")
+            vb.drawing = self.cull_button.isChecked()
+            vb.sigDraw.connect(self._cull_drag)
             if self.panels:
                 vb.setXLink(self.panels[0].view)
                 vb.setYLink(self.panels[0].view)
@@ -351,9 +521,9 @@ class PyramidView(QWidget):
     def _relayout(self, fit: bool = True) -> None:
         mode = self.mode_combo.currentData()
         for panel in self.panels:
-            for item in panel.items:
+            for item in (*panel.items, *panel.marks):
                 panel.view.removeItem(item)
-            panel.items, panel.rects, panel.shown = [], [], []
+            panel.items, panel.marks, panel.rects, panel.shown = [], [], [], []
             if not panel.levels:
                 continue
             sizes = level_sizes(panel.levels)
@@ -365,19 +535,25 @@ class PyramidView(QWidget):
                 shown = [level]
                 rects = [QRectF(0, 0, *sizes[level])]
             for rect in rects:
-                item = pg.ImageItem(axisOrder="row-major")
-                item.setPos(rect.x(), rect.y())
-                panel.view.addItem(item)
-                panel.items.append(item)
+                for z, items in ((0, panel.items), (10, panel.marks)):
+                    item = pg.ImageItem(axisOrder="row-major")
+                    item.setPos(rect.x(), rect.y())
+                    item.setZValue(z)
+                    panel.view.addItem(item)
+                    items.append(item)
             panel.rects, panel.shown = rects, shown
             self._draw_panel(panel)
+            self._draw_marks(panel)
         self._show_lock()
+        self._show_cull()
         self._update_histogram()
         if fit:
             self.fit()
 
     def _draw_panel(self, panel: Panel) -> None:
         """Each shown level's display: from the cache, else computed in the pixel pool."""
+        if self._awaiting_range:  # drawn once the range is known
+            return
         layer = self.layer_spin.value()
         for level, item in zip(panel.shown, panel.items, strict=True):
             a = panel.levels[level]
@@ -396,6 +572,77 @@ class PyramidView(QWidget):
         if item in panel.items and panel.source == key[0]:
             item.setImage(image, autoLevels=False, levels=None)
 
+    def _draw_marks(self, panel: Panel) -> None:
+        """Each shown level's Hi-Z overlay (a min/max result's, levels 1..): from the cache,
+        else computed in the pixel pool; cleared when off."""
+        reduction = self._reductions.get(panel.source)
+        on = self.settings.hiz and reduction in EXTREMES
+        layer = self.layer_spin.value()
+        for level, item in zip(panel.shown, panel.marks, strict=True):
+            job = ("hiz", panel.key, level)
+            if not on or level == 0 or level >= len(panel.levels):
+                self.pool.forget_key(job)
+                item.clear()
+                continue
+            a = panel.levels[level]
+            key = (panel.source, level, min(layer, layer_count(a) - 1))
+            if key in self._marks:
+                self._show_marks(item, self._marks[key][0])
+                continue
+            h, w = first_layer(a).shape[:2]
+            self.pool.submit(job, 5 * h * w, hiz_overlay,
+                             (panel.levels[level - 1], a, panel.fmt, reduction, key[2]),
+                             lambda got, k=key, p=panel, it=item: self._marked(k, p, it, got))
+        self._label(panel)
+
+    def _marked(self, key: tuple[str, int, int], panel: Panel, item: pg.ImageItem,
+                got: tuple[np.ndarray | None, dict[str, int]]) -> None:
+        self._marks[key] = got
+        if item in panel.marks and panel.source == key[0]:
+            self._show_marks(item, got[0])
+            self._label(panel)
+
+    @staticmethod
+    def _show_marks(item: pg.ImageItem, rgba: np.ndarray | None) -> None:
+        if rgba is None:
+            item.clear()
+        else:
+            item.setImage(rgba, autoLevels=False, levels=None)
+
+    def hiz_counts(self, key: str) -> dict[int, dict[str, int]]:
+        """Level -> texels the Hi-Z overlay marks per kind, of the levels panel ``key`` shows
+        whose overlay is in ({} for an exact level)."""
+        panel = self.panel(key)
+        layer = self.layer_spin.value()
+        out = {}
+        for level in panel.shown:
+            if level < len(panel.levels):
+                k = (panel.source, level, min(layer, layer_count(panel.levels[level]) - 1))
+                if k in self._marks:
+                    out[level] = self._marks[k][1]
+        return out
+
+    def marks_shown(self, key: str, level: int) -> np.ndarray | None:
+        """The Hi-Z overlay panel ``key`` draws over ``level`` (None: none, or not yet)."""
+        panel = self.panel(key)
+        if level not in panel.shown:
+            return None
+        return panel.marks[panel.shown.index(level)].image
+
+    def _label(self, panel: Panel) -> None:
+        """The panel's title, flipped or not, with the Hi-Z overlay's counts."""
+        flipped = panel.source != panel.key
+        text = panel.title
+        if self.settings.hiz and self._reductions.get(panel.source) in EXTREMES:
+            counts = self.hiz_counts(panel.key).values()
+            bad = sum(c.get("non-conservative", 0) for c in counts)
+            off = sum(c.get("inexact", 0) for c in counts)
+            r, g, b = HIZ_MARKS["non-conservative"] if bad else (143, 209, 143)
+            colour = f"#{r:02x}{g:02x}{b:02x}"
+            text += (f"   <span style='color:{colour}'>Hi-Z: {bad} non-conservative, "
+                     f"{off} inexact</span>")
+        panel.label.setText(text, color="#ffb060" if flipped else "#d8d8d8")
+
     def displayed(self, key: str, level: int) -> np.ndarray | None:
         """The RGBA image panel ``key`` shows for ``level`` (None: not shown, or not yet)."""
         panel = self.panel(key)
@@ -404,14 +651,22 @@ class PyramidView(QWidget):
         return panel.items[panel.shown.index(level)].image
 
     def _settings_changed(self, settings: DisplaySettings) -> None:
-        channel_changed = settings.channel != self.settings.channel
-        self.settings = settings
-        self._images.clear()
+        old, self.settings = self.settings, settings
         self.histogram.set_range(settings.black, settings.white, emit=False)
+        self._update_cull_text()  # linear depth and the Z convention are in its text
+        if settings.values_key != old.values_key:  # the histogram counts the values shown
+            self._update_histogram()
+        depth = (settings.depth, settings.near, settings.far, settings.reversed_z)
+        if depth != (old.depth, old.near, old.far, old.reversed_z) and self._start_auto_range():
+            return  # new units: drawn when the range is found
+        if replace(settings, hiz=old.hiz) == old:  # only the Hi-Z overlay: images stay
+            for panel in self.panels:
+                self._draw_marks(panel)
+            return
+        self._images.clear()
         for panel in self.panels:
             self._draw_panel(panel)
-        if channel_changed:  # the histogram counts the channel's values, not their display
-            self._update_histogram()
+            self._draw_marks(panel)
 
     def fit(self) -> None:
         rects = [r for p in self.panels for r in p.rects]
@@ -456,9 +711,12 @@ class PyramidView(QWidget):
             return
         panel, level = target
         a = layer_of(panel.levels[level], self.layer_spin.value())
-        title = f"{panel.title}, level {level}: {self.settings.channel} values"
+        # the channel as the first panel shows it ("R" for a one-channel format, not "rgba")
+        what = "linear depth" if self.settings.depth else \
+            f"{self.controls.channel_combo.currentText()} values"
+        title = f"{panel.title}, level {level}: {what}"
         self.pool.submit("histogram", a.shape[0] * a.shape[1], _histogram,
-                         (a, panel.fmt, self.settings.channel),
+                         (a, panel.fmt, self.settings),
                          lambda h: self.histogram.set_histogram(h, title))
 
     def auto_range(self) -> None:
@@ -508,7 +766,7 @@ class PyramidView(QWidget):
         panel.source, panel.levels, panel.fmt = source, tuple(levels), fmt
         flipped = source != panel.key
         panel.title = f"{title}   [B: flipped, T]" if flipped else title
-        panel.label.setText(panel.title, color="#ffb060" if flipped else "#d8d8d8")
+        self._label(panel)
 
     # --- pick, lock and go to -------------------------------------------------------------
     def texel_at(self, panel: Panel, pos: QPointF) -> tuple[int, int, int] | None:
@@ -601,8 +859,8 @@ class PyramidView(QWidget):
             for k, (x, y) in texels.items():
                 if k >= len(levels):
                     continue
-                item = QTableWidgetItem(", ".join(
-                    f"{c:.5g}" for c in texel_values(levels[k], x, y, fmt, layer)))
+                own = texel_values(levels[k], x, y, fmt, layer)[:channel_count(fmt)]
+                item = QTableWidgetItem(", ".join(f"{c:.5g}" for c in own))
                 item.setToolTip(texel_text(levels[k], x, y, fmt, layer))
                 table.setItem(k, col, item)
         sizes = self._sizes()
@@ -624,6 +882,219 @@ class PyramidView(QWidget):
         """Level -> the outline drawn in panel ``key`` (view coordinates)."""
         return {lv: o.rect() for lv, o in self.panel(key).outlines.items()}
 
+    # --- cull test ------------------------------------------------------------------------
+    def _update_cull_enabled(self) -> None:
+        """The cull test serves min/max results: off (and its rectangle gone) without one."""
+        on = any(self._reductions.get(key) in EXTREMES for key, _, _, _ in self._pyramids)
+        self.cull_button.setEnabled(on)
+        if not on:
+            self.cull_button.setChecked(False)
+
+    def set_cull_mode(self, on: bool) -> None:
+        """Drawing on: a left drag on level 0 draws the test's rectangle. Off: no test shown.
+        Stays off without a min/max result."""
+        if on and not self.cull_button.isEnabled():
+            self.cull_button.setChecked(False)
+            return
+        if self.cull_button.isChecked() != on:
+            self.cull_button.setChecked(on)  # comes back here
+            return
+        self.taps_combo.setEnabled(on)
+        self._update_cull_text()
+        for panel in self.panels:
+            panel.view.drawing = on
+            if on:
+                panel.view.setCursor(Qt.CursorShape.CrossCursor)
+            else:
+                panel.view.unsetCursor()
+        if not on:
+            self.set_cull_rect(None)
+
+    def set_taps(self, taps: str) -> None:
+        """Which texels the test reads (``culling.TAPS``)."""
+        self.taps_combo.setCurrentIndex(self.taps_combo.findData(taps))
+
+    def set_cull_rect(self, rect: tuple[int, int, int, int] | None) -> None:
+        """Test the rectangle (x0, y0, x1, y1) of level-0 texels, end exclusive (clamped to
+        level 0), or none; ``x0, y0, x0 + w, y0 + h`` for a w x h one."""
+        sizes = self._sizes()
+        if rect is not None and sizes:
+            w0, h0 = sizes[0]
+            x0, y0 = min(max(0, rect[0]), w0 - 1), min(max(0, rect[1]), h0 - 1)
+            rect = (x0, y0, min(max(x0 + 1, rect[2]), w0), min(max(y0 + 1, rect[3]), h0))
+        self.cull_rect = rect if sizes else None
+        self._show_cull()
+
+    def _cull_drag(self, press: QPointF, now: QPointF, start: bool, finished: bool) -> None:
+        """A drag in drawing mode: from the texel pressed on level 0 (taken at the start: the
+        view may rescale as the text below it grows) to the one under the mouse (clamped to
+        level 0), both included."""
+        if start:
+            self._drag_from = None
+            hit = next((p for p in self.panels
+                        if p.view.sceneBoundingRect().contains(press)), None)
+            if hit is None or 0 not in hit.shown:
+                return
+            rect = hit.rects[hit.shown.index(0)]
+            a = hit.view.mapSceneToView(press)
+            if not rect.contains(a):  # a drag from outside level 0 draws nothing
+                return
+            self._drag_from = (hit, (int(math.floor(a.x() - rect.x())),
+                                     int(math.floor(a.y() - rect.y()))))
+        if self._drag_from is None or self._drag_from[0] not in self.panels \
+                or 0 not in self._drag_from[0].shown:
+            return
+        panel, (ax, ay) = self._drag_from
+        rect = panel.rects[panel.shown.index(0)]
+        b = panel.view.mapSceneToView(now)
+        bx = min(max(0, int(math.floor(b.x() - rect.x()))), int(rect.width()) - 1)
+        by = min(max(0, int(math.floor(b.y() - rect.y()))), int(rect.height()) - 1)
+        self.set_cull_rect((min(ax, bx), min(ay, by), max(ax, bx) + 1, max(ay, by) + 1))
+
+    def cull_geometry(self) -> tuple[int, list[tuple[int, int]]] | None:
+        """The level the test reads and its texels (x, y) there, for the rectangle shown."""
+        sizes = self._sizes()
+        if self.cull_rect is None or not sizes or not self.cull_button.isEnabled():
+            return None
+        x0, y0, x1, y1 = self.cull_rect
+        k = min(cull_level(x1 - x0, y1 - y0), len(sizes) - 1)
+        xs, ys = texels_read(self.cull_rect, sizes[0], sizes[k], self.taps_combo.currentData())
+        return k, [(x, y) for y in ys for x in xs]
+
+    def _show_cull(self) -> None:
+        """Outline the rectangle on level 0, and on the level read the rectangle mapped there
+        (dashed) and the texels read, in every panel; test each min/max result's levels in the
+        pixel pool."""
+        for panel in self.panels:
+            for items in panel.cull_items.values():
+                for item in items:
+                    panel.view.removeItem(item)
+            panel.cull_items = {}
+        self.cull_probes = {}
+        geometry = self.cull_geometry()
+        if geometry is None:
+            for panel in self.panels:
+                self.pool.forget_key(("cull", panel.key))
+            self._update_cull_text()
+            return
+        k, texels = geometry
+        sizes = self._sizes()
+        x0, y0, x1, y1 = self.cull_rect
+        (w0, h0), (wk, hk) = sizes[0], sizes[k]
+        sx, sy = wk / w0, hk / h0
+        for panel in self.panels:
+            shown = dict(zip(panel.shown, panel.rects, strict=True))
+            if 0 in shown:
+                r = shown[0]
+                panel.cull_items[("rect", 0)] = _outline(r.x() + x0, r.y() + y0, x1 - x0,
+                                                         y1 - y0, CULL_RECT, 2, dashed=True)
+            if k in shown and k < len(panel.levels):
+                r = shown[k]
+                read = []
+                for x, y in texels:
+                    read += _outline(r.x() + x, r.y() + y, 1, 1, CULL_READ, 2)
+                panel.cull_items[("read", k)] = read
+                if k > 0:
+                    panel.cull_items[("rect", k)] = _outline(
+                        r.x() + x0 * sx, r.y() + y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy,
+                        CULL_RECT, 1, dashed=True)
+            for items in panel.cull_items.values():
+                for item in items:
+                    panel.view.addItem(item)
+        layer = self.layer_spin.value()
+        taps = self.taps_combo.currentData()
+        for panel in self.panels:
+            job = ("cull", panel.key)
+            reduction = self._reductions.get(panel.source)
+            if reduction not in EXTREMES or not panel.levels:
+                self.pool.forget_key(job)
+                continue
+            self.pool.submit(job, (x1 - x0) * (y1 - y0), cull_probe,
+                             (panel.levels, channel_count(panel.fmt), reduction,
+                              self.cull_rect, layer, taps),
+                             lambda got, p=panel: self._cull_found(p, got))
+        self._update_cull_text()
+
+    def _cull_found(self, panel: Panel, probe: CullProbe) -> None:
+        if panel in self.panels and probe.rect == self.cull_rect \
+                and probe.taps == self.taps_combo.currentData():
+            self.cull_probes[panel.key] = probe
+            self._update_cull_text()
+
+    def cull_outlines(self, key: str) -> dict[tuple[str, int], list[QRectF]]:
+        """(``"rect"`` or ``"read"``, level) -> the outlines panel ``key`` draws for the cull
+        test (view coordinates; each once, not its dark edge)."""
+        return {what: [i.rect() for i in items if i.pen().color() != CULL_EDGE]
+                for what, items in self.panel(key).cull_items.items()}
+
+    def _update_cull_text(self) -> None:
+        lines = [self.cull_text(panel, self.cull_probes[panel.key]) for panel in self.panels
+                 if panel.key in self.cull_probes]
+        drawing = self.cull_button.isChecked()
+        if lines:
+            note = self._cull_note()
+            self.cull_label.setText("<br>".join(lines + ([note] if note else [])))
+        elif drawing:  # shown while drawing, so the view does not rescale as a drag starts
+            self.cull_label.setText("Cull test: drag a rectangle on level 0 (the middle "
+                                    "button pans)")
+        self.cull_label.setVisible(bool(lines) or drawing)
+
+    def _value(self, v: np.generic, fmt: Format | None) -> str:
+        """One stored value as the readout writes it, with its linear depth when Depth is on."""
+        top = np.iinfo(v.dtype).max if np.issubdtype(v.dtype, np.integer) else 0
+        # an integer code (8- or 16-bit UNORM) and its normalised value, as the readout has it
+        text = f"{int(v)} ({int(v) / top:.{4 if top == 255 else 6}f})" if top \
+            else value_text(v)
+        s = self.settings
+        if s.depth:
+            z = int(v) / top if top else float(v)
+            lin = float(linear_depth(np.float32(z), s.near, s.far, s.reversed_z))
+            text += f" (linear {lin:.5g})"
+        return text
+
+    def cull_text(self, panel: Panel, probe: CullProbe) -> str:
+        """The test of ``probe`` as one line of rich text: level, texels read, their depth,
+        the exact min and max under the rectangle, and the verdict."""
+        w, h = probe.size
+        sizes = level_sizes(panel.levels)
+        wk, hk = sizes[probe.level]
+        level = f"level {probe.level} (ceil log2 {max(w, h)})"
+        if probe.wanted != probe.level:
+            level = f"level {probe.level} (the last; ceil log2 {max(w, h)} = {probe.wanted})"
+        texels = " ".join(f"({x},{y})" for x, y in probe.texels)
+        got, fmt = [], panel.fmt
+        for i, (what, c, _) in enumerate(probe.sides()):
+            ch = f" {'RGBA'[c]}" if len(probe.sides()) > 1 else ""
+            got.append(f"{what}{ch} {self._value(probe.returned[i], fmt)}")
+        n = probe.lo.shape[0]
+        under = []
+        for c in range(n):
+            ch = f"{'RGBA'[c]} " if n > 1 else ""
+            under.append(f"{ch}min {self._value(probe.lo[c], fmt)}, "
+                         f"max {self._value(probe.hi[c], fmt)}")
+        verdict = {"exact": "conservative (exact)", "conservative": "conservative",
+                   "non-conservative": "NOT conservative", "nan": "NaN: no verdict"}[probe.verdict]
+        colour = CULL_COLOURS[probe.verdict]
+        title = html.escape(panel.title)
+        return (f"<b>{title}</b>: {w}x{h} texels -&gt; {level} of {wk}x{hk}, reads "
+                f"{texels}: <b>{'; '.join(got)}</b> | level 0 under it: {'; '.join(under)} "
+                f"| <span style='color:{colour}'><b>{verdict}</b></span>")
+
+    def _cull_note(self) -> str:
+        """What the value read means for occlusion culling under the Z convention (Display's
+        Reversed-Z), for a one- or two-channel (depth) result."""
+        kinds = {self._reductions.get(p.source) for p in self.panels if p.key in self.cull_probes
+                 and channel_count(p.fmt) < 4}
+        if not kinds:
+            return ""
+        far = "min" if self.settings.reversed_z else "max"
+        z = "Reversed-Z" if self.settings.reversed_z else "standard Z"
+        text = (f"with {z} the farthest depth is the {far}: an occlusion test culls an object "
+                f"whose nearest depth lies beyond it")
+        if kinds & {"min", "max"} - {far}:
+            text += f"; a {({'min', 'max'} - {far}).pop()} result gives the nearest instead"
+        return f"<span style='color:#9a9a9a'>{text}</span>"
+
     # --- hover ----------------------------------------------------------------------------
     def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
         a = panel.levels[level]
@@ -631,8 +1102,18 @@ class PyramidView(QWidget):
         layers = layer_count(a)
         layer = min(self.layer_spin.value(), layers - 1)
         where = f"layer {layer}/{layers} | " if layers > 1 else ""
-        return (f"{panel.title} | {where}level {level} ({w}x{h}) | x {x}, y {y} | "
+        text = (f"{panel.title} | {where}level {level} ({w}x{h}) | x {x}, y {y} | "
                 f"{texel_text(a, x, y, panel.fmt, layer)}")
+        s = self.settings
+        if s.depth:
+            own = texel_values(a, x, y, panel.fmt, layer)[:channel_count(panel.fmt)]
+            linear = linear_depth(np.array(own), s.near, s.far, s.reversed_z)
+            text += " | linear depth " + ", ".join(f"{float(c):.6g}" for c in linear)
+        reduction = self._reductions.get(panel.source)
+        if s.hiz and reduction in EXTREMES and level > 0:
+            text += " | " + footprint_text(panel.levels[level - 1], a, x, y, panel.fmt,
+                                           reduction, layer)
+        return text
 
     def _hit(self, scene_pos: QPointF) -> tuple[Panel, tuple[int, int, int] | None] | None:
         for panel in self.panels:
@@ -657,6 +1138,14 @@ class PyramidView(QWidget):
         self.pool.shutdown()
 
 
-def _histogram(a: np.ndarray, fmt: Format | None, channel: str):
-    """The histogram panel's counts of ``channel`` (RGBA: R, G and B together)."""
-    return value_histogram(channel_values(normalised(a, fmt), channel))
+def _histogram(a: np.ndarray, fmt: Format | None, settings: DisplaySettings):
+    """The histogram panel's counts of the values shown (``display.level_values``: RGBA of a
+    four-channel format R, G and B together; linear depth with Depth on)."""
+    return value_histogram(level_values(a, fmt, settings))
+
+
+def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
+        -> tuple[float, float] | None:
+    """The finite extent of the values ``settings`` show of ``a`` (None: none finite)."""
+    hist = value_histogram(level_values(a, fmt, settings))
+    return None if hist is None else (hist.lo, hist.hi)

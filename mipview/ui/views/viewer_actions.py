@@ -58,6 +58,8 @@ def build_viewer_menus(window) -> dict[str, QAction]:
     add(d, "false_colour", "Out-of-range false colour on or off", "U",
         controls.false_check.toggle)
     add(d, "checker", "Alpha checkerboard on or off", "K", controls.checker_check.toggle)
+    add(d, "hiz", "Non-conservative (Hi-Z min/max) overlay on or off", "C",
+        controls.hiz_check.toggle)
     def histogram():  # of the tab shown: the heatmap's, else the pyramid's
         return (heatmap if window.tabs.currentWidget() is heatmap else pyramid).histogram
 
@@ -77,4 +79,6 @@ def build_viewer_menus(window) -> dict[str, QAction]:
     add(t, "go_to", "Go to texel...", "Ctrl+G", pyramid.go_to_dialog)
     add(t, "unlock", "Unlock texel", "Ctrl+Shift+G", pyramid.unlock)
     add(t, "flip", "A/B flip", "T", pyramid.flip)
+    add(t, "cull_test", "Hi-Z cull test: drag a rectangle on level 0", "Z",
+        pyramid.cull_button.toggle)
     return actions

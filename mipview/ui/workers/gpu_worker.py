@@ -55,7 +55,6 @@ from mipview.io import imageio
 from mipview.io.layers import make_layers
 from mipview.runs import analysis, staged
 from mipview.runs.staged import RunListener
-from mipview.ui.display import display_layers
 from mipview.ui.messages import (
     BatchOutput,
     BatchRequest,
@@ -221,10 +220,10 @@ class GpuWorker(JobWorker):
     def _open_image(self, req: OpenRequest, stop: Stop) -> None:
         self.sigProgress.emit(f"loading {req.path}")
         source = imageio.load(req.path)
-        level0 = self._storage(source, req.fmt or source.suggested_format())
-        preview = display_layers(level0, req.fmt or source.suggested_format())
+        fmt = req.fmt or source.suggested_format()
+        level0 = self._storage(source, fmt)  # read-only, and the next run's level 0
         _ = source.nonfinite  # counted here, not on the UI thread that tells the user
-        self.sigReply.emit(OpenedImage(req.job, req.path, source, preview))
+        self.sigReply.emit(OpenedImage(req.job, req.path, source, level0, fmt))
 
     def _run(self, req: RunRequest, stop: Stop) -> None:
         from mipview.gpu.session import Session
