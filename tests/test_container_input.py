@@ -424,6 +424,10 @@ def test_exr_channel_layouts_other_tools_write(tmp_path):
     assert z.texture.fmt is Format.R16F and z.texture.pixel_format == "half Z"
     assert np.array_equal(z.texture.levels[0][..., 0], grey) and z.suggested_format() is Format.R16F
     assert (z.texture.levels[0][..., 1:3] == 0).all() and (z.texture.levels[0][..., 3] == 1).all()
+    # a lone Y (luminance, or depth as some tools write it) is one channel too
+    exr.File(dict(header), {"Y": grey}).write(str(tmp_path / "y.exr"))
+    y = imageio.load(tmp_path / "y.exr")
+    assert y.texture.fmt is Format.R16F and np.array_equal(y.texture.levels[0][..., 0], grey)
     exr.File(dict(header), {"Q": grey}).write(str(tmp_path / "q.exr"))
     with pytest.raises(ImageLoadError, match="no colour channels mipview reads .* has Q"):
         imageio.load(tmp_path / "q.exr")

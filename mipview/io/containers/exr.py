@@ -120,24 +120,25 @@ def _channels(a: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
 
 
 # --- reading -------------------------------------------------------------------------------------
-#: channel sets read as one- or two-channel images (depth buffers are written as Z)
-_FEW = {frozenset("R"): 1, frozenset("Z"): 1, frozenset("RG"): 2}
+#: channel sets read as one- or two-channel images (depth buffers are written as Z; a lone Y, a
+#: luminance or depth buffer some tools write, is one channel too)
+_FEW = {frozenset("R"): 1, frozenset("Z"): 1, frozenset("Y"): 1, frozenset("RG"): 2}
 
 
 def _own_channels(names: set[str] | frozenset[str]) -> int:
     """How many channels an image of these EXR channel names holds as mipview reads it: 1 for a
-    lone R or Z (depth), 2 for R and G, else 4."""
+    lone R, Z (depth) or Y, 2 for R and G, else 4."""
     return _FEW.get(frozenset(names), 4)
 
 
 def _rgba(channels: dict[str, np.ndarray]) -> np.ndarray:
     """(H, W, 4) from an EXR's channels: RGBA, RGB (alpha 1), R G B [A] or Y [A] (grey); a lone
-    R or Z, or R and G, fill the rest as a shader reads them (0, 0, 1)."""
+    R, Z or Y, or R and G, fill the rest as a shader reads them (0, 0, 1)."""
     if "RGBA" in channels:
         return channels["RGBA"]
     few = _own_channels(set(channels))
     if few < 4:
-        names = ["Z"] if "Z" in channels else list("RG"[:few])
+        names = next(([n] for n in "ZY" if n in channels), list("RG"[:few]))
         own = np.stack([channels[n] for n in names], axis=-1)
         fmt = Format.holding(few, own.dtype)
         assert fmt is not None  # half or float (exr_layout refuses the rest)
