@@ -31,6 +31,15 @@ def by_depth(name: str, reversed_z: bool) -> str:
     return name if pair is None else pair[int(reversed_z)]
 
 
+def load_reason(reduction: str, load: str) -> str | None:
+    """Why a ``load`` option cannot serve ``reduction``, or None: a bilinear sample averages in
+    the sampler, so it serves the mean only."""
+    if reduction != "mean" and load == "bilinear":
+        return (f"load=bilinear averages in the sampler: it only serves reduction=mean "
+                f"(reduction={reduction} takes texel loads: load=texel)")
+    return None
+
+
 def format_reason(reduction: str, fmt: Format) -> str | None:
     """Why ``reduction`` cannot make a pyramid of ``fmt``, or None."""
     if reduction == "minmax" and fmt.channels != 2:

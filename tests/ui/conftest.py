@@ -75,6 +75,21 @@ def make_window(qtbot):
         w.close()
 
 
+@pytest.fixture
+def view(qtbot):
+    """A pyramid view on its own, shown at 900x700."""
+    from mipview.ui.app import ensure_app
+    from mipview.ui.views.pyramid_view import PyramidView
+
+    ensure_app()
+    v = PyramidView()
+    qtbot.addWidget(v)
+    v.resize(900, 700)
+    v.show()
+    yield v
+    v.shutdown()
+
+
 def stamp_image(width: int = 64, height: int = 48) -> np.ndarray:
     """An asymmetric RGBA image: gradients plus a bright block near the top-left corner, so a
     flip or a transpose changes it."""

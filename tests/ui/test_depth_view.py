@@ -21,19 +21,6 @@ from tests.ui.test_main_window import open_and_wait, run_and_wait
 WAIT_MS = 20_000
 
 
-@pytest.fixture
-def view(qtbot):
-    from mipview.ui.app import ensure_app
-
-    ensure_app()
-    v = PyramidView()
-    qtbot.addWidget(v)
-    v.resize(900, 700)
-    v.show()
-    yield v
-    v.shutdown()
-
-
 def host(values: np.ndarray, fmt: Format) -> np.ndarray:
     """(H, W, C) of the image's own channels -> host texels, as a level is held."""
     return fmt.unpack(np.asarray(values, fmt.dtype))

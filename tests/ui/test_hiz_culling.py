@@ -21,24 +21,10 @@ from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
 from mipview.ui.culling import cull_level, cull_probe
 from mipview.ui.display import DisplaySettings, to_display
-from mipview.ui.views.pyramid_view import PyramidView
 from tests.ui.conftest import stamp_image
 from tests.ui.test_main_window import open_and_wait, run_and_wait
 
 WAIT_MS = 20_000
-
-
-@pytest.fixture
-def view(qtbot):
-    from mipview.ui.app import ensure_app
-
-    ensure_app()
-    v = PyramidView()
-    qtbot.addWidget(v)
-    v.resize(1000, 700)
-    v.show()
-    yield v
-    v.shutdown()
 
 
 def depth(w: int, h: int, seed: int = 0) -> np.ndarray:

@@ -30,19 +30,6 @@ def float_pyramid(seed: int, w: int = 16, h: int = 12) -> tuple[np.ndarray, ...]
     return tuple(levels)
 
 
-@pytest.fixture
-def view(qtbot):
-    from mipview.ui.app import ensure_app
-
-    ensure_app()
-    v = PyramidView()
-    qtbot.addWidget(v)
-    v.resize(900, 700)
-    v.show()
-    yield v
-    v.shutdown()
-
-
 def shown(view: PyramidView, key: str = "a", level: int = 0) -> np.ndarray:
     img = view.displayed(key, level)
     assert img is not None

@@ -86,8 +86,9 @@ class Strategy:
 
     @classmethod
     def reduction(cls, options: dict[str, str]) -> str:
-        """Which reference this configuration is checked against: mean, min or max."""
-        return "mean"
+        """Which reference this configuration is checked against (mipview.core.reductions): its
+        ``reduction`` option, or the mean for a strategy without one."""
+        return cls.check_options(options).get("reduction", "mean")
 
     def plan(self) -> tuple[DispatchStep, ...]:
         """Which levels each dispatch (or blit) makes, in order: the prepared steps."""

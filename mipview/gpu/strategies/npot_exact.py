@@ -278,14 +278,7 @@ class NpotExact(Strategy):
     @classmethod
     def option_reason(cls, options: dict[str, str]) -> str | None:
         opts = cls.check_options(options)
-        if opts["reduction"] != "mean" and opts["load"] == "bilinear":
-            return (f"load=bilinear averages in the sampler: it only serves reduction=mean "
-                    f"(reduction={opts['reduction']} takes texel loads: load=texel)")
-        return None
-
-    @classmethod
-    def reduction(cls, options: dict[str, str]) -> str:
-        return cls.check_options(options)["reduction"]
+        return reductions.load_reason(opts["reduction"], opts["load"])
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,

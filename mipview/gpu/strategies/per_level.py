@@ -85,9 +85,7 @@ class PerLevel(FilterChoice, Strategy):
         if opts["reduction"] != "mean":
             if not spec.is_mean:
                 return f"reduction={opts['reduction']} takes the box's footprint: no filter options"
-            if opts["load"] == "bilinear":
-                return "load=bilinear averages: it only serves reduction=mean"
-            return None
+            return reductions.load_reason(opts["reduction"], opts["load"])
         if spec.is_mean:
             return None
         if cls.check_options(options)["load"] == "bilinear":

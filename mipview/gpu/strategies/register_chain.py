@@ -140,10 +140,6 @@ class RegisterChain(Strategy):
         opts = cls.check_options(options or {})
         return compute_reason(caps, fmt) or reductions.format_reason(opts["reduction"], fmt)
 
-    @classmethod
-    def reduction(cls, options: dict[str, str]) -> str:
-        return cls.check_options(options)["reduction"]
-
     def prepare(self, image: MipImage) -> None:
         reduction = self.opts["reduction"]
         planned = plan_chain(image.width, image.height, max_depth(image.fmt, reduction))

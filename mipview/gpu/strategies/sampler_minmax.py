@@ -61,10 +61,6 @@ class SamplerMinmax(Strategy):
         return (compute_reason(caps, fmt)
                 or reductions.format_reason(cls.check_options(options or {})["reduction"], fmt))
 
-    @classmethod
-    def reduction(cls, options: dict[str, str]) -> str:
-        return cls.check_options(options)["reduction"]
-
     def prepare(self, image: MipImage) -> None:
         reduction = self.opts["reduction"]
         # per-level's plan: one dispatch per level, its groups, the same push block

@@ -251,8 +251,9 @@ class SinglePass(Strategy):
         if not caps.has_subgroup_op("quad"):
             return "device lacks subgroup quad operations in compute shaders"
         if opts["load"] == "bilinear":
-            if opts["reduction"] != "mean":
-                return "load=bilinear averages: it only serves reduction=mean"
+            reason = reductions.load_reason(opts["reduction"], opts["load"])
+            if reason:
+                return reason
             if width % 2 or height % 2:
                 if width > 1 or height > 1:
                     return f"load=bilinear needs even sides of level 0 (got {width}x{height})"
@@ -265,10 +266,6 @@ class SinglePass(Strategy):
             if fmt.element is Format.F32:
                 return "fp16=on only serves formats of at most 16 bits per channel"
         return None
-
-    @classmethod
-    def reduction(cls, options: dict[str, str]) -> str:
-        return cls.check_options(options)["reduction"]
 
     def notes(self) -> list[str]:
         out = []

@@ -264,9 +264,10 @@ vec4 mipBox(vec4 a, vec4 b, vec4 c, vec4 d) {
     return 0.25 * ((a + b) + (c + d));
 }
 
-// mipBox from a level of size n whose sides are even or 1: a side of 1 has no second texel, so
-// its first one takes the whole weight (the exact weights 1, 0).
-vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
+// A quad a (0,0), b (1,0), c (0,1), d (1,1) of a level of size n whose sides are even or 1: a
+// side of 1 has no second texel, so b and d (c and d), which may hold values from past the
+// level's edge, become the texel inside.
+void mipQuadInside(vec4 a, inout vec4 b, inout vec4 c, inout vec4 d, ivec2 n) {
     if (n.x == 1) {
         b = a;
         d = c;
@@ -275,6 +276,12 @@ vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
         c = a;
         d = b;
     }
+}
+
+// mipBox of such a quad: a side of 1's first texel takes the whole weight (the exact weights
+// 1, 0).
+vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
+    mipQuadInside(a, b, c, d, n);
     return mipBox(a, b, c, d);
 }
 
@@ -300,18 +307,10 @@ vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
         result = em_;                                                                        \
     }
 
-// mipBoxSides for the Hi-Z reductions: the extreme of a quad of a level of size n whose sides are
-// even or 1. A side of 1 has no second texel: b and d (c and d) may hold values computed past the
-// level's edge, which are not in the footprint, so the texel inside takes their place.
+// mipBoxSides for the Hi-Z reductions: the extreme of such a quad (mipQuadInside: what lies past
+// a side of 1 is not in the footprint).
 vec4 mipExtremeSides(int reduction, vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
-    if (n.x == 1) {
-        b = a;
-        d = c;
-    }
-    if (n.y == 1) {
-        c = a;
-        d = b;
-    }
+    mipQuadInside(a, b, c, d, n);
     return mipExtreme(reduction, mipExtreme(reduction, a, b), mipExtreme(reduction, c, d));
 }
 
