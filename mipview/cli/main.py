@@ -36,6 +36,7 @@ from mipview.cli.common import (
     repeat_count,
     saved_bench,
     strategy_specs,
+    synthetic_kind,
 )
 from mipview.cli.output import REPORT, JsonFile, RunFolder
 from mipview.core.errors import MipviewError
@@ -136,7 +137,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
     lines = tuple(n for n in notes.lines if not (said and said.startswith(n)))
     checks = done.verdicts if not args.no_check else None
-    data = report.result_dict(mip, checks, {"source": str(args.image or f"synthetic {args.size}"),
+    source_name = str(args.image or f"synthetic {synthetic_kind(args)} {args.size}")
+    data = report.result_dict(mip, checks, {"source": source_name,
                                             "source_nonfinite": source.nonfinite.as_dict()})
     with out.writing() as folder:
         for res, entry in zip(mip.results, data["strategies"], strict=True):
@@ -217,7 +219,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             if not c.within_tolerance or c.nonfinite is not None:
                 print(f"{name}: {c.summary()}")
     data = report.result_dict(mip, checks, {
-        "source": str(args.image or f"synthetic {args.size}"), "repeat": args.repeat,
+        "source": str(args.image or f"synthetic {synthetic_kind(args)} {args.size}"),
+        "repeat": args.repeat,
         "warmup_ms": settings.warmup_ms,
         "cache": settings.cache,
         "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})

@@ -149,6 +149,8 @@ def add_parsers(add: Callable[[str, str], argparse.ArgumentParser],
                 device_opts: Callable[[argparse.ArgumentParser], None],
                 image_opts: Callable[..., None]) -> None:
     """Register ``mean`` and ``sweep`` with the main parser's ``add(name, help)``."""
+    from mipview.io.synthetic import KINDS
+
     p = add("mean", "exact image mean vs GPU mean vs each strategy's 1x1 level")
     image_opts(p, True, layers=False)  # one layer: the mean of an image
     p.add_argument("--block", type=int, choices=(8, 16), default=8,
@@ -168,8 +170,8 @@ def add_parsers(add: Callable[[str, str], argparse.ArgumentParser],
     p.add_argument("--height", type=positive_int, required=True)
     p.add_argument("--strategies", default="all", help="as for run/bench")
     p.add_argument("--format", default="srgb", help="unorm | srgb | f16 | f32 (default srgb)")
-    p.add_argument("--kind", default="zoneplate", choices=("zoneplate", "noise", "ramp"),
-                   help="synthetic image (default zoneplate)")
+    p.add_argument("--kind", default=KINDS[0], choices=KINDS,
+                   help=f"synthetic image (default {KINDS[0]})")
     p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--json", help="write the curves as JSON here")
     device_opts(p)

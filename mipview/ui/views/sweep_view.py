@@ -30,11 +30,11 @@ from PySide6.QtWidgets import (
 )
 
 from mipview.core.formats import Format
+from mipview.io.synthetic import KINDS
 from mipview.runs.sweep import SweepResult
 from mipview.ui.views.timing_chart import PALETTE
 
 GPU_MEAN = "gpu-mean"
-KINDS = ("zoneplate", "noise", "ramp")
 
 
 class SweepView(QWidget):
