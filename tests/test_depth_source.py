@@ -33,8 +33,9 @@ def _depth(w: int, h: int, seed: int, fmt: Format = FMT) -> np.ndarray:
     return fmt.unpack(rng.integers(0, 65536, (h, w, 1)).astype(fmt.dtype))  # D16 codes
 
 
-@DEPTHS
-@pytest.mark.parametrize("size", [(37, 19), (4097, 3)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize(("fmt", "size"), [(Format.D32, (37, 19)), (Format.D32, (4097, 3)),
+                                           (Format.D16, (37, 19))],
+                         ids=["d32-37x19", "d32-4097x3", "d16-37x19"])
 def test_depth_level0_through_the_sampled_depth_view(gpu, fmt, size):
     w, h = size
     level0 = _depth(w, h, w, fmt)

@@ -174,11 +174,15 @@ FEW_CHANNEL_SPECS = {Format.R32F: ("per-level", "subgroup", "single-pass", "npot
                      Format.R16: ("per-level", "single-pass"),
                      Format.RGB10A2: ("per-level", "single-pass"),
                      Format.B10G11R11: ("per-level", "single-pass")}
+#: the 16-bit and packed formats meet the strips once: their own arithmetic is in the store,
+#: which the first strip's every level already checks (each strip is a compile per pipeline)
+ONE_STRIP = (Format.R16, Format.RGB10A2, Format.B10G11R11)
 CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}")
          for image in IMAGES for fmt in Format for spec in SPECS
          if _supported(spec, fmt, image)
          and (fmt in GPU_FORMATS or (fmt in FEW_CHANNEL_FORMATS and image in FEW_CHANNEL_IMAGES
-                                     and spec in FEW_CHANNEL_SPECS[fmt]))]
+                                     and spec in FEW_CHANNEL_SPECS[fmt]
+                                     and (fmt not in ONE_STRIP or image == "4097x3")))]
 
 _RUNS: dict[tuple[str, Format], tuple[np.ndarray, dict, ReferenceCache]] = {}
 
