@@ -177,9 +177,13 @@ FEW_CHANNEL_SPECS = {Format.R32F: ("per-level", "subgroup", "single-pass", "npot
 #: the 16-bit and packed formats meet the strips once: their own arithmetic is in the store,
 #: which the first strip's every level already checks (each strip is a compile per pipeline)
 ONE_STRIP = (Format.R16, Format.RGB10A2, Format.B10G11R11)
+#: 2047x2049 is there for the plans (a side just past 2048: tails, tiles, hand-offs), which do
+#: not depend on the format: the 8-bit formats take it, the floats' rounding is 1921x1079's
+PLAN_IMAGES = ("2047x2049",)
 CASES = [pytest.param(image, fmt, spec, id=f"{image}-{fmt.label}-{spec}")
          for image in IMAGES for fmt in Format for spec in SPECS
          if _supported(spec, fmt, image)
+         and not (image in PLAN_IMAGES and fmt.is_float)
          and (fmt in GPU_FORMATS or (fmt in FEW_CHANNEL_FORMATS and image in FEW_CHANNEL_IMAGES
                                      and spec in FEW_CHANNEL_SPECS[fmt]
                                      and (fmt not in ONE_STRIP or image == "4097x3")))]
