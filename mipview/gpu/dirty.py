@@ -76,6 +76,7 @@ def upload_rect(image: MipImage, level0: np.ndarray, rect: Rect) -> None:
 def run_strategy(ctx: GpuContext, strategy: Any, image: MipImage, rect: Rect | None = None) -> None:
     """One untimed run: full, or only what ``rect`` touches."""
     with ctx.one_shot() as cmd:
+        strategy.before_run(cmd, image)
         memory_barrier(cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
                        "MEMORY_READ|MEMORY_WRITE")
         if rect is None:
@@ -92,7 +93,8 @@ def _time(ctx: GpuContext, strategy: Any, image: MipImage, rect: Rect | None, ru
         else:
             strategy.record_rect(cmd, image, rect, marks)
 
-    batch = TimedBatch(ctx, runs, record, stamps_per_run=8)
+    batch = TimedBatch(ctx, runs, record, lambda cmd, i: strategy.before_run(cmd, image),
+                       stamps_per_run=8)
     try:
         batch.submit(timed=False)  # the first batch warms up
         samples: list[tuple[float, list[float]]] = []

@@ -10,9 +10,8 @@ same Session, record loop, timing and verdict as a built-in one.
   (outside any timed run). A shader that declares ``#pragma mipview counters self-reset`` leaves
   them zero at the end of every run (FidelityFX SPD does): mipview never zeroes them again, and
   checks after the runs that they read back zero (a note on the result if not). For the others
-  mipview zeroes them before every run: in :meth:`CustomStrategy.before_run`, ahead of the run's
-  opening timestamp, where the runner calls it, else inside the run as a mark of its own
-  ("zero counters").
+  mipview zeroes them before every run: in :meth:`CustomStrategy.before_run`, which every runner
+  records ahead of a run's opening timestamp.
 
 Pipelines get robust buffer and image access where the device offers it
 (``DeviceCaps.robustness``).
@@ -33,7 +32,6 @@ from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import Buffer, MipImage
 from mipview.gpu.vulkan.sync import memory_barrier
-from mipview.gpu.vulkan.timing import Marks
 from mipview.gpu.vulkan.vkapi import flag, vk
 
 #: counters per layer (mipview/gpu/shaders/include/mip_chain.glsl MIP_CHAIN_COUNTERS)
@@ -70,8 +68,6 @@ class CustomStrategy(Strategy):
 
     shader: CustomShader
     owned = ("counters", "scratch", "dummy")
-    #: before_run zeroed the counters for the next record (whole-chain)
-    _zeroed_ahead = False
 
     # --- class-level queries ----------------------------------------------------------------
     @classmethod
@@ -260,23 +256,12 @@ class CustomStrategy(Strategy):
         return self.shader.kind == "whole-chain" and bool(self.steps) and not self.self_reset
 
     def before_run(self, cmd: Any, image: MipImage) -> None:
-        """Untimed set-up of one run, for a runner that records it ahead of the run's opening
-        timestamp (and the barrier that opens the run): the counters' zeroing, after the
-        previous run's dispatches have read them. The next :meth:`record` then leaves it out."""
+        """Untimed set-up of one run, recorded ahead of its opening timestamp (and the barrier
+        that opens it): the counters' zeroing, after the previous run's dispatches read them."""
         if self.zeroes_per_run:
             memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_READ|SHADER_WRITE", "TRANSFER",
                            "TRANSFER_WRITE")
             self._zero_counters(cmd)
-            self._zeroed_ahead = True
-
-    def record(self, cmd: Any, image: MipImage, marks: Marks) -> None:
-        if self.zeroes_per_run:
-            if self._zeroed_ahead:
-                self._zeroed_ahead = False
-            else:  # no before_run: inside the run, timed as its own mark
-                self._zero_counters(cmd)
-                marks.mark(cmd, "zero counters")
-        super().record(cmd, image, marks)
 
 
 
