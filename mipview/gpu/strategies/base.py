@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource, Promise
 from mipview.gpu.strategies.auto import concrete
@@ -171,6 +172,11 @@ def group_count(size: int, group: int) -> int:
     return (size + group - 1) // group
 
 
+#: the ``reduction`` option of the strategies that make Hi-Z pyramids (mipview.core.reductions;
+#: the shader's constant is ``reductions.CODES[value]``)
+REDUCTION_OPTION = OptionSpec(
+    "reduction", reductions.NAMES, "mean",
+    "mean, or min/max/minmax over each texel's whole footprint (Hi-Z, conservative)")
 #: the ``prefetch`` option of the strategies that take several tiles per workgroup
 PREFETCH_OPTION = OptionSpec(
     "prefetch", ("auto", "off", "on"), "auto",

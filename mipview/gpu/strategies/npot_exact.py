@@ -51,7 +51,13 @@ from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
-from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.strategies.base import (
+    REDUCTION_OPTION,
+    OptionSpec,
+    Strategy,
+    compute_reason,
+    group_count,
+)
 from mipview.gpu.strategies.single_pass import SinglePass, SpPass, tile_pass
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
@@ -77,8 +83,6 @@ GENERAL_TILE = 16      # general path, 2 levels: side of a group's tile at the s
 LONE_TILE = 32         # general path, 1 level (the chain's last): side of a group's tile
 SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer",) * 2
-#: the shader's NPOT_REDUCTION per ``reduction`` option (mip_common.glsl mipExtreme's codes)
-REDUCTIONS = reductions.CODES
 
 
 def _threads(caps: DeviceCaps) -> int:
@@ -258,9 +262,7 @@ class NpotExact(Strategy):
                auto_option("npot-exact", "load", ("texel", "bilinear"),
                            "level 0 in the fast path: 4 texel loads per 2x2, or one bilinear "
                            "sample (mean, even sides)", "texel"),
-               OptionSpec("reduction", tuple(REDUCTIONS), "mean",
-                          "mean, or min/max over each texel's whole footprint (Hi-Z, "
-                          "conservative)"))
+               REDUCTION_OPTION)
     promise = "carried"
     owned = ("counters", "hand")
 
@@ -329,7 +331,7 @@ class NpotExact(Strategy):
                                "NPOT_B_SIDE": B_SIDE, "NPOT_DECODE_SRGB": srgb,
                                "NPOT_ROUND_HALF": image.fmt.element is Format.F16,
                                "NPOT_LEVELS": key[0], "NPOT_TAIL": key[1],
-                               "NPOT_REDUCTION": REDUCTIONS[self.opts["reduction"]],
+                               "NPOT_REDUCTION": reductions.CODES[self.opts["reduction"]],
                                **mip_constants(image.fmt)}))
         if general:
             # the hand-off: level src+k of a dispatch with a tail, as fp32 vec4 per layer

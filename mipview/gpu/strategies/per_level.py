@@ -26,6 +26,7 @@ from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
 from mipview.gpu.strategies import filter_level
 from mipview.gpu.strategies.base import (
+    REDUCTION_OPTION,
     OptionSpec,
     Strategy,
     bilinear_reason,
@@ -44,8 +45,6 @@ PER_LEVEL = ShaderInterface(
           *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2")))
 
-#: the shader's REDUCTION per ``reduction`` option
-REDUCTIONS = reductions.CODES
 GROUP = 8  # 8x8 invocations: 64 lanes covers a warp/wave of 32 or 64 and lavapipe's 8
 BINDINGS = ("sampled", "storage_image")
 
@@ -71,9 +70,7 @@ class PerLevel(FilterChoice, Strategy):
     options = (
         OptionSpec("load", ("texel", "bilinear"), "texel",
                    "level 1: 4 texel loads per 2x2, or one bilinear sample (even sides)"),
-        OptionSpec("reduction", tuple(REDUCTIONS), "mean",
-                   "mean, or min/max/minmax over each texel's whole footprint (Hi-Z, "
-                   "conservative)"),
+        REDUCTION_OPTION,
         *filter_level.FILTER_OPTIONS,
     )
     owned = ("taps", "rows", "texels", "coverage")
@@ -125,7 +122,7 @@ class PerLevel(FilterChoice, Strategy):
             self.pipelines.append(get_pipeline(
                 self.ctx, PER_LEVEL, BINDINGS,
                 constants={"local_size_x_id": GROUP, "local_size_y_id": GROUP, "EVEN": even,
-                           "BILINEAR": linear, "REDUCTION": REDUCTIONS[self.opts["reduction"]],
+                           "BILINEAR": linear, "REDUCTION": reductions.CODES[self.opts["reduction"]],
                            **mip_constants(image.fmt)}))
             sources.append(image.source_views(linear)[level - 1])
         if not self.pipelines:

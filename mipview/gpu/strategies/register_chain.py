@@ -39,7 +39,12 @@ from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
 from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import LOCAL_XY, MIP_COMMON, mip_constants
-from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason, group_count
+from mipview.gpu.strategies.base import (
+    REDUCTION_OPTION,
+    Strategy,
+    compute_reason,
+    group_count,
+)
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
@@ -57,8 +62,6 @@ MAX_DEPTH = 3    # levels per dispatch at most: the dst bindings of register_cha
 # decodes and encodes outgrow the registers) and ~40 s to compile (the shader's header)
 MAX_DEPTH_SRGB = 2
 BINDINGS = ("sampled",) + ("storage_image",) * MAX_DEPTH
-#: the shader's RC_REDUCTION per ``reduction`` option (mip_common.glsl mipExtreme's codes)
-REDUCTIONS = reductions.CODES
 
 
 @dataclass(frozen=True)
@@ -130,9 +133,7 @@ class RegisterChain(Strategy):
     description = ("Several exact levels per dispatch from registers: each invocation reduces a "
                    "block through the levels while sides stay even; no shared memory, no "
                    "barriers (for lavapipe).")
-    options = (OptionSpec("reduction", tuple(REDUCTIONS), "mean",
-                          "mean, or min/max/minmax over each texel's whole footprint (Hi-Z, "
-                          "conservative)"),)
+    options = (REDUCTION_OPTION,)
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -154,7 +155,7 @@ class RegisterChain(Strategy):
                     constants={"local_size_x_id": GROUP[0], "local_size_y_id": GROUP[1],
                                "RC_DEPTH": step.depth, "RC_EVEN": even,
                                "RC_ROUND_HALF": image.fmt.element is Format.F16,
-                               "RC_REDUCTION": REDUCTIONS[reduction],
+                               "RC_REDUCTION": reductions.CODES[reduction],
                                **mip_constants(image.fmt)}))
             indices.append(keys[(step.depth, even)])
         self.steps = tuple(dispatch_steps(image.width, image.height, image.layers, planned,

@@ -86,6 +86,7 @@ from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
+    REDUCTION_OPTION,
     TILES_OPTION,
     OptionSpec,
     Strategy,
@@ -121,7 +122,6 @@ TAIL_TEXELS = 8192     # the last group finishes the chain from a level this sma
 #: ``tail``: the largest level (texels) the last group starts a level-by-level tail from; a
 #: tail that fits one tile phase (:func:`_tail_tiled`) is taken whatever the value
 TAIL_CHOICES = ("512", "2048", "8192", "32768")
-REDUCTIONS = reductions.CODES
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
 
 Rect = tuple[int, int, int, int]  # x, y, width, height on level 0
@@ -220,8 +220,7 @@ class SinglePass(Strategy):
     description = ("64x64 tiles reduced to 1x1 per workgroup, the last group finishes the chain "
                    "(atomic counter); exact NPOT weights; arrays, min/max, sub-rectangles.")
     options = (
-        OptionSpec("reduction", tuple(REDUCTIONS), "mean",
-                   "mean, or min/max/minmax (Hi-Z pyramids)"),
+        REDUCTION_OPTION,
         auto_option("single-pass", "load", ("texel", "bilinear"),
                     "level 0: 4 texel loads per 2x2, or one bilinear sample (mean, even sides)",
                     fallback="texel"),
@@ -296,7 +295,7 @@ class SinglePass(Strategy):
         # each pass's shader carries only its own paths (fewer registers; spd_reduce.glsl)
         self.pipelines = [get_pipeline(
             ctx, self.shader, BINDINGS,
-            constants={"SP_REDUCTION": REDUCTIONS[self.opts["reduction"]],
+            constants={"SP_REDUCTION": reductions.CODES[self.opts["reduction"]],
                        "SP_BILINEAR": self._one_sample(p), "SP_PREFETCH": self._prefetch(p),
                        "SP_SRC_BUFFER": p.src_offset >= 0,
                        "SP_SRC_EVEN": _even(image.level_size(p.base)),

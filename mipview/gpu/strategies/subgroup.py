@@ -57,6 +57,7 @@ from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     PREFETCH_OPTION,
+    REDUCTION_OPTION,
     TILES_OPTION,
     OptionSpec,
     Strategy,
@@ -84,8 +85,6 @@ SUBGROUP = ShaderInterface(
 LAYOUTS = ("row-major", "square", "morton")  # index = the shader's LAYOUT constant
 TILES = ("32", "64")
 SUBGROUP_SIZES = ("auto", "4", "8", "16", "32", "64", "128")
-#: the shader's REDUCTION per ``reduction`` option (mip_common.glsl mipExtreme's codes)
-REDUCTIONS = reductions.CODES
 WORKGROUP = 256
 GRID = 16                 # cells per side of the workgroup grid
 MAX_OUTPUTS = 6           # storage bindings 1..6
@@ -215,8 +214,7 @@ class Subgroup(Strategy):
                     "sample", fallback="texel"),
         TILES_OPTION,
         PREFETCH_OPTION,
-        OptionSpec("reduction", tuple(REDUCTIONS), "mean",
-                   "mean, or min/max over each texel's whole footprint (Hi-Z, conservative)"),
+        REDUCTION_OPTION,
     )
     owned = ("scratch",)
     promise = "carried"
@@ -312,7 +310,7 @@ class Subgroup(Strategy):
                        "PREFETCH": prefetch_on(self.opts["prefetch"], self._per_group(i), False,
                                                self._one_sample(i)),
                        "MODE": step.mode, "SRC_SCRATCH": src >= 0,
-                       "REDUCTION": REDUCTIONS[self.opts["reduction"]],
+                       "REDUCTION": reductions.CODES[self.opts["reduction"]],
                        **mip_constants(image.fmt)},
             subgroup_size=None if wanted == "auto" else int(wanted))
             for i, (step, (src, _)) in enumerate(zip(self.sg_steps, self.offsets, strict=True))]

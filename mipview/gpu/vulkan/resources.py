@@ -143,25 +143,36 @@ class MipImage:
     def total_bytes(self) -> int:
         return sum(self.level_bytes(i) for i in range(self.levels))
 
-    def _create(self) -> None:
+    def _new_image(self, vk_format: int, levels: int, usage: int, flags: int,
+                   what: str) -> tuple[Any, Any]:
+        """A 2D array image of this one's size and layers, with its memory bound."""
         dev = self.ctx.device
-        usage = (flag("VK_IMAGE_USAGE_STORAGE_BIT") | flag("VK_IMAGE_USAGE_SAMPLED_BIT")
-                 | flag("VK_IMAGE_USAGE_TRANSFER_SRC_BIT") | flag("VK_IMAGE_USAGE_TRANSFER_DST_BIT"))
-        create_flags = 0
-        if self.fmt.is_srgb:
-            create_flags = flag("VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT") | EXTENDED_USAGE_BIT
         info = vk.VkImageCreateInfo(
-            flags=create_flags, imageType=flag("VK_IMAGE_TYPE_2D"), format=self.fmt.info.vk_format,
+            flags=flags, imageType=flag("VK_IMAGE_TYPE_2D"), format=vk_format,
             extent=vk.VkExtent3D(width=self.width, height=self.height, depth=1),
-            mipLevels=self.levels, arrayLayers=self.layers,
+            mipLevels=levels, arrayLayers=self.layers,
             samples=flag("VK_SAMPLE_COUNT_1_BIT"), tiling=flag("VK_IMAGE_TILING_OPTIMAL"),
             usage=usage, sharingMode=flag("VK_SHARING_MODE_EXCLUSIVE"),
             initialLayout=flag("VK_IMAGE_LAYOUT_UNDEFINED"))
-        self.image = vk.vkCreateImage(dev, info, None)
-        req = vk.vkGetImageMemoryRequirements(dev, self.image)
-        self.memory = allocate(self.ctx, req, f"for a {self.width}x{self.height} "
-                                              f"{self.fmt.label} image ({req.size >> 20} MiB)")
-        vk.vkBindImageMemory(dev, self.image, self.memory, 0)
+        image = vk.vkCreateImage(dev, info, None)
+        req = vk.vkGetImageMemoryRequirements(dev, image)
+        try:
+            memory = allocate(self.ctx, req, f"for a {self.width}x{self.height} {what} "
+                                             f"({req.size >> 20} MiB)")
+        except Exception:
+            vk.vkDestroyImage(dev, image, None)
+            raise
+        vk.vkBindImageMemory(dev, image, memory, 0)
+        return image, memory
+
+    def _create(self) -> None:
+        transfer = flag("VK_IMAGE_USAGE_TRANSFER_SRC_BIT") | flag("VK_IMAGE_USAGE_TRANSFER_DST_BIT")
+        usage = flag("VK_IMAGE_USAGE_STORAGE_BIT") | flag("VK_IMAGE_USAGE_SAMPLED_BIT") | transfer
+        create_flags = 0
+        if self.fmt.is_srgb:
+            create_flags = flag("VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT") | EXTENDED_USAGE_BIT
+        self.image, self.memory = self._new_image(self.fmt.info.vk_format, self.levels, usage,
+                                                  create_flags, f"{self.fmt.label} image")
         for level in range(self.levels):
             if self.fmt.is_srgb:
                 # UNORM supports storage and sampling, so this one view also serves shaders
@@ -176,26 +187,11 @@ class MipImage:
                 self.storage_views.append(view)
                 self.sampled_views.append(view)
         if self.fmt.depth_source:
-            self._create_source()
-
-    def _create_source(self) -> None:
-        dev = self.ctx.device
-        info = vk.VkImageCreateInfo(
-            imageType=flag("VK_IMAGE_TYPE_2D"), format=self.fmt.info.vk_source_format,
-            extent=vk.VkExtent3D(width=self.width, height=self.height, depth=1),
-            mipLevels=1, arrayLayers=self.layers, samples=flag("VK_SAMPLE_COUNT_1_BIT"),
-            tiling=flag("VK_IMAGE_TILING_OPTIMAL"),
-            usage=(flag("VK_IMAGE_USAGE_SAMPLED_BIT") | flag("VK_IMAGE_USAGE_TRANSFER_SRC_BIT")
-                   | flag("VK_IMAGE_USAGE_TRANSFER_DST_BIT")),
-            sharingMode=flag("VK_SHARING_MODE_EXCLUSIVE"),
-            initialLayout=flag("VK_IMAGE_LAYOUT_UNDEFINED"))
-        self.source_image = vk.vkCreateImage(dev, info, None)
-        req = vk.vkGetImageMemoryRequirements(dev, self.source_image)
-        self.source_memory = allocate(self.ctx, req, f"for a {self.width}x{self.height} depth "
-                                                     f"image ({req.size >> 20} MiB)")
-        vk.vkBindImageMemory(dev, self.source_image, self.source_memory, 0)
-        view = self._view(0, self.fmt.info.vk_source_format, 0, self.source_image, "DEPTH")
-        self.sampled_views[0] = view
+            self.source_image, self.source_memory = self._new_image(
+                self.fmt.info.vk_source_format, 1, flag("VK_IMAGE_USAGE_SAMPLED_BIT") | transfer,
+                0, "depth image")
+            self.sampled_views[0] = self._view(0, self.fmt.info.vk_source_format, 0,
+                                               self.source_image, "DEPTH")
 
     @property
     def encoded_views(self) -> list[Any]:
