@@ -141,6 +141,7 @@ def test_locked_texel_readout_across_levels_and_pyramids(view, qtbot):
     a, b, ref = float_pyramid(7), float_pyramid(8), float_pyramid(9)
     view.set_pyramids([("a", "A", a, Format.F32), ("b", "B", b, Format.F32)])
     view.set_reference(ref, Format.F32)
+    assert view.lock_table.isHidden()  # no blank box beside the histogram before a lock
     panel = view.panel("b")
     rect = panel.rects[1]
     point = panel.view.mapViewToScene(QPointF(rect.x() + 3.5, rect.y() + 2.5))
@@ -155,6 +156,7 @@ def test_locked_texel_readout_across_levels_and_pyramids(view, qtbot):
         for k, (x, y) in view.locked_texels().items():
             assert values[(key, k)] == tuple(float(c) for c in levels[k][y, x]), (key, k)
     table = view.lock_table
+    assert not table.isHidden()
     assert table.rowCount() == 3 and table.columnCount() == 3
     assert table.item(2, 1).text() == ", ".join(f"{float(c):.5g}" for c in b[2][1, 1])
     assert table.item(0, 2).text() == ", ".join(f"{float(c):.5g}" for c in ref[0][5, 7])
@@ -165,6 +167,7 @@ def test_locked_texel_readout_across_levels_and_pyramids(view, qtbot):
         2: (panel.rects[2].x() + 1, panel.rects[2].y() + 1, 1, 1)}
     view.unlock()
     assert view.locked_values() == {} and table.rowCount() == 0 and view.footprints("a") == {}
+    assert table.isHidden()
 
 
 def test_footprint_and_go_to(view, monkeypatch):

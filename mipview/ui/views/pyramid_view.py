@@ -101,6 +101,11 @@ CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative
 Entry = tuple[str, str, tuple[np.ndarray, ...], Format | None]
 
 
+#: the readout line while the cursor is on no level: what the line is for, not a blank strip
+READOUT_HINT = ("<span style='color:#8a8a8a'>Hover a texel for its values; click to lock it "
+                "in every level (Ctrl+G: go to)</span>")
+
+
 @dataclass
 class Panel:
     """One pyramid on screen: its arrays (exactly as given) and the items that draw them.
@@ -114,8 +119,8 @@ class Panel:
     view: pg.ViewBox
     label: pg.LabelItem
     items: list[pg.ImageItem] = field(default_factory=list)
-    #: the Hi-Z overlay of each shown level, above its image
-    marks: list[pg.ImageItem] = field(default_factory=list)
+    #: the Hi-Z overlay of each shown level, above its image (None until the overlay is on)
+    marks: list[pg.ImageItem | None] = field(default_factory=list)
     rects: list[QRectF] = field(default_factory=list)
     shown: list[int] = field(default_factory=list)
     outlines: dict[int, QGraphicsRectItem] = field(default_factory=dict)
@@ -189,6 +194,20 @@ class LevelBox(pg.ViewBox):
                               ev.isFinish())
             return
         super().mouseDragEvent(ev, axis)
+
+
+class LevelImage(pg.ImageItem):
+    """A level's image. It does not follow its view's range: mipview never downsamples
+    automatically, which is all an ImageItem follows it for, and connecting each of a Run's
+    hundred-odd items to its view's signals was most of what a Run's result cost the UI thread
+    (and every pan and zoom then called each item)."""
+
+    def __init__(self) -> None:
+        super().__init__(axisOrder="row-major")
+
+    def _updateView(self) -> None:  # noqa: N802 - pyqtgraph override
+        self.forgetViewBox()
+        self.forgetViewWidget()
 
 
 def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
@@ -300,6 +319,7 @@ class PyramidView(QWidget):
         self.lock_table.setToolTip("The locked texel (click a texel, or Ctrl+G) in every level "
                                    "of every pyramid; Ctrl+Shift+G unlocks")
         below.addWidget(self.lock_table)
+        self.lock_table.setVisible(False)
         below.setSizes([300, 500])
         split.addWidget(below)
         split.setSizes([600, 150])
@@ -311,7 +331,7 @@ class PyramidView(QWidget):
         self.cull_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.cull_label.hide()
         lay.addWidget(self.cull_label)
-        self.readout = QLabel(" ")
+        self.readout = QLabel(READOUT_HINT)
         self.readout.setStyleSheet("font-family: monospace; padding: 2px 4px;")
         lay.addWidget(self.readout)
         self.panels: list[Panel] = []
@@ -473,25 +493,32 @@ class PyramidView(QWidget):
     # --- drawing --------------------------------------------------------------------------
     def _rebuild(self, keep_view: bool = False) -> None:
         old = self.panels[0].view.viewRange() if (keep_view and self.panels) else None
-        self.graphics.clear()
-        self.panels = []
         entries = list(self._pyramids)
         if self.reference_check.isChecked() and self._reference is not None:
             entries.append(self.entries()[-1])
-        cols = self._columns(entries)
-        for n, (key, title, levels, fmt) in enumerate(entries):
-            row, col = 2 * (n // cols), n % cols
-            label = self.graphics.addLabel(title, row=row, col=col, color="#d8d8d8",
-                                           size="10pt")
-            vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
-            self.graphics.addItem(vb, row=row + 1, col=col)
-            vb.setBackgroundColor("#121316")
-            vb.drawing = self.cull_button.isChecked()
-            vb.sigDraw.connect(self._cull_drag)
-            if self.panels:
-                vb.setXLink(self.panels[0].view)
-                vb.setYLink(self.panels[0].view)
-            self.panels.append(Panel(key, title, tuple(levels), fmt, vb, label))
+        if [e[0] for e in entries] == [p.key for p in self.panels]:
+            # the same pyramids again (a later Run): the boxes and labels stay, so a Run's
+            # result costs the UI thread no new graphics items (the stall they made)
+            for panel, (key, title, levels, fmt) in zip(self.panels, entries, strict=True):
+                panel.source, panel.title, panel.levels, panel.fmt = key, title, tuple(levels), fmt
+                self._label(panel)
+        else:
+            self.graphics.clear()
+            self.panels = []
+            cols = self._columns(entries)
+            for n, (key, title, levels, fmt) in enumerate(entries):
+                row, col = 2 * (n // cols), n % cols
+                label = self.graphics.addLabel(title, row=row, col=col, color="#d8d8d8",
+                                               size="10pt")
+                vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
+                self.graphics.addItem(vb, row=row + 1, col=col)
+                vb.setBackgroundColor("#121316")
+                vb.drawing = self.cull_button.isChecked()
+                vb.sigDraw.connect(self._cull_drag)
+                if self.panels:
+                    vb.setXLink(self.panels[0].view)
+                    vb.setYLink(self.panels[0].view)
+                self.panels.append(Panel(key, title, tuple(levels), fmt, vb, label))
         if self.flipped and self.panels:
             self._show_source(self.panels[0], self.flip_combo.currentData())
         self._relayout(fit=old is None)
@@ -521,27 +548,20 @@ class PyramidView(QWidget):
     def _relayout(self, fit: bool = True) -> None:
         mode = self.mode_combo.currentData()
         for panel in self.panels:
-            for item in (*panel.items, *panel.marks):
-                panel.view.removeItem(item)
-            panel.items, panel.marks, panel.rects, panel.shown = [], [], [], []
-            if not panel.levels:
-                continue
-            sizes = level_sizes(panel.levels)
-            if mode is None or mode == ALL_LEVELS:
-                shown = list(range(len(sizes)))
-                rects = level_layout(sizes, gap=max(2, sizes[0][0] // 128))
-            else:
-                level = min(int(mode), len(sizes) - 1)
-                shown = [level]
-                rects = [QRectF(0, 0, *sizes[level])]
-            for rect in rects:
-                for z, items in ((0, panel.items), (10, panel.marks)):
-                    item = pg.ImageItem(axisOrder="row-major")
+            shown, rects = self._placement(panel.levels, mode)
+            if (shown, rects) != (panel.shown, panel.rects):
+                # images keep their items where the places are the same: the new levels
+                # replace the old ones' pixels when drawn, with no blank frame between
+                for item in (*panel.items, *filter(None, panel.marks)):
+                    panel.view.removeItem(item)
+                panel.items = []
+                for rect in rects:
+                    item = LevelImage()
                     item.setPos(rect.x(), rect.y())
-                    item.setZValue(z)
                     panel.view.addItem(item)
-                    items.append(item)
-            panel.rects, panel.shown = rects, shown
+                    panel.items.append(item)
+                panel.marks = [None] * len(rects)  # made when the Hi-Z overlay is first on
+                panel.rects, panel.shown = rects, shown
             self._draw_panel(panel)
             self._draw_marks(panel)
         self._show_lock()
@@ -550,27 +570,45 @@ class PyramidView(QWidget):
         if fit:
             self.fit()
 
+    @staticmethod
+    def _placement(levels: tuple[np.ndarray, ...], mode: object) -> tuple[list[int], list[QRectF]]:
+        """The levels a panel shows in ``mode`` and their places in the panel's view."""
+        if not levels:
+            return [], []
+        sizes = level_sizes(levels)
+        if mode is None or mode == ALL_LEVELS:
+            return list(range(len(sizes))), level_layout(sizes, gap=max(2, sizes[0][0] // 128))
+        level = min(int(mode), len(sizes) - 1)
+        return [level], [QRectF(0, 0, *sizes[level])]
+
     def _draw_panel(self, panel: Panel) -> None:
-        """Each shown level's display: from the cache, else computed in the pixel pool."""
+        """Each shown level's display: from the cache, else computed in the pixel pool, all the
+        panel's missing levels in one job (one job per level cost the UI thread more in calls
+        than the small levels cost in numpy)."""
         if self._awaiting_range:  # drawn once the range is known
             return
         layer = self.layer_spin.value()
+        todo = []
         for level, item in zip(panel.shown, panel.items, strict=True):
             a = panel.levels[level]
             key = (panel.source, level, min(layer, layer_count(a) - 1))
             if key in self._images:
                 item.setImage(self._images[key], autoLevels=False, levels=None)
-                continue
-            h, w = first_layer(a).shape[:2]
-            self.pool.submit(("image", panel.key, level), h * w, to_display,
-                             (a, panel.fmt, key[2], self.settings),
-                             lambda img, k=key, p=panel, it=item: self._rendered(k, p, it, img))
+            else:
+                todo.append((key, item, a))
+        if not todo:
+            self.pool.forget_key(("image", panel.key))
+            return
+        texels = sum(first_layer(a).shape[0] * first_layer(a).shape[1] for _, _, a in todo)
+        self.pool.submit(("image", panel.key), texels, _to_displays,
+                         ([(a, panel.fmt, key[2]) for key, _, a in todo], self.settings),
+                         lambda images, p=panel, t=todo: self._rendered(p, t, images))
 
-    def _rendered(self, key: tuple[str, int, int], panel: Panel, item: pg.ImageItem,
-                  image: np.ndarray) -> None:
-        self._images[key] = image
-        if item in panel.items and panel.source == key[0]:
-            item.setImage(image, autoLevels=False, levels=None)
+    def _rendered(self, panel: Panel, todo: list, images: list[np.ndarray]) -> None:
+        for (key, item, _), image in zip(todo, images, strict=True):
+            self._images[key] = image
+            if item in panel.items and panel.source == key[0]:
+                item.setImage(image, autoLevels=False, levels=None)
 
     def _draw_marks(self, panel: Panel) -> None:
         """Each shown level's Hi-Z overlay (a min/max result's, levels 1..): from the cache,
@@ -578,12 +616,18 @@ class PyramidView(QWidget):
         reduction = self._reductions.get(panel.source)
         on = self.settings.hiz and reduction in EXTREMES
         layer = self.layer_spin.value()
-        for level, item in zip(panel.shown, panel.marks, strict=True):
-            job = ("hiz", panel.key, level)
+        for i, level in enumerate(panel.shown):
+            job, item = ("hiz", panel.key, level), panel.marks[i]
             if not on or level == 0 or level >= len(panel.levels):
                 self.pool.forget_key(job)
-                item.clear()
+                if item is not None:
+                    item.clear()
                 continue
+            if item is None:
+                item = panel.marks[i] = LevelImage()
+                item.setPos(panel.rects[i].x(), panel.rects[i].y())
+                item.setZValue(10)
+                panel.view.addItem(item)
             a = panel.levels[level]
             key = (panel.source, level, min(layer, layer_count(a) - 1))
             if key in self._marks:
@@ -627,7 +671,8 @@ class PyramidView(QWidget):
         panel = self.panel(key)
         if level not in panel.shown:
             return None
-        return panel.marks[panel.shown.index(level)].image
+        item = panel.marks[panel.shown.index(level)]
+        return None if item is None else item.image
 
     def _label(self, panel: Panel) -> None:
         """The panel's title, flipped or not, with the Hi-Z overlay's counts."""
@@ -641,7 +686,9 @@ class PyramidView(QWidget):
             colour = f"#{r:02x}{g:02x}{b:02x}"
             text += (f"   <span style='color:{colour}'>Hi-Z: {bad} non-conservative, "
                      f"{off} inexact</span>")
-        panel.label.setText(text, color="#ffb060" if flipped else "#d8d8d8")
+        colour = "#ffb060" if flipped else "#d8d8d8"
+        if (panel.label.text, panel.label.opts.get("color")) != (text, colour):  # a relayout
+            panel.label.setText(text, color=colour)
 
     def displayed(self, key: str, level: int) -> np.ndarray | None:
         """The RGBA image panel ``key`` shows for ``level`` (None: not shown, or not yet)."""
@@ -841,21 +888,17 @@ class PyramidView(QWidget):
         return out
 
     def _show_lock(self) -> None:
-        for panel in self.panels:
-            for o in panel.outlines.values():
-                panel.view.removeItem(o)
-            panel.outlines = {}
         texels = self.locked_texels()
         entries = self.entries()
         table = self.lock_table
         table.setColumnCount(len(entries) if texels else 0)
         table.setRowCount(len(texels))
-        if not texels:
-            return
-        table.setHorizontalHeaderLabels([title for _, title, _, _ in entries])
-        table.setVerticalHeaderLabels([f"L{k} ({x}, {y})" for k, (x, y) in texels.items()])
+        table.setVisible(bool(texels))  # no blank box beside the histogram until a lock
+        if texels:
+            table.setHorizontalHeaderLabels([title for _, title, _, _ in entries])
+            table.setVerticalHeaderLabels([f"L{k} ({x}, {y})" for k, (x, y) in texels.items()])
         layer = self.layer_spin.value()
-        for col, (_, _, levels, fmt) in enumerate(entries):
+        for col, (_, _, levels, fmt) in enumerate(entries if texels else []):
             for k, (x, y) in texels.items():
                 if k >= len(levels):
                     continue
@@ -864,19 +907,27 @@ class PyramidView(QWidget):
                 item.setToolTip(texel_text(levels[k], x, y, fmt, layer))
                 table.setItem(k, col, item)
         sizes = self._sizes()
-        pen = QPen(OUTLINE)
-        pen.setCosmetic(True)
-        pen.setWidth(2)
         for panel in self.panels:
+            wanted = {}
             for level, rect in zip(panel.shown, panel.rects, strict=True):
-                if level >= len(sizes):
-                    continue
-                x0, y0, x1, y1 = footprint(sizes, *self.lock, level)
-                outline = QGraphicsRectItem(rect.x() + x0, rect.y() + y0, x1 - x0, y1 - y0)
-                outline.setPen(pen)
-                outline.setZValue(20)
-                panel.view.addItem(outline)
-                panel.outlines[level] = outline
+                if texels and level < len(sizes):
+                    x0, y0, x1, y1 = footprint(sizes, *self.lock, level)
+                    wanted[level] = QRectF(rect.x() + x0, rect.y() + y0, x1 - x0, y1 - y0)
+            # outlines move rather than being made anew: a Run's result or a new lock adds
+            # and removes no items where the levels shown stay the same
+            for level in [lv for lv in panel.outlines if lv not in wanted]:
+                panel.view.removeItem(panel.outlines.pop(level))
+            for level, r in wanted.items():
+                outline = panel.outlines.get(level)
+                if outline is None:
+                    outline = panel.outlines[level] = QGraphicsRectItem()
+                    pen = QPen(OUTLINE)
+                    pen.setCosmetic(True)
+                    pen.setWidth(2)
+                    outline.setPen(pen)
+                    outline.setZValue(20)
+                    panel.view.addItem(outline)
+                outline.setRect(r)
 
     def footprints(self, key: str) -> dict[int, QRectF]:
         """Level -> the outline drawn in panel ``key`` (view coordinates)."""
@@ -1124,7 +1175,7 @@ class PyramidView(QWidget):
     def _mouse_moved(self, scene_pos: QPointF) -> None:
         hit = self._hit(scene_pos)
         text = self.readout_text(hit[0], *hit[1]) if hit and hit[1] else ""
-        self.readout.setText(text or " ")
+        self.readout.setText(text or READOUT_HINT)
         self.sigHover.emit(text)
 
     def _mouse_clicked(self, event) -> None:
@@ -1142,6 +1193,12 @@ def _histogram(a: np.ndarray, fmt: Format | None, settings: DisplaySettings):
     """The histogram panel's counts of the values shown (``display.level_values``: RGBA of a
     four-channel format R, G and B together; linear depth with Depth on)."""
     return value_histogram(level_values(a, fmt, settings))
+
+
+def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int]],
+                 settings: DisplaySettings) -> list[np.ndarray]:
+    """``to_display`` of each (level, format, layer), for one pixel-pool job."""
+    return [to_display(a, fmt, layer, settings) for a, fmt, layer in jobs]
 
 
 def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
