@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
         self.shaders = ShaderPanel(self.settings)
         self.shader_dock = self._dock("Custom shaders", self.shaders,
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.shaders.sigPartsChanged.connect(self._fit_shader_dock)
         self.preview = PreviewView()
         self.preview_dock = self._dock("Sampled preview", self.preview,
                                        Qt.DockWidgetArea.RightDockWidgetArea)
@@ -243,6 +244,20 @@ class MainWindow(QMainWindow):
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock
+
+    def _fit_shader_dock(self) -> None:
+        """The Custom shaders dock as tall as what it holds: one line while empty (the room goes
+        to the Setup panel above), its list and messages once it has some; the Setup panel's
+        minimum height keeps every strategy in view either way."""
+        dock = self.shader_dock
+        want = self.shaders.sizeHint().height()
+        if dock.isVisible():  # else the sizes are not laid out yet
+            want += max(0, dock.height() - self.shaders.height())  # its title bar
+            # the room comes from the Setup panel, down to its minimum, not from the chart
+            # below: long messages scroll instead
+            spare = self.panel_dock.height() - self.panel_dock.minimumSizeHint().height()
+            want = min(want, dock.height() + max(0, spare))
+        self.resizeDocks([dock], [want], Qt.Orientation.Vertical)
 
     def _build_status(self) -> None:
         bar = self.statusBar()

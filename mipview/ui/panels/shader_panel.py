@@ -4,11 +4,16 @@ errors as ``FILE:LINE: ...`` and interface or pragma problems, one line each; ac
 opens its file. The list is kept in the settings and comes back at the next start; the shaders
 themselves are watched and compiled by :class:`~mipview.ui.workers.shader_watch.ShaderWatch`.
 
+An empty part takes no room: with no shader the panel is one line (Add shader..., or drop a file),
+and the messages show only while there are some; the window fits the dock to what it holds on
+``sigPartsChanged``.
+
 Signals
 -------
 sigLoaded(type, bool)   a new good version of a shader (its strategy class); True for a reload
 sigRemoved(str)         a shader's name, after Remove
 sigCompiled(str)        a compile's result is shown (tests wait on it)
+sigPartsChanged()       the shader list or the messages appeared or went away
 sigError(WorkerError), sigProgress(str)   the compiler's
 """
 
@@ -18,7 +23,7 @@ import os
 from collections.abc import Iterable
 
 from PySide6.QtCore import QSettings, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QPalette
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -34,6 +39,8 @@ from mipview.ui.workers.shader_watch import Problem, ShaderWatch, is_shader_file
 
 SETTINGS_KEY = "shaders/paths"
 FILE_FILTER = "Compute shaders (*.comp *.spv)"
+#: QWIDGETSIZE_MAX: no maximum height, once the panel holds something
+_NO_MAX = (1 << 24) - 1
 
 
 class ShaderPanel(QWidget):
@@ -42,6 +49,7 @@ class ShaderPanel(QWidget):
     sigCompiled = Signal(str)
     sigError = Signal(object)
     sigProgress = Signal(str)
+    sigPartsChanged = Signal()
 
     def __init__(self, settings: QSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,6 +59,8 @@ class ShaderPanel(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         self.list = QListWidget()
         self.list.setToolTip("Shaders run as strategies; saving one runs the last run again")
+        # as tall as its lines (the window fits the dock to it), not a fixed blank box
+        self.list.setSizeAdjustPolicy(QListWidget.SizeAdjustPolicy.AdjustToContents)
         lay.addWidget(self.list, 1)
         buttons = QHBoxLayout()
         self.add_button = QPushButton("Add shader...")
@@ -59,15 +69,28 @@ class ShaderPanel(QWidget):
         self.add_button.clicked.connect(self._add_dialog)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self._remove_selected)
+        self.hint = QLabel("or drop a .comp or .spv file")
+        self.hint.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         buttons.addWidget(self.add_button)
+        buttons.addWidget(self.hint, 1)
         buttons.addWidget(self.remove_button)
         lay.addLayout(buttons)
-        lay.addWidget(QLabel("Messages"))
+        self.messages_label = QLabel("Messages")
+        lay.addWidget(self.messages_label)
         self.messages = QListWidget()
         self.messages.setWordWrap(True)
+        self.messages.setSizeAdjustPolicy(QListWidget.SizeAdjustPolicy.AdjustToContents)
+        # squeezed by a short window, a line of each still shows (and scrolls), without
+        # making the window taller than the screen
+        line = self.fontMetrics().lineSpacing() + 8
+        self.list.setMinimumHeight(line + 2 * self.list.frameWidth())
+        self.messages.setMinimumHeight(2 * line + 2 * self.messages.frameWidth())
         self.messages.setToolTip("Activate a line to open its file")
         self.messages.itemActivated.connect(self._activated)
         lay.addWidget(self.messages, 1)
+        #: (has shaders, has messages) as last shown
+        self._parts: tuple[bool, bool] | None = None
+        self._show_parts()
 
         w = self.watch
         w.sigLoaded.connect(self.sigLoaded)
@@ -144,6 +167,22 @@ class ShaderPanel(QWidget):
             if p.file:
                 item.setToolTip(f"open {p.file}" + (f" (line {p.line})" if p.line else ""))
             self.messages.addItem(item)
+        self._show_parts()
+
+    def _show_parts(self) -> None:
+        """Show the list and the messages only when they hold something: an empty panel is a
+        line of buttons, with no height to take from the Setup panel above it."""
+        parts = (bool(self.watch.entries), self.messages.count() > 0)
+        if parts == self._parts:
+            return
+        self._parts = shaders, messages = parts
+        self.list.setVisible(shaders)
+        self.remove_button.setVisible(shaders)
+        self.hint.setVisible(not shaders)
+        self.messages_label.setVisible(messages)
+        self.messages.setVisible(messages)
+        self.setMaximumHeight(_NO_MAX if shaders or messages else self.sizeHint().height())
+        self.sigPartsChanged.emit()
 
     def _add_dialog(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Add shader", "", FILE_FILTER)

@@ -1,5 +1,10 @@
 """The left panel: device, format, the strategy list (read from the registry), run controls.
 
+The list has one line per strategy (:mod:`mipview.ui.panels.strategy_list`: its checkbox and a
+summary of the options that differ from their defaults); the options of the current (selected)
+strategy show in the detail pane below it (:mod:`mipview.ui.panels.option_pane`), so at a usual
+window size every strategy is in view however many are checked.
+
 Nothing here knows a strategy by name: checkboxes and option combo boxes are generated from
 the classes of ``strategies.REGISTRY`` and the custom strategies added with ``add_custom``
 (``title``, ``description``, ``options``), and a strategy the device or the image cannot run is
@@ -19,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,18 +33,19 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from mipview.core.formats import Format
-from mipview.core.specs import StrategySpec
+from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.ui.panels.option_pane import OptionPane
+from mipview.ui.panels.strategy_list import ElidedLabel, StrategyList
 
 AUTO_FORMAT = "auto"
 
@@ -49,15 +56,31 @@ class StrategyRow:
     check: QCheckBox
     combos: dict[str, QComboBox]
     reason: str | None = None
+    #: the list's line after the checkbox: the options that differ from their defaults
+    summary_label: QLabel | None = None
 
     def options(self) -> dict[str, str]:
         return {name: combo.currentText() for name, combo in self.combos.items()}
 
+    def changed(self) -> list[tuple[str, str]]:
+        """The options that differ from their default, in the strategy's order."""
+        defaults = {o.name: o.default for o in self.cls.options}
+        return [(k, v) for k, v in self.options().items() if v != defaults.get(k)]
+
     def spec(self) -> StrategySpec:
         """Only options that differ from their default, so names stay short."""
-        defaults = {o.name: o.default for o in self.cls.options}
-        opts = {k: v for k, v in self.options().items() if v != defaults.get(k)}
-        return StrategySpec(self.cls.name, tuple(sorted(opts.items())))
+        return StrategySpec(self.cls.name, tuple(sorted(self.changed())))
+
+    def summary(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.changed())
+
+
+def row_label(name: str, cls: type[Strategy]) -> str:
+    """What the list calls a strategy: its name; a custom one by its file's name (``title``),
+    not its absolute path, which would widen the panel."""
+    if name.startswith(CUSTOM_PREFIX) and getattr(cls, "title", ""):
+        return CUSTOM_PREFIX + cls.title
+    return name
 
 
 class StrategyPanel(QWidget):
@@ -91,36 +114,46 @@ class StrategyPanel(QWidget):
         lay.addLayout(form)
 
         self.strategy_box = QGroupBox("Strategies")
-        self._strategy_layout = QVBoxLayout(self.strategy_box)
-        self._strategy_layout.setSpacing(2)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.strategy_box)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        lay.addWidget(scroll, 1)
+        box_lay = QVBoxLayout(self.strategy_box)
+        box_lay.setContentsMargins(4, 4, 4, 4)
+        self.list = StrategyList()
+        self.list.sigCurrent.connect(self._show_options)
+        box_lay.addWidget(self.list)
+        lay.addWidget(self.strategy_box)
+        # the room left goes to the current strategy's options, which scroll in it if need be
+        self.option_pane = OptionPane()
+        lay.addWidget(self.option_pane, 1)
 
-        runs = QFormLayout()
+        # two controls a line: the run settings are short, the room is the options'
+        runs = QHBoxLayout()
         self.repeat_spin = QSpinBox()
         self.repeat_spin.setRange(0, 100000)
         self.repeat_spin.setValue(20)
         self.repeat_spin.setToolTip("timed runs per strategy after the first (0: levels only)")
-        runs.addRow("Timed runs", self.repeat_spin)
-        self.cold_check = QCheckBox("Cold caches")
-        self.cold_check.setToolTip("empty the GPU caches before every timed run (untimed), as "
-                                   "`mipview bench --cold`; off: warm caches")
-        runs.addRow(self.cold_check)
         self.layers_spin = QSpinBox()
         self.layers_spin.setRange(1, 64)
         self.layers_spin.setValue(1)
         self.layers_spin.setToolTip("array layers built from the image for the run (mirrors, "
                                     "flips, channel swaps; 1 = off: the image's own layers)")
         self.layers_spin.valueChanged.connect(lambda _: self.sigChanged.emit())
-        runs.addRow("Layers", self.layers_spin)
-        self.run_on_open = QCheckBox("Run when an image is opened")
-        self.run_on_open.setChecked(True)
-        runs.addRow(self.run_on_open)
+        for text, spin in (("Timed runs", self.repeat_spin), ("Layers", self.layers_spin)):
+            label = QLabel(text)
+            label.setBuddy(spin)
+            label.setToolTip(spin.toolTip())
+            runs.addWidget(label)
+            runs.addWidget(spin, 1)
         lay.addLayout(runs)
+        checks = QHBoxLayout()
+        self.cold_check = QCheckBox("Cold caches")
+        self.cold_check.setToolTip("empty the GPU caches before every timed run (untimed), as "
+                                   "`mipview bench --cold`; off: warm caches")
+        self.run_on_open = QCheckBox("Run on open")
+        self.run_on_open.setToolTip("run the checked strategies when an image is opened")
+        self.run_on_open.setChecked(True)
+        checks.addWidget(self.cold_check)
+        checks.addWidget(self.run_on_open)
+        checks.addStretch(1)
+        lay.addLayout(checks)
 
         buttons = QHBoxLayout()
         self.run_button = QPushButton("Run")
@@ -142,35 +175,21 @@ class StrategyPanel(QWidget):
     def rebuild_strategies(self) -> None:
         """(Re)create one row per registered strategy, keeping the user's choices."""
         previous = {name: (r.check.isChecked(), r.options()) for name, r in self.rows.items()}
-        while self._strategy_layout.count():
-            item = self._strategy_layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+        current = self.list.current()
+        self.list.clear_rows()
+        self.option_pane.clear()
         self.rows.clear()
         for name, cls in {**strategies.REGISTRY, **self.custom}.items():
-            box = QWidget()
-            v = QVBoxLayout(box)
-            v.setContentsMargins(0, 2, 0 , 2)
-            check = QCheckBox(f"{name}  ({cls.title})" if getattr(cls, "title", "") else name)
+            label = row_label(name, cls)
+            check = QCheckBox(label)
             check.setObjectName(f"strategy:{name}")
             check.toggled.connect(lambda _: self.sigChanged.emit())
-            v.addWidget(check)
-            combos: dict[str, QComboBox] = {}
-            if cls.options:
-                opt_form = QFormLayout()
-                opt_form.setContentsMargins(22, 0, 0, 0)
-                for opt in cls.options:
-                    combo = QComboBox()
-                    combo.setObjectName(f"option:{name}:{opt.name}")
-                    combo.addItems(list(opt.choices))
-                    combo.setCurrentText(opt.default)
-                    combo.setToolTip(opt.help)
-                    combo.currentIndexChanged.connect(lambda _: self.sigChanged.emit())
-                    opt_form.addRow(QLabel(opt.name), combo)
-                    combos[opt.name] = combo
-                v.addLayout(opt_form)
-            self._strategy_layout.addWidget(box)
-            row = StrategyRow(cls, check, combos)
+            summary = ElidedLabel()
+            combos = self.option_pane.add_page(name, cls, label)
+            row = StrategyRow(cls, check, combos, summary_label=summary)
+            for combo in combos.values():
+                combo.currentIndexChanged.connect(lambda _, r=row: self._option_changed(r))
+            self.list.add_row(name, check, summary)
             checked, opts = previous.get(name, (name in ("blit", "per-level"), {}))
             if name not in previous and name in self.custom:  # new: checked, as last saved
                 saved = self._saved.get(name)
@@ -180,14 +199,61 @@ class StrategyPanel(QWidget):
                 if key in combos:
                     combos[key].setCurrentText(value)
             self._set_reason(row, None)
+            self._show_summary(row)
             self.rows[name] = row
-        self._strategy_layout.addStretch(1)
+        self.select(current if current in self.rows else self._first_current())
         self.sigChanged.emit()  # new rows know no reasons yet
 
+    def _first_current(self) -> str | None:
+        """The row current at the start: the first checked strategy with options to show."""
+        for name, row in self.rows.items():
+            if row.check.isChecked() and row.combos:
+                return name
+        return next(iter(self.rows), None)
+
+    def select(self, name: str | None) -> None:
+        """Make ``name`` the current strategy: its options show in the detail pane."""
+        if name is not None:
+            self.list.select(name)
+        self._show_options(name)
+
+    def current(self) -> str | None:
+        """The strategy whose options the detail pane shows."""
+        return self.option_pane.shown()
+
+    def summary(self, name: str) -> str:
+        """The options of ``name`` that differ from their defaults, as the list shows them."""
+        return self.rows[name].summary()
+
+    def _show_options(self, name: str | None) -> None:
+        self.option_pane.show_page(name)
+
+    def _option_changed(self, row: StrategyRow) -> None:
+        self._show_summary(row)
+        self.sigChanged.emit()
+
+    def _show_summary(self, row: StrategyRow) -> None:
+        """The options changed from their defaults; with none, the strategy's title, dimmed."""
+        label = row.summary_label
+        if label is None:
+            return
+        text = row.summary()
+        fallback = "custom shader" if row.cls.name.startswith(CUSTOM_PREFIX) \
+            else getattr(row.cls, "title", "")
+        label.setText(text or fallback)
+        label.setForegroundRole(QPalette.ColorRole.Text if text
+                                else QPalette.ColorRole.PlaceholderText)
+        label.setToolTip(text or getattr(row.cls, "description", "") or fallback)
+        label.update()
+
     def add_custom(self, cls: type[Strategy]) -> None:
-        """Add the row of a custom strategy, or give its row this (newer) version."""
+        """Add the row of a custom strategy, or give its row this (newer) version; a new one
+        becomes the current row (its options are what the user will look at next)."""
+        new = cls.name not in self.custom
         self.custom[cls.name] = cls
         self.rebuild_strategies()
+        if new:
+            self.select(cls.name)
 
     def remove_custom(self, name: str) -> None:
         if self.custom.pop(name, None) is not None:
@@ -198,6 +264,8 @@ class StrategyPanel(QWidget):
         """``picks``: what each ``auto`` option becomes here, shown under the description."""
         row.reason = reason
         row.check.setEnabled(reason is None)
+        if row.summary_label is not None:
+            row.summary_label.setEnabled(reason is None)
         for combo in row.combos.values():
             # options stay editable: another choice may be supported where this one is not
             combo.setEnabled(True)
