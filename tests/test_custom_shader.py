@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mipview.cli.main import main
@@ -182,6 +183,7 @@ def test_cli_compile_error_is_one_line_and_exit_2(tmp_path, capsys):
     (("kind per-level\n", "kind per-level\n#pragma mipview tiles 4\n"), "unknown '#pragma mipview tiles'"),
     (("kind per-level\n", "kind per-level\n#pragma mipview tile 64 64\n"), "is for whole-chain"),
     (("kind per-level\n", "kind per-level\n#pragma mipview formats unorm rgb9e5\n"), "unknown format"),
+    (("kind per-level\n", "kind per-level\n#pragma mipview robust maybe\n"), "want one of on | off"),
 ])
 def test_bad_declaration_names_the_line(tmp_path, edit, needle):
     path = write(tmp_path, OWN.replace(*edit))
@@ -197,6 +199,26 @@ def test_declared_formats_sampler_and_reduction(tmp_path):
     decl = load_custom_shader(path).declaration
     assert (decl.formats, decl.reduction, decl.sampler) == ((Format.F16, Format.F32), "max",
                                                             "linear")
+    assert decl.robust == "on"  # the default: a stray access cannot fault the device
+
+
+def test_robust_off_reaches_the_pipeline(gpu, tmp_path, monkeypatch):
+    """``#pragma mipview robust off``: the pipeline is asked for without robust access (the
+    default asks for it), so the shader is timed as its engine runs it."""
+    from mipview.core.formats import to_storage
+    from mipview.gpu.session import Session
+    from mipview.gpu.strategies import custom
+
+    level0 = to_storage(np.zeros((8, 8, 4)), Format.F32)
+    asked = []
+    real = custom.get_pipeline
+    monkeypatch.setattr(custom, "get_pipeline",
+                        lambda *a, **k: asked.append(k.get("robust")) or real(*a, **k))
+    for pragma, robust in (("", True), ("#pragma mipview robust off\n", False)):
+        path = write(tmp_path, OWN.replace("kind per-level\n", "kind per-level\n" + pragma))
+        with Session(gpu, level0, Format.F32, expand_specs(f"shader:{path}")) as session:
+            session.generate()
+        assert asked[-1] is robust
 
 
 # --- interface mismatches -------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #pragma mipview tile 64 64
 #pragma mipview formats unorm srgb f16 f32
 #pragma mipview counters self-reset
+#pragma mipview robust off         // loads clamp, stores past an edge are dropped
 #extension GL_GOOGLE_include_directive : require
 
 #define MIP_CHAIN_SCRATCH       // level 6 goes from every group to the last one at full precision

@@ -10,6 +10,7 @@ source in the module, so a .spv file declares itself the same way.
     #pragma mipview tile W H                          whole-chain: level-0 texels per work group
     #pragma mipview dispatches N                      whole-chain: dispatches per run
     #pragma mipview counters zeroed | self-reset      whole-chain: who zeroes the counters per run
+    #pragma mipview robust on | off                   robust buffer and image access (default on)
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ SAMPLERS = ("nearest", "linear")
 #: the runner allows) or "self-reset" (the shader leaves them zero at the end of every run, as
 #: FidelityFX SPD does; mipview zeroes them once and checks them after the runs)
 COUNTERS = ("zeroed", "self-reset")
+#: "on": the pipeline gets robust buffer and image access where the device offers it per
+#: pipeline, so a stray access cannot fault the device; "off": none, as an engine's own
+#: pipelines run (robust access costs an SPD port 4096^2 several microseconds on an H100)
+ROBUST = ("on", "off")
 MAX_DISPATCHES = 32  # marks per run stay below the runner's MAX_STAMPS_PER_RUN
 
 _PRAGMA = re.compile(r"^\s*#\s*pragma\s+mipview\b(.*)$")
@@ -59,6 +64,8 @@ class Declaration:
     dispatches: int = 1
     #: whole-chain: who zeroes the counters between runs (COUNTERS)
     counters: str = "zeroed"
+    #: robust buffer and image access for its pipelines (ROBUST)
+    robust: str = "on"
 
 
 def _one_of(choices: tuple[str, ...]) -> Callable[[list[str]], str]:
@@ -96,6 +103,7 @@ _FIELDS: dict[str, tuple[str, Callable[[list[str]], Any], tuple[str, ...]]] = {
     "tile": ("tile", _positive(2, 4096), ("whole-chain",)),
     "dispatches": ("dispatches", _positive(1, MAX_DISPATCHES), ("whole-chain",)),
     "counters": ("counters", _one_of(COUNTERS), ("whole-chain",)),
+    "robust": ("robust", _one_of(ROBUST), KINDS),
 }
 
 

@@ -186,7 +186,7 @@ class CustomStrategy(Strategy):
         bindings = tuple((s.kind, shader.declares(s.binding).count) if s.array else s.kind
                          for s in shader.slots)
         self.pipelines = [get_pipeline(self.ctx, shader.interface, bindings, constants,
-                                       robust=True)]
+                                       robust=shader.declaration.robust == "on")]
         if image.levels < 2:
             return
         if shader.kind == "per-level":
