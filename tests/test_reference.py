@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -557,3 +558,16 @@ def test_b10g11r11_is_judged_relative_to_its_coarse_mantissas() -> None:
     assert verdict.failing_levels[0] == k
     worst = next(b for b in verdict.breaches if b.figure == "step").error
     assert worst.level == k and worst.worst == (0, *at) and worst.max_error > 2.0**-6
+
+
+def test_mipview_threads_sets_the_analysis_threads(monkeypatch):
+    from mipview.core import bands
+    from mipview.runs import analysis
+
+    monkeypatch.setenv("MIPVIEW_THREADS", "3")
+    assert bands.cores() == 3 and analysis.pool_size() == 2
+    monkeypatch.setenv("MIPVIEW_THREADS", "1")
+    assert bands.cores() == 1 and analysis.pool_size() == 1  # at least one thread analyses
+    for bad in ("0", "many", ""):  # not a count: every core the process may use
+        monkeypatch.setenv("MIPVIEW_THREADS", bad)
+        assert bands.cores() == len(os.sched_getaffinity(0))

@@ -24,6 +24,7 @@ Also writes screenshots (pyramid and heatmap tabs) to ``--shots`` for a look.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
@@ -55,6 +56,62 @@ def _sched_s() -> tuple[float, float] | None:
     return int(ran) / 1e9, int(waited) / 1e9
 
 
+class _Sampler:
+    """Samples the UI thread's Python stack every 2 ms from a thread of its own, so a stall
+    can name what the UI thread was doing: the innermost mipview (or pyqtgraph) frames."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._ui = threading.get_ident()
+        self._stop = threading.Event()
+        self.samples: list[tuple[float, str]] = []
+        #: (start, end, generation) of every garbage collection
+        self.collections: list[tuple[float, float, int]] = []
+        self._gc_start = 0.0
+        gc.callbacks.append(self._gc)
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _where(frame) -> str:
+        names = []
+        while frame is not None and len(names) < 4:
+            path = frame.f_code.co_filename
+            if "mipview" in path or "pyqtgraph" in path:
+                names.append(f"{Path(path).stem}.{frame.f_code.co_name}:{frame.f_lineno}")
+            frame = frame.f_back
+        return " < ".join(names) or "(Qt / outside Python)"
+
+    def _gc(self, phase: str, info: dict) -> None:
+        # the collector runs in whichever thread allocates, holding the GIL: a long one in any
+        # thread stalls the UI thread too
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            self.collections.append((self._gc_start, time.perf_counter(), info["generation"]))
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.002):
+            frame = sys._current_frames().get(self._ui)
+            self.samples.append((time.perf_counter(), self._where(frame)))
+
+    def between(self, t0: float, t1: float, top: int = 6) -> str:
+        from collections import Counter
+
+        hits = Counter(w for t, w in self.samples if t0 <= t <= t1)
+        total = sum(hits.values()) or 1
+        gcs = [(e - s, g) for s, e, g in self.collections if s < t1 and e > t0]
+        gc_text = "; garbage collections: " + ", ".join(
+            f"gen {g} {d * 1000:.1f} ms" for d, g in gcs) if gcs else ""
+        return "; ".join(f"{100 * n / total:.0f}% {w}" for w, n in hits.most_common(top)) \
+            + gc_text
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 class _Ticks:
     """Gaps between the ticks of a 5 ms QTimer while running: the UI event loop's stalls.
 
@@ -62,7 +119,7 @@ class _Ticks:
     (other processes, or this one's other threads, had them) and the rest, when it was
     blocked (the GIL, a lock, a thread it waits for): which one to look at when it is long."""
 
-    def __init__(self) -> None:
+    def __init__(self, sampler: _Sampler | None = None) -> None:
         from PySide6.QtCore import QTimer
 
         self.gaps: list[float] = []
@@ -70,6 +127,9 @@ class _Ticks:
         self._sched: tuple[float, float] | None = None
         #: (gap, ran, waited for a core) of the longest gap
         self._worst: tuple[float, float, float] | None = None
+        #: (start, end) of the longest gap, for ``--why``
+        self._worst_span = (0.0, 0.0)
+        self.sampler = sampler
         self._timer = QTimer()
         self._timer.setInterval(5)
         self._timer.timeout.connect(self._tick)
@@ -78,6 +138,8 @@ class _Ticks:
         now, sched = time.perf_counter(), _sched_s()
         gap = now - self._last
         self.gaps.append(gap)
+        if gap >= max(self.gaps):
+            self._worst_span = (self._last, now)
         if sched is not None and self._sched is not None and \
                 (self._worst is None or gap > self._worst[0]):
             self._worst = (gap, sched[0] - self._sched[0], sched[1] - self._sched[1])
@@ -100,23 +162,29 @@ class _Ticks:
             gap, ran, waited = (v * 1000 for v in self._worst)
             split = (f": UI thread working {ran:.1f} ms, waiting for a core {waited:.1f} ms, "
                      f"blocked {max(0.0, gap - ran - waited):.1f} ms")
+        why = ""
+        if self.sampler is not None:
+            why = f"\n  during it: {self.sampler.between(*self._worst_span)}"
         return (f"longest event-loop stall {stall:.1f} ms{split} "
                 f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms; "
-                f"load {os.getloadavg()[0]:.1f})")
+                f"load {os.getloadavg()[0]:.1f}){why}")
 
 
 FIVE = "blit,per-level,npot-exact,subgroup,single-pass"
 
 
-def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
+def _run_all_five(app, window, size: int, runs: int, tmp: str,
+                  sampler: _Sampler | None, image: str | None = None) -> None:
     """Phase 4: Run all five strategies at ``size``², ``runs`` times; time to the chart's final
     timings and to everything shown."""
     from mipview.gpu.strategies.specs import expand_specs
     from mipview.io import synthetic
 
-    path = Path(tmp) / f"five_{size}.png"
-    src = synthetic.image(size, size)
-    Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(path)
+    path = Path(image or Path(tmp) / f"five_{size}.png")
+    if image is None:
+        src = synthetic.image(size, size)
+        Image.fromarray(np.clip(np.rint(src.pixels * 255), 0, 255).astype(np.uint8)).save(path)
+    dims = Image.open(path).size if image else (size, size)
     window.panel.run_on_open.setChecked(False)
     opened: list[object] = []
     window.sigImageOpened.connect(opened.append)
@@ -130,7 +198,7 @@ def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
     window.sigStatsShown.connect(
         lambda s: marks.setdefault("chart", time.perf_counter()) if s.final else None)
     window.sigAnalysisShown.connect(lambda _a: marks.setdefault("all", time.perf_counter()))
-    ticks = _Ticks()
+    ticks = _Ticks(sampler)
     for i in range(runs):
         marks.clear()
         ticks.start()
@@ -141,9 +209,12 @@ def _run_all_five(app, window, size: int, runs: int, tmp: str) -> None:
         app.processEvents()
         ticks.stop()
         what = "first Run (pipelines compiled)" if i == 0 else f"Run {i + 1}"
-        print(f"Run all five at {size}x{size}, 20 runs, {what}: chart {marks['chart'] - t0:.2f} "
-              f"s, everything {marks['all'] - t0:.2f} s, painted {time.perf_counter() - t0:.2f} "
+        print(f"Run all five at {dims[0]}x{dims[1]}, 20 runs, {what}: chart "
+              f"{marks['chart'] - t0:.2f} s, everything {marks['all'] - t0:.2f} s, painted {time.perf_counter() - t0:.2f} "
               f"s; {ticks.report()}")
+        # the medians the chart shows, to set beside `mipview bench` on the same image
+        print("  window medians (us): " + ", ".join(
+            f"{spec} {t.total.median:.2f}" for spec, t in window.stats.timings))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +226,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--five-size", type=int, default=1024)
     parser.add_argument("--five-runs", type=int, default=3)
     parser.add_argument("--five-only", action="store_true")
+    parser.add_argument("--five-image", help="phase 4 on this image instead of a synthetic one "
+                        "(to set its medians beside `mipview bench IMAGE`)")
+    parser.add_argument("--why", action="store_true",
+                        help="sample the UI thread's stack and name what it did in each "
+                             "phase's longest stall")
+    parser.add_argument("--switch-ms", type=float,
+                        help="the GIL's switch interval (sys.setswitchinterval; Python's default "
+                             "5 ms): how long a thread that wants the GIL waits before the one "
+                             "holding it must let go")
     args = parser.parse_args(argv)
+    if args.switch_ms:
+        sys.setswitchinterval(args.switch_ms / 1000)
+    sampler = _Sampler() if args.why else None
     from mipview.ui.app import reserve_ui_core
 
     reserve_ui_core()  # as `mipview gui` does
@@ -183,9 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     if not _spin(app, lambda: window.caps is not None, 60):
         print("no device")
         return 1
-    print(f"device: {window.caps.name}")
+    from mipview.core import bands
+
+    print(f"device: {window.caps.name}; analysis threads {bands.cores()}, GIL switch interval "
+          f"{sys.getswitchinterval() * 1000:g} ms")
     if args.five_only:
-        _run_all_five(app, window, args.five_size, args.five_runs, tmp)
+        _run_all_five(app, window, args.five_size, args.five_runs, tmp, sampler,
+                      args.five_image)
         window.shutdown()
         return 0
 
@@ -210,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     window.tabs.setCurrentWidget(window.heatmap)
     names = [str(r.spec) for r in window.output.mip.results]
     app.processEvents()
-    ticks = _Ticks()
+    ticks = _Ticks(sampler)
     shown: list[object] = []
     window.sigComparisonShown.connect(shown.append)
     ticks.start()
@@ -274,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     window.tabs.setCurrentIndex(1)
     app.processEvents()
     window.screenshot(str(shots / "measure_heatmap.png"))
-    _run_all_five(app, window, args.five_size, args.five_runs, tmp)
+    _run_all_five(app, window, args.five_size, args.five_runs, tmp, sampler,
+                      args.five_image)
     window.shutdown()
     print(f"screenshots in {shots}/")
     return 0

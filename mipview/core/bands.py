@@ -31,7 +31,12 @@ _lock = threading.Lock()
 
 
 def cores() -> int:
-    """The cores this process may use."""
+    """The cores this process may use for analyses: ``MIPVIEW_THREADS`` when set (a shared
+    machine, or a window that must keep the GIL within reach: every thread doing numpy's
+    Python-side work queues for it), else every core the process may run on."""
+    wanted = os.environ.get("MIPVIEW_THREADS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

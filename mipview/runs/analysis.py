@@ -9,7 +9,6 @@ is computed once per image and format, whatever the number of strategies and run
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ import numpy as np
 from mipview.check.compare import LevelError
 from mipview.check.filter_reference import BOX_NAMES, coverage, result_figures
 from mipview.check.verdict import ReferenceCache, Verdict, judge_result
+from mipview.core import bands
 from mipview.core.formats import Format
 from mipview.core.results import StrategyResult
 from mipview.core.specs import StrategySpec
@@ -109,10 +109,6 @@ def references_needed(results: Sequence[StrategyResult]) -> list[str]:
 
 
 def pool_size() -> int:
-    """Threads for analyses: the cores this process may use, less one for the thread that shows
-    the results (the UI's); at least one."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+    """Threads for analyses: the cores this process may use (``bands.cores``), less one for the
+    thread that shows the results (the UI's); at least one."""
+    return max(1, bands.cores() - 1)
