@@ -234,7 +234,7 @@ def _equal(a4: np.ndarray, r4: np.ndarray) -> bool:
 
 def max_error(a: np.ndarray, ref: np.ndarray, fmt: Format,
               mag: np.ndarray | None = None) -> float:
-    """``texel_errors(a, ref, fmt, mag).max(initial=0.0)``, in bands of rows on every core (a
+    """``texel_errors(a, ref, fmt, mag).max(initial=0.0)``, in bands of rows on the analysis threads (a
     maximum does not depend on how the texels are split)."""
     a4, r4 = _as_4d(a), _as_4d(ref)
     if a4.shape != r4.shape:

@@ -1,11 +1,11 @@
-"""Elementwise work on a large level split into bands of rows, run on every core.
+"""Elementwise work on a large level split into bands of rows, run on the analysis threads.
 
 numpy works on one core; at 4096^2 a float64 pass over a level costs a good fraction of a
 second, and the analysis of a Run is a chain of them (decode, reduce, encode, compare). Work
 that computes each output element from its own inputs only (no sum, no dot across the band)
 gives the same bytes however the rows are split, so it can be split freely: :func:`for_rows`
-runs ``fn(start, stop)`` over bands of rows in a pool of threads (numpy lets go of the GIL in
-its loops) and returns when all are done.
+runs ``fn(start, stop)`` over bands of rows in a pool of :func:`cores` threads (numpy lets go
+of the GIL in its loops) and returns when all are done.
 
 Any thread may call :func:`for_rows`, pool threads of callers included: a band that calls it
 again runs its rows itself, so no band ever waits for another and nothing can deadlock.
@@ -30,17 +30,25 @@ _pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
 
 
+#: analysis threads unless ``MIPVIEW_THREADS`` says otherwise. On a 16-core GPU machine a
+#: window's first Run at 4096^2 analysed on 16 threads stalled the UI 0.9 s and put its timings
+#: on screen after 2.4-3.1 s (every thread's Python-side numpy work queues for the GIL the UI and
+#: timing threads need); on 4 the stall was 0.13 s, the timings came after 1.0 s, and the whole
+#: analysis ended as soon (docs/bench/window-31)
+DEFAULT_THREADS = 4
+
+
 def cores() -> int:
-    """The cores this process may use for analyses: ``MIPVIEW_THREADS`` when set (a shared
-    machine, or a window that must keep the GIL within reach: every thread doing numpy's
-    Python-side work queues for it), else every core the process may run on."""
+    """The threads analyses may use: ``MIPVIEW_THREADS`` when set, else the cores this process
+    may run on, at most :data:`DEFAULT_THREADS`."""
     wanted = os.environ.get("MIPVIEW_THREADS", "")
     if wanted.isdigit() and int(wanted) > 0:
         return int(wanted)
     try:
-        return len(os.sched_getaffinity(0))
+        available = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        available = os.cpu_count() or 1
+    return min(available, DEFAULT_THREADS)
 
 
 def _shared_pool() -> ThreadPoolExecutor:
@@ -70,7 +78,7 @@ def for_rows(fn: Callable[[int, int], None], rows: int, elements: int) -> None:
 
 def by_rows(fn: Callable[..., None], *arrays: np.ndarray) -> None:
     """``fn(*arrays)`` for an elementwise ``fn`` over arrays of one shape (the last one written),
-    in bands of rows (axis -3, layers together) on every core: the same bytes. Arrays of fewer
+    in bands of rows (axis -3, layers together) on the analysis threads: the same bytes. Arrays of fewer
     than 3 axes are done in one piece."""
     if arrays[0].ndim < 3:
         fn(*arrays)

@@ -319,7 +319,7 @@ def to_storage(pixels: np.ndarray, fmt: Format) -> np.ndarray:
 
 def decode(values: np.ndarray, fmt: Format) -> np.ndarray:
     """Storage values -> float64 values in which averaging is correct (linear light for sRGB).
-    Texel arrays go in bands of rows on every core, 8-bit ones through a 256-entry table: the
+    Texel arrays go in bands of rows on the analysis threads, 8-bit ones through a 256-entry table: the
     sRGB power curve on every texel of a 4096^2 level costs seconds, a lookup a fraction of
     that, and both give the same bytes."""
     a = np.asarray(values)
@@ -364,7 +364,7 @@ def _encode_plain(values: np.ndarray, fmt: Format) -> np.ndarray:
 
 def _banded(fn: Callable[[np.ndarray, np.ndarray], None], values: np.ndarray) -> np.ndarray:
     """A new float64 array of ``values``' shape that the elementwise ``fn(src, out)`` fills, in
-    bands of rows on every core (:func:`mipview.core.bands.by_rows`)."""
+    bands of rows on the analysis threads (:func:`mipview.core.bands.by_rows`)."""
     a = np.ascontiguousarray(values)
     out = np.empty(a.shape, np.float64)
 
