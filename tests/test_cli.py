@@ -10,7 +10,14 @@ from PIL import Image
 
 from mipview.cli.main import main
 from mipview.core.formats import Format
-from mipview.core.results import DeviceSummary, GpuTiming, RunResult, StrategyResult, TimingStats
+from mipview.core.results import (
+    DeviceSummary,
+    GpuTiming,
+    RunResult,
+    StrategyResult,
+    TimingSettings,
+    TimingStats,
+)
 from mipview.core.specs import StrategySpec
 from mipview.runs import report
 from tests.stderr import without_compile_progress
@@ -230,4 +237,7 @@ def test_bench_keeps_samples_compares_with_its_own_run_and_writes_a_trace(tmp_pa
     for prev, e in zip(ordered, ordered[1:], strict=False):
         assert e["ts"] >= prev["ts"] + prev["dur"] - 1e-3, (prev, e)
     assert ordered[0]["tid"] == 1 and ordered[0]["ts"] == 0.0
-    assert [e["tid"] for e in ordered].index(2) == 10 * len(data["strategies"][0]["dispatches"])
+    # the first strategy's first batch (interleaved batch by batch), then the second's
+    first_batch = min(TimingSettings.runs_per_batch, 12)
+    assert [e["tid"] for e in ordered].index(2) == \
+        first_batch * len(data["strategies"][0]["dispatches"])

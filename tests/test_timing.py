@@ -35,7 +35,7 @@ class _Work:
 
 def test_defaults_are_the_bench_defaults():
     s = TimingSettings()
-    assert (s.repeat, s.warmup_ms, s.runs_per_batch, s.cold, s.evict) == (50, 1000.0, 10, False,
+    assert (s.repeat, s.warmup_ms, s.runs_per_batch, s.cold, s.evict) == (50, 1000.0, 25, False,
                                                                           "clean")
 
 
