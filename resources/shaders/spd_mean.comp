@@ -13,6 +13,7 @@
 #pragma mipview formats unorm srgb f16 f32
 #pragma mipview counters self-reset
 #pragma mipview robust off         // loads clamp, stores past an edge are dropped
+#pragma mipview option HANDOFF 0 1 // 0: acquire/release, 1: AMD's sample (see the hand-off)
 #extension GL_GOOGLE_include_directive : require
 
 #define MIP_CHAIN_SCRATCH       // level 6 goes from every group to the last one at full precision
@@ -52,10 +53,21 @@ void SpdStore(ASU2 p, AF4 value, AU1 mip, AU1 slice) {
 
 // Invocation 0 of each group; the one that stored the group's level-6 texel, so the release
 // of this atomicAdd (queue-family scope) hands that texel to the last group.
+// HANDOFF=1 is AMD's sample: a relaxed atomicAdd and no acquire below. The Vulkan memory model
+// does not promise that the last group then sees the others' level-6 texels (NVIDIA and AMD
+// hardware show them), and the release costs every group: 5 us of 57 at 4096^2 on an H100
+// (docs/bench/spd-31). 0 (the default) keeps the model's promise.
+layout(constant_id = 0) const int HANDOFF = 0;
+
 void SpdIncreaseAtomicCounter(AU1 slice) {
-    spdCounter = atomicAdd(mipCounter[slice * MIP_CHAIN_COUNTERS], 1u, gl_ScopeQueueFamily,
-                           gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease
-                           | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (HANDOFF == 1) {
+        spdCounter = atomicAdd(mipCounter[slice * MIP_CHAIN_COUNTERS], 1u, gl_ScopeQueueFamily,
+                               0, 0);
+    } else {
+        spdCounter = atomicAdd(mipCounter[slice * MIP_CHAIN_COUNTERS], 1u, gl_ScopeQueueFamily,
+                               gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease
+                               | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    }
 }
 
 AU1 SpdGetAtomicCounter() {
@@ -67,8 +79,11 @@ AU1 SpdGetAtomicCounter() {
 // invocation 0, whose atomicAdd acquired) the other groups' level-6 texels. Then the reset that
 // makes the shader `counters self-reset`: the counter is zero again for the next run.
 void SpdResetAtomicCounter(AU1 slice) {
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
-                   gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible);
+    if (HANDOFF == 0) {
+        controlBarrier(gl_ScopeWorkgroup, gl_ScopeQueueFamily, gl_StorageSemanticsBuffer,
+                       gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable
+                       | gl_SemanticsMakeVisible);
+    }
     if (gl_LocalInvocationIndex == 0) {
         atomicStore(mipCounter[slice * MIP_CHAIN_COUNTERS], 0u, gl_ScopeQueueFamily, 0, 0);
     }
