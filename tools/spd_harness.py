@@ -421,6 +421,13 @@ class SpdContext:
                 return i
         raise RuntimeError(f"no memory type with flags {wanted:#x}")
 
+    def descriptor_set(self, sizes: list[Any]) -> tuple[Any, Any]:
+        """(pool, set): one set of ``set_layout`` from a pool of these VkDescriptorPoolSizes."""
+        pool = vk.vkCreateDescriptorPool(self.device, vk.VkDescriptorPoolCreateInfo(
+            maxSets=1, poolSizeCount=len(sizes), pPoolSizes=sizes), None)
+        return pool, vk.vkAllocateDescriptorSets(self.device, vk.VkDescriptorSetAllocateInfo(
+            descriptorPool=pool, descriptorSetCount=1, pSetLayouts=[self.set_layout]))[0]
+
     def buffer(self, size: int, usage: int, host: bool = False) -> tuple[Any, Any]:
         buf = vk.vkCreateBuffer(self.device, vk.VkBufferCreateInfo(
             size=size, usage=usage, sharingMode=_flag("VK_SHARING_MODE_EXCLUSIVE")), None)
@@ -593,6 +600,10 @@ class _SpdChain:
         self.width, self.height = width, height
         self.setup = spd_setup((0, 0, width, height))
         self.levels = self.setup.mips + 1
+        self._build()
+
+    def _build(self) -> None:
+        """Every resource None, then made; what was made is destroyed if one fails."""
         self.image = self.memory = self.dummy = self.dummy_memory = None
         self.views: list[Any] = []
         self.dummy_view = None
@@ -646,11 +657,7 @@ class _SpdChain:
         sizes = [vk.VkDescriptorPoolSize(type=storage_image, descriptorCount=SPD_MAX_MIPS + 2),
                  vk.VkDescriptorPoolSize(type=_flag("VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"),
                                          descriptorCount=1)]
-        self.desc_pool = vk.vkCreateDescriptorPool(dev, vk.VkDescriptorPoolCreateInfo(
-            maxSets=1, poolSizeCount=len(sizes), pPoolSizes=sizes), None)
-        self.desc_set = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
-            descriptorPool=self.desc_pool, descriptorSetCount=1,
-            pSetLayouts=[ctx.set_layout]))[0]
+        self.desc_pool, self.desc_set = ctx.descriptor_set(sizes)
         general = _flag("VK_IMAGE_LAYOUT_GENERAL")
 
         def info(view: Any) -> Any:
@@ -1024,20 +1031,32 @@ def main(argv: list[str] | None = None) -> int:
                           cold=args.cold, evict_mib=args.evict_mib, check=not args.no_check,
                           seed=args.seed, timed=not args.check_only)
             results.append(r)
-            if r.median_us is not None:
-                state = "cold" if r.cold else "warm"
-                print(f"spd-harness {r.size} {r.format} {state}: median {r.median_us:.1f} us "
-                      f"(min {r.min_us:.1f}, p90 {r.p90_us:.1f}), {r.repeat} runs, "
-                      f"device {r.device}", flush=True)
-            print(f"  {_check_line(r)}", flush=True)
-            failed |= r.check_passed is False or r.counter_after != 0
-    if ctx.messages:
+            failed |= report_size("spd-harness", r, _check_line(r))
+    return finish(results, ctx.messages, args.json, failed)
+
+
+def report_size(label: str, r: SizeResult, check_line: str) -> bool:
+    """Print one size's timing and check lines; True when it failed (its check, or a counter
+    left non-zero)."""
+    if r.median_us is not None:
+        state = "cold" if r.cold else "warm"
+        print(f"{label} {r.size} {r.format} {state}: median {r.median_us:.1f} us "
+              f"(min {r.min_us:.1f}, p90 {r.p90_us:.1f}), {r.repeat} runs, device {r.device}",
+              flush=True)
+    print(f"  {check_line}", flush=True)
+    return r.check_passed is False or r.counter_after != 0
+
+
+def finish(results: list, messages: list[str], json_path: Path | None, failed: bool) -> int:
+    """The validation messages on stderr, the JSON if asked; the exit code (1: anything
+    failed, a validation message included)."""
+    if messages:
         failed = True
-        print(f"validation: {len(ctx.messages)} message(s)", file=sys.stderr)
-        for m in ctx.messages[:20]:
+        print(f"validation: {len(messages)} message(s)", file=sys.stderr)
+        for m in messages[:20]:
             print(f"  {m}", file=sys.stderr)
-    if args.json is not None:
-        args.json.write_text(json.dumps([r.to_json() for r in results], indent=1) + "\n")
+    if json_path is not None:
+        json_path.write_text(json.dumps([r.to_json() for r in results], indent=1) + "\n")
     return 1 if failed else 0
 
 

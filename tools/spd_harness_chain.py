@@ -38,12 +38,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import struct
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -604,17 +602,8 @@ class _ChainImage(base._SpdChain):
             raise ValueError(f"{width}x{height}: over {ctx.device_name}'s {ctx.max_image_side}")
         tx, ty = shader.tile
         self.groups = (-(-width // tx), -(-height // ty))
-        self.image = self.memory = self.dummy = self.dummy_memory = None
-        self.views: list[Any] = []
-        self.dummy_view = None
-        self.counter: tuple[Any, Any] | None = None
         self.scratch: tuple[Any, Any] | None = None
-        self.desc_pool = None
-        try:
-            self._create()
-        except BaseException:
-            self.destroy()
-            raise
+        self._build()
 
     def _create(self) -> None:
         ctx, dev, shader = self.ctx, self.ctx.device, self.ctx.shader
@@ -637,11 +626,7 @@ class _ChainImage(base._SpdChain):
                                          descriptorCount=shader.level_slots),
                  vk.VkDescriptorPoolSize(type=_flag("VK_DESCRIPTOR_TYPE_STORAGE_BUFFER"),
                                          descriptorCount=2)]
-        self.desc_pool = vk.vkCreateDescriptorPool(dev, vk.VkDescriptorPoolCreateInfo(
-            maxSets=1, poolSizeCount=len(sizes), pPoolSizes=sizes), None)
-        self.desc_set = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
-            descriptorPool=self.desc_pool, descriptorSetCount=1,
-            pSetLayouts=[ctx.set_layout]))[0]
+        self.desc_pool, self.desc_set = ctx.descriptor_set(sizes)
         general = _flag("VK_IMAGE_LAYOUT_GENERAL")
         src = [vk.VkDescriptorImageInfo(sampler=ctx.sampler, imageView=self.views[0],
                                         imageLayout=general)]
@@ -833,18 +818,5 @@ def main_chain(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
                                 check=not args.no_check, seed=args.seed,
                                 timed=not args.check_only, tolerance=tolerance)
             results.append(r)
-            if r.median_us is not None:
-                state = "cold" if r.cold else "warm"
-                print(f"spd-harness chain {name} {r.size} {r.format} {state}: median "
-                      f"{r.median_us:.1f} us (min {r.min_us:.1f}, p90 {r.p90_us:.1f}), "
-                      f"{r.repeat} runs, device {r.device}", flush=True)
-            print(f"  {chain_check_line(r)}", flush=True)
-            failed |= r.check_passed is False or r.counter_after != 0
-    if ctx.messages:
-        failed = True
-        print(f"validation: {len(ctx.messages)} message(s)", file=sys.stderr)
-        for m in ctx.messages[:20]:
-            print(f"  {m}", file=sys.stderr)
-    if args.json is not None:
-        args.json.write_text(json.dumps([r.to_json() for r in results], indent=1) + "\n")
-    return 1 if failed else 0
+            failed |= base.report_size(f"spd-harness chain {name}", r, chain_check_line(r))
+    return base.finish(results, ctx.messages, args.json, failed)
