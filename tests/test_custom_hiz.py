@@ -7,9 +7,6 @@ the new formats are taken, and a format the shader does not declare is refused w
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -20,14 +17,12 @@ from mipview.gpu.session import run_once
 from mipview.gpu.shaders.pragmas import DeclarationError, read_declaration
 from mipview.gpu.strategies import strategy_class
 from mipview.gpu.strategies.specs import expand_specs
+from tests.shader_examples import EXAMPLES, example, needs_compilers
 
-pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
-                                shutil.which("spirv-cross") is None,
-                                reason="needs glslc and spirv-cross")
+pytestmark = needs_compilers
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "shaders"
-HIZ = f"shader:{EXAMPLES / 'hiz_min.comp'}"
-TWO_TAPS = f"shader:{EXAMPLES / 'hiz_min_two_taps.comp'}"
+HIZ = example("hiz_min.comp")
+TWO_TAPS = example("hiz_min_two_taps.comp")
 
 #: a per-level min that reads the level below through binding 2, a storage image with a format
 #: qualifier (QUALIFIER), which ties it to that format

@@ -5,7 +5,6 @@ specialization constants, and what a device or format rules out."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +20,11 @@ from mipview.gpu.strategies import custom_shader, strategy_class
 from mipview.gpu.strategies.custom import custom_version, pin, unpin
 from mipview.gpu.strategies.custom_shader import InterfaceError, load_custom_shader
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
+from tests.shader_examples import EXAMPLES, needs_compilers
 from tests.stderr import without_compile_progress
 
-pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
-                                shutil.which("spirv-cross") is None,
-                                reason="needs glslc and spirv-cross")
+pytestmark = needs_compilers
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "shaders"
 BOX = EXAMPLES / "box_per_level.comp"
 CHAIN = EXAMPLES / "chain_last_group.comp"
 BUG = EXAMPLES / "odd_edge_bug.comp"

@@ -5,9 +5,6 @@ ends in a timeout the process survives."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -19,16 +16,14 @@ from mipview.core.results import TimingSettings
 from mipview.gpu.session import Session, run_once
 from mipview.gpu.strategies.specs import expand_specs
 from mipview.gpu.vulkan.context import GpuContext, GpuTimeout
+from tests.shader_examples import example, needs_compilers
 from tests.stderr import without_compile_progress
 
-pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
-                                shutil.which("spirv-cross") is None,
-                                reason="needs glslc and spirv-cross")
+pytestmark = needs_compilers
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "shaders"
-BOX = f"shader:{EXAMPLES / 'box_per_level.comp'}"
-CHAIN = f"shader:{EXAMPLES / 'chain_last_group.comp'}"
-BUG = f"shader:{EXAMPLES / 'odd_edge_bug.comp'}"
+BOX = example("box_per_level.comp")
+CHAIN = example("chain_last_group.comp")
+BUG = example("odd_edge_bug.comp")
 
 # Each invocation loops SPIN times (lavapipe ends an invocation after 65535 loop iterations in
 # all, so the time grows with the image instead): 256^2 takes about a second there.

@@ -6,9 +6,6 @@ the runs), and mipview's zeroing for the other shaders can go ahead of the openi
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -18,15 +15,13 @@ from mipview.core.formats import Format, to_storage
 from mipview.core.results import TimingSettings
 from mipview.gpu.session import Session
 from mipview.gpu.strategies.specs import expand_specs
+from tests.shader_examples import EXAMPLES, example, needs_compilers
 
-pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
-                                shutil.which("spirv-cross") is None,
-                                reason="needs glslc and spirv-cross")
+pytestmark = needs_compilers
 
-SHADERS = Path(__file__).resolve().parent.parent / "resources" / "shaders"
-SPD_MEAN = f"shader:{SHADERS / 'spd_mean.comp'}"
-SPD_MIN = f"shader:{SHADERS / 'spd_min.comp'}"
-CHAIN = f"shader:{SHADERS / 'chain_last_group.comp'}"
+SPD_MEAN = example("spd_mean.comp")
+SPD_MIN = example("spd_min.comp")
+CHAIN = example("chain_last_group.comp")
 
 
 def _run(gpu, level0, fmt, spec, repeat=3, prepared=None):
@@ -92,7 +87,7 @@ def test_spd_min_fails_honestly_at_odd_sides(gpu, rng):
 
 def test_a_self_reset_shader_that_does_not_reset_is_reported(gpu, rng, tmp_path):
     # chain_last_group.comp never touches its counter: declared self-reset, it is wrong
-    source = (SHADERS / "chain_last_group.comp").read_text()
+    source = (EXAMPLES / "chain_last_group.comp").read_text()
     bad = tmp_path / "no_reset.comp"
     bad.write_text(source.replace("#pragma mipview kind whole-chain\n",
                                   "#pragma mipview kind whole-chain\n"

@@ -7,26 +7,21 @@ reset and the app goes on."""
 from __future__ import annotations
 
 import os
-import shutil
-from pathlib import Path
 
 import numpy as np
-import pytest
 from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from mipview.core.specs import StrategySpec
 from mipview.ui.workers.shader_watch import shader_name
+from tests.shader_examples import EXAMPLES, needs_compilers
 from tests.test_custom_strategies import SPIN
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
 
-pytestmark = pytest.mark.skipif(shutil.which("glslc") is None or
-                                shutil.which("spirv-cross") is None,
-                                reason="needs glslc and spirv-cross")
+pytestmark = needs_compilers
 
-BOX = (Path(__file__).resolve().parents[2] / "resources" / "shaders" /
-       "box_per_level.comp").read_text()
+BOX = (EXAMPLES / "box_per_level.comp").read_text()
 STORE = "    mipLevelStore(p, v);"
 #: every level's alpha 0.5 (128), its colour as before
 HALF = BOX.replace(STORE, "    mipLevelStore(p, vec4(v.rgb, 0.5));")

@@ -5,19 +5,15 @@ something."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
-import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QAbstractScrollArea, QApplication, QWidget
 
 from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
+from tests.shader_examples import EXAMPLES, needs_compilers
 from tests.ui.test_main_window import WAIT_MS
 
-BOX = (Path(__file__).resolve().parents[2] / "resources" / "shaders" /
-       "box_per_level.comp").read_text()
+BOX = (EXAMPLES / "box_per_level.comp").read_text()
 STORE = "    mipLevelStore(p, v);"
 BROKEN = BOX.replace(STORE, "    mipLevelStore(p, nope);")
 #: how tall an empty, collapsed Custom shaders dock may be: a title and one row of buttons
@@ -116,8 +112,7 @@ def test_empty_custom_shaders_and_messages_take_no_room(qtbot, make_window):
     assert w.panel_dock.height() > 1000 - 300 - COLLAPSED_PX - 100  # the room went to Setup
 
 
-@pytest.mark.skipif(shutil.which("glslc") is None or shutil.which("spirv-cross") is None,
-                    reason="needs glslc and spirv-cross")
+@needs_compilers
 def test_custom_shaders_and_messages_appear_when_they_hold_something(qtbot, make_window,
                                                                       tmp_path):
     w = make_window()
