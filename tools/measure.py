@@ -57,14 +57,14 @@ def _sched_s() -> tuple[float, float] | None:
 
 
 class _Sampler:
-    """Samples the UI thread's Python stack every 2 ms from a thread of its own, so a stall
-    can name what the UI thread was doing: the innermost mipview (or pyqtgraph) frames."""
+    """Samples the UI thread's Python stack every 2 ms from a daemon thread of its own, for the
+    rest of the process, so a stall can name what the UI thread was doing: the innermost
+    mipview (or pyqtgraph) frames, and the garbage collections meanwhile."""
 
     def __init__(self) -> None:
         import threading
 
         self._ui = threading.get_ident()
-        self._stop = threading.Event()
         self.samples: list[tuple[float, str]] = []
         #: (start, end, generation) of every garbage collection
         self.collections: list[tuple[float, float, int]] = []
@@ -92,7 +92,8 @@ class _Sampler:
             self.collections.append((self._gc_start, time.perf_counter(), info["generation"]))
 
     def _loop(self) -> None:
-        while not self._stop.wait(0.002):
+        while True:
+            time.sleep(0.002)
             frame = sys._current_frames().get(self._ui)
             self.samples.append((time.perf_counter(), self._where(frame)))
 
@@ -106,10 +107,6 @@ class _Sampler:
             f"gen {g} {d * 1000:.1f} ms" for d, g in gcs) if gcs else ""
         return "; ".join(f"{100 * n / total:.0f}% {w}" for w, n in hits.most_common(top)) \
             + gc_text
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
 
 
 class _Ticks:
@@ -125,10 +122,11 @@ class _Ticks:
         self.gaps: list[float] = []
         self._last = 0.0
         self._sched: tuple[float, float] | None = None
-        #: (gap, ran, waited for a core) of the longest gap
-        self._worst: tuple[float, float, float] | None = None
-        #: (start, end) of the longest gap, for ``--why``
+        #: the longest gap: its length, (start, end) for ``--why``, and (gap, ran, waited for a
+        #: core) where the scheduler's figures were read at both ends
+        self._longest = 0.0
         self._worst_span = (0.0, 0.0)
+        self._worst: tuple[float, float, float] | None = None
         self.sampler = sampler
         self._timer = QTimer()
         self._timer.setInterval(5)
@@ -138,16 +136,15 @@ class _Ticks:
         now, sched = time.perf_counter(), _sched_s()
         gap = now - self._last
         self.gaps.append(gap)
-        if gap >= max(self.gaps):
-            self._worst_span = (self._last, now)
-        if sched is not None and self._sched is not None and \
-                (self._worst is None or gap > self._worst[0]):
-            self._worst = (gap, sched[0] - self._sched[0], sched[1] - self._sched[1])
+        if gap > self._longest:
+            self._longest, self._worst_span = gap, (self._last, now)
+            self._worst = None if sched is None or self._sched is None else \
+                (gap, sched[0] - self._sched[0], sched[1] - self._sched[1])
         self._last, self._sched = now, sched
 
     def start(self) -> None:
         self.gaps.clear()
-        self._worst = None
+        self._longest, self._worst = 0.0, None
         self._last, self._sched = time.perf_counter(), _sched_s()
         self._timer.start()
 

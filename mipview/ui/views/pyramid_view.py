@@ -599,7 +599,7 @@ class PyramidView(QWidget):
         if not todo:
             self.pool.forget_key(("image", panel.key))
             return
-        texels = sum(first_layer(a).shape[0] * first_layer(a).shape[1] for _, _, a in todo)
+        texels = sum(math.prod(first_layer(a).shape[:2]) for _, _, a in todo)
         self.pool.submit(("image", panel.key), texels, _to_displays,
                          ([(a, panel.fmt, key[2]) for key, _, a in todo], self.settings),
                          lambda images, p=panel, t=todo: self._rendered(p, t, images))
