@@ -121,3 +121,54 @@ def test_one_channel_opened_in_two_holds_its_value_in_both(tmp_path):
     assert np.array_equal(both[..., 0], depth) and np.array_equal(both[..., 1], depth)
     own = src.storage(Format.R32F)
     assert np.array_equal(own[..., 0], depth) and not own[..., 1].any()
+
+
+#: the multi-level strategies and per-level, the two ways of reading level 0 (all levels alike,
+#: level 0 apart) and the subgroup and register paths
+MINMAX_SPECS = ("per-level:reduction=minmax", "single-pass:reduction=minmax",
+                "npot-exact:reduction=minmax", "subgroup:reduction=minmax",
+                "register-chain:reduction=minmax")
+
+
+@pytest.mark.parametrize("size", [(37, 19), (4097, 3)], ids=["37x19", "4097x3"])
+def test_minmax_from_a_d32_depth_buffer_into_rg32f(gpu, size):
+    """d32-rg32f: a D32 level 0, levels 1.. in RG32F with the min in R and the max in G, each
+    bit-exact; level 0's depth view reads the depth in both channels (its G=R swizzle). Without
+    that swizzle G would read 0, and the max would be 0 where the reference has the depth."""
+    fmt = Format.D32_RG32F
+    w, h = size
+    level0 = fmt.unpack_source(np.random.default_rng(w).random((h, w, 1), dtype=np.float32))
+    assert np.array_equal(level0[..., 0], level0[..., 1])
+    mip = run_once(gpu, level0, fmt, [StrategySpec.parse(s) for s in MINMAX_SPECS])
+    assert not mip.skipped and not mip.validation_messages
+    ref = reference_pyramid(level0, fmt, "minmax")
+    assert (ref[1][..., 1] > ref[1][..., 0]).any() and not (ref[1][..., 1] == 0).any()
+    for res in mip.results:
+        assert np.array_equal(res.levels[0], level0), res.spec  # read back from the depth image
+        for k, (got, want) in enumerate(zip(res.levels, ref, strict=True)):
+            assert np.array_equal(got, want.astype(fmt.dtype)), (str(res.spec), k)
+        assert judge_result(res, level0, fmt).within_tolerance, res.spec
+
+
+def test_a_depth_file_opens_as_d32_rg32f_and_writes_rg32f_levels(tmp_path):
+    from mipview.io import imageio
+
+    depth = np.random.default_rng(4).random((9, 13), dtype=np.float32)
+    np.save(tmp_path / "d.npy", depth)
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "d.npy"), "--format", "d32-rg32f", "--strategies",
+                 "per-level:reduction=minmax", "--out", str(out), "--export", "ktx2"]) == 0
+    back = imageio.load(str(next(out.rglob("*.ktx2"))))
+    assert back.texture.fmt is Format.RG32F
+    level0 = Format.D32_RG32F.unpack_source(depth[..., None])
+    for got, want in zip(back.texture.levels, reference_pyramid(level0, Format.D32_RG32F,
+                                                                 "minmax"), strict=True):
+        assert np.array_equal(got, want.astype(np.float32))
+
+
+def test_minmax_of_a_one_channel_depth_points_to_d32_rg32f():
+    from mipview.core import reductions
+
+    why = reductions.format_reason("minmax", Format.D32)
+    assert why is not None and "d32-rg32f" in why and "not d32" in why
+    assert reductions.format_reason("minmax", Format.D32_RG32F) is None

@@ -105,6 +105,11 @@ class Format(Enum):
     #: a D16_UNORM depth buffer as level 0, levels 1.. in R16: r16's arithmetic and bytes
     D16 = _info("d16", _VK_R16_UNORM, np.uint16, 1, False, "r16", "rgba16",
                 source=_VK_D16_UNORM)
+    #: a D32_SFLOAT depth buffer as level 0, levels 1.. in RG32F: the min+max Hi-Z pyramid
+    #: (reduction=minmax) engines build from their depth buffer. Level 0's depth view reads
+    #: (d, d, 0, 1) (a G=R swizzle), so the min lands in R and the max in G as from rg32f
+    D32_RG32F = _info("d32-rg32f", _VK_R32G32_SFLOAT, np.float32, 2, True, "rg32f", "f32",
+                      source=_VK_D32_SFLOAT)
     #: packed 32-bit texels (mipview.core.packed): 10-bit UNORM colour and 2-bit alpha, held as
     #: uint16 codes (LSB 1/1023, alpha 1/3); 11/11/10-bit unsigned floats, held as float32 RGB
     #: on their grid and alpha 1 (the image has none: a shader reads 1)
@@ -194,6 +199,20 @@ class Format(Enum):
     def texel_components(self) -> int:
         """Components per texel in the image's memory and files: 1 word for a packed format."""
         return 1 if self.packing else self.channels
+
+    def pack_source(self, values: np.ndarray) -> np.ndarray:
+        """Host texels (..., 4) of level 0 -> what its own image holds: :meth:`pack`, but a
+        depth source's one depth component (its image has no other)."""
+        a = self.pack(values)
+        return np.ascontiguousarray(a[..., :1]) if self.depth_source else a
+
+    def unpack_source(self, values: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`pack_source`: a depth image's depth (..., 1) as every channel the
+        levels have, as level 0's depth view reads it (:attr:`FormatInfo.vk_source_format`)."""
+        a = np.asarray(values)
+        if self.depth_source and self.channels > 1:
+            a = np.repeat(a, self.channels, axis=-1)
+        return self.unpack(a)
 
     def pack(self, values: np.ndarray) -> np.ndarray:
         """Host texels (..., 4) -> the image's own channels (..., channels), contiguous; a

@@ -6,7 +6,8 @@ every size (conservative), and pick stored values (no decode, no rounding):
 
 - ``min`` and ``max``: channel by channel;
 - ``minmax``: a min+max depth pyramid in a two-channel format, the min in R and the max in G
-  (a one-channel source opened in a two-channel format holds its value in both).
+  (a one-channel source opened in a two-channel format holds its value in both; a D32 depth
+  buffer as level 0 is ``d32-rg32f``, whose depth view reads the depth in both).
 
 In depth terms, ``nearest`` and ``farthest`` name min or max after the depth convention:
 standard Z (near plane 0) keeps the nearest depth with min, reversed Z (near plane 1) with max.
@@ -43,6 +44,7 @@ def load_reason(reduction: str, load: str) -> str | None:
 def format_reason(reduction: str, fmt: Format) -> str | None:
     """Why ``reduction`` cannot make a pyramid of ``fmt``, or None."""
     if reduction == "minmax" and fmt.channels != 2:
+        depth = " (for a D32 depth buffer: d32-rg32f)" if fmt.depth_source else ""
         return (f"reduction=minmax writes the min in R and the max in G: it takes a two-channel "
-                f"format (rg32f, rg16f, rg8), not {fmt.label}")
+                f"format (rg32f, rg16f, rg8, d32-rg32f), not {fmt.label}{depth}")
     return None

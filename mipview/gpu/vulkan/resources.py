@@ -190,8 +190,11 @@ class MipImage:
             self.source_image, self.source_memory = self._new_image(
                 self.fmt.info.vk_source_format, 1, flag("VK_IMAGE_USAGE_SAMPLED_BIT") | transfer,
                 0, "depth image")
+            # d32-rg32f's levels have two channels: G=R makes its depth view read (d, d, 0, 1),
+            # so a min+max shader takes both extremes of level 0 from it, as from rg32f
             self.sampled_views[0] = self._view(0, self.fmt.info.vk_source_format, 0,
-                                               self.source_image, "DEPTH")
+                                               self.source_image, "DEPTH",
+                                               green_is_red=self.fmt.channels > 1)
 
     @property
     def encoded_views(self) -> list[Any]:
@@ -210,7 +213,7 @@ class MipImage:
         return self.sampled_views if filtered else self.encoded_views
 
     def _view(self, level: int, vk_format: int, usage: int, image: Any = None,
-              aspect: str = "COLOR") -> Any:
+              aspect: str = "COLOR", green_is_red: bool = False) -> Any:
         usage_info = vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None
         rng = vk.VkImageSubresourceRange(aspectMask=flag(f"VK_IMAGE_ASPECT_{aspect}_BIT"),
                                          baseMipLevel=level, levelCount=1, baseArrayLayer=0,
@@ -219,6 +222,10 @@ class MipImage:
             image=self.image if image is None else image,
             viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"), format=vk_format,
             subresourceRange=rng, pNext=usage_info)
+        if green_is_red:
+            identity = flag("VK_COMPONENT_SWIZZLE_IDENTITY")
+            info.components = vk.VkComponentMapping(
+                r=identity, g=flag("VK_COMPONENT_SWIZZLE_R"), b=identity, a=identity)
         return vk.vkCreateImageView(self.ctx.device, info, None)
 
     # --- transfers -----------------------------------------------------------------------
@@ -232,7 +239,7 @@ class MipImage:
         expected = (self.layers, self.height, self.width, 4)
         if data.reshape((-1, *data.shape[-3:])).shape != expected:
             raise ValueError(f"level 0 has shape {data.shape}, image wants {expected}")
-        data = self.fmt.pack(data)  # host texels are RGBA; the image keeps its own channels
+        data = self.fmt.pack_source(data)  # host texels are RGBA; the image keeps its own
         if self.fmt.depth_source and self.fmt.is_float and data.size and not (
                 (data >= 0).all() and (data <= 1).all()):  # d16's codes are [0, 1] by make
             raise DepthRangeError(
@@ -317,8 +324,13 @@ class MipImage:
         # cost another pass over the pyramid before the timing can start
         for level in range(self.levels):
             w, h = self.level_size(level)
-            arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.texel_dtype)
-            arr = self.fmt.unpack(arr.reshape(self.layers, h, w, self.fmt.texel_components))
+            if level == 0 and self.fmt.depth_source:  # the depth image's one component
+                size = sizes[0] // self.fmt.texel_components
+                arr = raw[:size].view(self.fmt.texel_dtype)
+                arr = self.fmt.unpack_source(arr.reshape(self.layers, h, w, 1))
+            else:
+                arr = raw[offsets[level]:offsets[level] + sizes[level]].view(self.fmt.texel_dtype)
+                arr = self.fmt.unpack(arr.reshape(self.layers, h, w, self.fmt.texel_components))
             out.append(arr[0] if self.layers == 1 else arr)
         return out
 
