@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from mipview.check.verdict import judge
-from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.formats import Format, level_size, mip_count, to_storage
 from mipview.io import containers, imageio
 from mipview.io.imageio import ImageLoadError
 
@@ -375,6 +375,80 @@ def test_an_exr_level_of_the_wrong_size_is_named(tmp_path):
     files[2].write_bytes(files[1].read_bytes())
     _fails(tmp_path, "c.level00.exr", files[0].read_bytes(), "c.level02.exr is not level 2",
            "18x11", "9x5")
+
+
+def _small_chain(fmt: Format, layers: int | None) -> list[np.ndarray]:
+    """A 5x3 chain of ``fmt``'s storage values from input beyond [0, 1], with NaN and
+    infinities (stored as the format stores them: UNORM clamps, b10g11r11 has no sign)."""
+    rng = np.random.default_rng(11)
+    out = []
+    for p in range(mip_count(5, 3)):
+        w, h = level_size(5, 3, p)
+        pixels = rng.uniform(-0.5, 1.5, (layers or 1, h, w, 4))
+        if fmt.is_float:
+            pixels *= 1000.0
+        pixels[0, 0, 0, :3] = (np.nan, np.inf, -np.inf)
+        level = to_storage(pixels, fmt)
+        out.append(level if layers else level[0])
+    return out
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=[f.label for f in Format])
+def test_every_format_round_trips_through_exr_bit_exactly(tmp_path, fmt):
+    pytest.importorskip("OpenEXR")
+    for layers in (None, 2):
+        levels = _small_chain(fmt, layers)
+        files = containers.export(tmp_path / str(layers), "c", levels, fmt, ["exr"])
+        texture = imageio.read_chain(files[0])
+        assert texture.fmt is fmt and texture.pixel_format.endswith(f" as {fmt.label}")
+        for mine, written in zip(texture.levels, levels, strict=True):
+            assert mine.shape == written.shape and mine.dtype == written.dtype
+            assert np.array_equal(mine.view(np.uint8), written.view(np.uint8))  # NaN too
+
+
+UNORM_FORMATS = [f for f in Format if not f.is_float]
+
+
+@pytest.mark.parametrize("fmt", UNORM_FORMATS, ids=[f.label for f in UNORM_FORMATS])
+def test_every_unorm_code_survives_its_float_in_exr(tmp_path, fmt):
+    """Every code of every channel (256 of 8 bits, sRGB's in linear light, 65536 of 16, 1024
+    and 4 of rgb10a2) is written as its decoded float and rounds back to itself."""
+    exr = pytest.importorskip("OpenEXR")
+    top = np.broadcast_to(fmt.scale, (4,)).astype(int)
+    side = int(np.ceil(np.sqrt(top.max() + 1)))
+    codes = np.arange(side * side)
+    level0 = np.stack([np.roll(codes, 37 * c) % (top[c] + 1) for c in range(4)], axis=-1)
+    level0 = fmt.held(level0.reshape(side, side, 4).astype(fmt.dtype))
+    (path,) = containers.export(tmp_path, "codes", [level0], fmt, ["exr"])
+    file = exr.File(str(path))
+    written = {n: c.pixels.dtype for n, c in file.parts[0].channels.items()}
+    assert set(written.values()) == {np.dtype(np.float32)}  # FLOAT channels
+    assert np.array_equal(imageio.read_chain(path).levels[0], level0)
+
+
+def test_an_exr_off_its_formats_grid_or_of_no_format_is_one_line(tmp_path):
+    exr = pytest.importorskip("OpenEXR")
+    header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage}
+    files = containers.export(tmp_path, "c", _small_chain(Format.UNORM, None), Format.UNORM,
+                              ["exr"])
+    level1 = exr.File(str(files[1]))
+    rgba = np.array(level1.parts[0].channels["RGBA"].pixels)
+    rgba[0, 1, 2] = 0.5 / 255  # between codes 0 and 1
+    exr.File(dict(header), {"RGBA": rgba}).write(str(files[1]))  # the attribute dropped
+    _fails(tmp_path, "c.level00.exr", files[0].read_bytes(), "c.level01.exr: its "
+           "mipviewFormat attribute says unorm, but 1 of 2 texels hold values off that "
+           "format's grid (the first: B = 0.00196078443 at x 1, y 0)")
+
+    def named(label: str, channels: dict[str, np.ndarray]) -> bytes:
+        buf = io.BytesIO()
+        exr.File({**header, "mipviewFormat": label}, channels).write(buf)
+        return buf.getvalue()
+
+    half = np.full((3, 5, 3), 1 + 2.0 ** -10, np.float16)  # b10g11r11's mantissa has 6 bits
+    _fails(tmp_path, "b.exr", named("b10g11r11", {"RGB": half}), "says b10g11r11",
+           "15 of 15 texels")
+    _fails(tmp_path, "n.exr", named("rgba9", {"RGB": half}),
+           "its mipviewFormat attribute names no mipview format ('rgba9'; mipview writes unorm")
 
 
 # --- anything else -------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from PIL import Image
 
 from mipview.check.reference import stored_chain
 from mipview.check.verdict import judge
-from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
 from mipview.gpu.session import Session
@@ -69,8 +68,7 @@ LAYERED = pytest.mark.parametrize("layered", [False, True], ids=["2d", "array"])
 #: here; reading depth files is tests/test_depth_source.py's
 FILE_FORMATS = [f for f in Format if not f.depth_source]
 EVERY_FORMAT = pytest.mark.parametrize("fmt", FILE_FORMATS, ids=[f.label for f in FILE_FORMATS])
-CASES = [(fmt, kind) for fmt in FILE_FORMATS for kind in ("ktx2", "dds", "exr")
-         if kind != "exr" or (fmt.is_float and not fmt.packing)]
+CASES = [(fmt, kind) for fmt in FILE_FORMATS for kind in ("ktx2", "dds", "exr")]
 
 
 @LAYERED
@@ -219,6 +217,17 @@ def _swap_texels(data: bytearray, at: int, texel_bytes: int, eight_bit: bool) ->
     data[a:b], data[b:b + texel_bytes] = data[b:b + texel_bytes], data[a:b]
 
 
+def _swap_floats(values: np.ndarray, fmt: Format) -> None:
+    """:func:`_swap_texels` of an EXR channel's floats: two equal ones of an 8-bit UNORM
+    format (its decoded codes) are moved 3 codes apart, onto the format's grid."""
+    if fmt.dtype != np.uint8 or not np.array_equal(values[0, 0], values[0, 1]):
+        values[0, [0, 1]] = values[0, [1, 0]]
+        return
+    code = int(np.rint(values[0, 0] * fmt.one))  # a flat r8 level: one channel, linear
+    step = 3 if code <= 252 else -3
+    values[0, 0], values[0, 1] = ((code + step) / fmt.one, (code - step) / fmt.one)
+
+
 def _alter_level3(path, kind: str, fmt: Format) -> None:
     if kind == "exr":
         import OpenEXR
@@ -231,7 +240,7 @@ def _alter_level3(path, kind: str, fmt: Format) -> None:
             for name, channel in part.channels.items():  # RGBA, or the format's own R [G]
                 values = np.array(channel.pixels)
                 if i == 0:
-                    values[0, [0, 1]] = values[0, [1, 0]]
+                    _swap_floats(values, fmt)
                 channels[name] = values
             parts.append(OpenEXR.Part({"compression": OpenEXR.ZIP_COMPRESSION,
                                        "type": OpenEXR.scanlineimage}, channels,
@@ -281,17 +290,12 @@ def test_the_file_chain_is_a_result_named_after_the_file(chains, tmp_path):
     assert one.mismatch(Format.SRGB, one.levels[0]) == "the file holds one level, no chain"
 
 
-def test_export_writes_every_kind_atomically_and_refuses_exr_for_8bit(chains, tmp_path):
+def test_export_writes_every_kind_atomically_for_every_format(chains, tmp_path):
     files = containers.export(tmp_path, "p", chains[Format.F16], Format.F16,
                               containers.parse_kinds("all"))
     assert [f.name for f in files] == ["p.ktx2", "p.dds"] + [f"p.level{i:02d}.exr"
                                                              for i in range(6)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in files)
-    assert containers.export_problem(["ktx2", "exr"], Format.UNORM).startswith("EXR holds float")
-    assert containers.export_problem(["ktx2", "dds"], Format.UNORM) == ""
-    with pytest.raises(MipviewError, match="EXR holds float"):
-        containers.export(tmp_path, "q", chains[Format.UNORM], Format.UNORM, ["exr"])
-    assert not list(tmp_path.glob("q*"))
 
 
 def test_parse_kinds():

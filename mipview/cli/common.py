@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import numpy as np
@@ -234,26 +234,15 @@ def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
     return level0, fmt
 
 
-def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, check: bool,
-                   refuse: Callable[[Format], str] | None = None) \
-        -> tuple[SourceImage, np.ndarray, Format]:
-    """:func:`prepare_run`, and the source image level 0 comes from. ``refuse(fmt)`` says why
-    the command cannot take a run in ``fmt`` ("" when it can: e.g. ``--export exr`` of 8-bit
-    levels); asked of the format the header suggests, before the image is decoded, and again of
-    the one it has."""
+def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int,
+                   check: bool) -> tuple[SourceImage, np.ndarray, Format]:
+    """:func:`prepare_run`, and the source image level 0 comes from."""
     from mipview.cli.limits import check_run
 
-    def checked(fmt: Format) -> Format:
-        problem = refuse(fmt) if refuse is not None else ""
-        if problem:
-            raise UsageError(problem)
-        return fmt
-
     dims = source_dims(args)
-    fmt = checked(image_format(args, None, dims.suggested))
-    check_run(ctx, dims, fmt, strategies, check)
+    check_run(ctx, dims, image_format(args, None, dims.suggested), strategies, check)
     source = load_source(args)
-    fmt = checked(image_format(args, source))
+    fmt = image_format(args, source)
     note = source.nonfinite_note(fmt)
     if note:  # once, as the image is loaded
         print(note)

@@ -116,7 +116,6 @@ def write_result(folder: Path, res: StrategyResult, fmt: Format,
 
 def cmd_run(args: argparse.Namespace) -> int:
     from mipview.check.filter_reference import kind_warning
-    from mipview.io import containers
     from mipview.runs import report
 
     specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
@@ -124,9 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = RunFolder(args.out)
     notes = _Notes()
     with open_context(args) as ctx:
-        source, level0, fmt = prepare_source(
-            args, ctx, len(specs), not args.no_check,
-            lambda f: containers.export_problem(kinds, f))
+        source, level0, fmt = prepare_source(args, ctx, len(specs), not args.no_check)
         # the file's own chain, if it has one, is judged and written like a strategy's result
         done = _staged_run(ctx, level0, fmt, specs, RunOptions(judge=not args.no_check),
                            notes, source)

@@ -939,8 +939,7 @@ class MainWindow(QMainWindow):
         if self.output is None:
             return
         dialog = ExportDialog([r.spec for r in self.output.mip.results], self.heatmap.strategy(),
-                              self.output.mip.fmt, str(self.settings.value("export/folder", "")),
-                              self)
+                              str(self.settings.value("export/folder", "")), self)
         if dialog.exec() != ExportDialog.DialogCode.Accepted:
             return
         self.settings.setValue("export/folder", dialog.folder())

@@ -102,27 +102,30 @@ def test_export_writes_the_chain_shown(qtbot, make_window, tmp_path, small_png, 
             assert np.array_equal(mine, theirs)
     (blit,) = _export_and_wait(qtbot, w, tmp_path / "out", ["ktx2"], "blit")
     assert np.array_equal(imageio.read_chain(blit).levels[1], results["blit"].levels[1])
+    # EXR of 8-bit levels: float channels that read back as the very codes
+    exr_files = _export_and_wait(qtbot, w, tmp_path / "out", ["exr"])
+    assert len(exr_files) == len(results["per-level"].levels)
+    chain = imageio.read_chain(exr_files[0])
+    assert chain.fmt is w.current_format()
+    for mine, theirs in zip(chain.levels, results["per-level"].levels, strict=True):
+        assert np.array_equal(mine, theirs)
     assert dialogs == []
-    # EXR of 8-bit levels: refused in the worker, in a dialog
-    with qtbot.waitSignal(w.sigErrorShown, timeout=WAIT_MS):
-        w.export_chain(str(tmp_path / "out"), ["exr"])
-    assert dialogs[-1][0] == "Export failed" and "EXR holds float levels" in dialogs[-1][1]
 
 
-def test_export_dialog_disables_exr_for_8bit_runs_and_says_why(qtbot):
+def test_export_dialog_offers_every_kind(qtbot):
     specs = [StrategySpec("per-level"), StrategySpec("file", (("name", "a.ktx2"),))]
-    d8 = ExportDialog(specs, "file:name=a.ktx2", Format.SRGB, "/tmp/x")
+    d8 = ExportDialog(specs, "file:name=a.ktx2", "/tmp/x")
     qtbot.addWidget(d8)
-    assert not d8.kind_checks["exr"].isEnabled() and "EXR holds float" in d8.reason_label.text()
-    assert d8.kinds() == ("ktx2", "dds") and d8.spec() == "file:name=a.ktx2"
+    assert all(check.isEnabled() for check in d8.kind_checks.values())
+    assert d8.kinds() == ("ktx2", "dds", "exr") and d8.spec() == "file:name=a.ktx2"
     assert d8.strategy_combo.currentText() == "file: a.ktx2"
     assert d8.ok_button.isEnabled()
-    d8.kind_checks["ktx2"].setChecked(False)
-    d8.kind_checks["dds"].setChecked(False)
+    for check in d8.kind_checks.values():
+        check.setChecked(False)
     assert not d8.ok_button.isEnabled()  # no kind chosen
-    d16 = ExportDialog(specs, "", Format.F16)
+    d16 = ExportDialog(specs, "")
     qtbot.addWidget(d16)
-    assert d16.kinds() == ("ktx2", "dds", "exr") and d16.reason_label.text() == ""
+    assert d16.kinds() == ("ktx2", "dds", "exr")
     assert d16.spec() == "per-level" and not d16.ok_button.isEnabled()  # no folder yet
     d16.folder_edit.setText("/tmp/y")
     assert d16.ok_button.isEnabled()

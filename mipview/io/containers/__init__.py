@@ -27,7 +27,7 @@ from mipview.io.containers.decode import SUFFIXES
 from mipview.io.containers.texture import FILE_SPEC_NAME, ContainerError, TextureFile
 
 __all__ = ["EXPORT_KINDS", "FILE_SPEC_NAME", "SUFFIXES", "ContainerError", "TextureFile",
-           "export", "export_problem", "parse_kinds", "title"]
+           "export", "parse_kinds", "title"]
 
 #: what ``--export`` takes, in the order files are written
 EXPORT_KINDS = ("ktx2", "dds", "exr")
@@ -45,18 +45,6 @@ def parse_kinds(text: str) -> tuple[str, ...]:
     return tuple(k for k in EXPORT_KINDS if k in kinds)
 
 
-def export_problem(kinds: Sequence[str], fmt: Format) -> str:
-    """Why ``kinds`` cannot hold levels of ``fmt`` ("" when they can): EXR holds float levels
-    only. Ask before the GPU work, so a bad choice costs nothing."""
-    if "exr" in kinds and not fmt.is_float:
-        return (f"EXR holds float levels and this run is {fmt.label}: export exr with "
-                f"--format f16 or f32")
-    if "exr" in kinds and fmt.packing:
-        return (f"EXR holds half and float channels, not {fmt.label}'s packed 11/11/10-bit "
-                f"floats: export ktx2 or dds")
-    return ""
-
-
 def export(folder: str | os.PathLike[str], stem: str, levels: Sequence[np.ndarray], fmt: Format,
            kinds: Sequence[str] = EXPORT_KINDS) -> list[Path]:
     """Write the chain ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
@@ -64,11 +52,8 @@ def export(folder: str | os.PathLike[str], stem: str, levels: Sequence[np.ndarra
     ``stem.dds``, ``stem.levelNN.exr``. Every file is written atomically. Returns the files, in
     order.
 
-    Raises MipviewError when a kind cannot hold ``fmt`` (:func:`export_problem`) or a file
-    cannot be written."""
-    problem = export_problem(kinds, fmt)
-    if problem:
-        raise MipviewError(problem)
+    Raises MipviewError when a file cannot be written. Every kind holds every format (EXR as
+    floats that read back as the format's codes: :mod:`.exr`)."""
     folder = Path(folder)
     files: list[tuple[Path, bytes]] = []
     for kind in kinds:

@@ -1,5 +1,16 @@
-"""OpenEXR: float chains written losslessly (ZIP), one file per level, and EXR files read back
-with their range kept (negative, > 1, non-finite values as they are).
+"""OpenEXR: chains of every format written losslessly (ZIP), one file per level, and EXR files
+read back with their range kept (negative, > 1, non-finite values as they are).
+
+EXR holds half and float channels, so each format is written as the values it stands for:
+float formats as they are (half or float), UNORM formats as float channels of their decoded
+values (code / scale; sRGB colour in linear light, EXR's convention, so viewers such as tev
+show it right; alpha linear), ``b10g11r11`` as half R, G, B (its 11/11/10-bit floats share
+half's exponent and have fewer mantissa bits, so every one is a half; no A: it has none), a
+one-channel depth source (``d32``, ``d16``) as ``Z``. The string attribute ``mipviewFormat``
+names the format; reading a file that carries it gives back that format's storage values, bit
+for bit (each float is re-encoded with the format's rounding and must land exactly on what
+:func:`encode` writes for the code it gives, else the file is refused). A file without it is
+read as half or float, in the channels it has.
 
 The OpenEXR Python binding writes only level 0 of a mip-mapped tiled image (the other levels'
 tiles are left out and the file is unreadable), so each level is its own scanline file,
@@ -25,6 +36,7 @@ from types import ModuleType
 
 import numpy as np
 
+from mipview.core import formats
 from mipview.core.formats import Format, level_size
 from mipview.io.containers import exr_layout
 from mipview.io.containers.texture import (
@@ -37,6 +49,8 @@ from mipview.io.containers.texture import (
 
 _LEVEL_NAME = re.compile(r"^(?P<stem>.*)\.level(?P<level>\d{2,})\.exr$", re.IGNORECASE)
 _HALF, _FLOAT = 1, 2
+#: the header attribute (a string) that names the mipview format of a file's levels
+FORMAT_ATTRIBUTE = "mipviewFormat"
 
 
 _OUTPUT_LOCK = threading.Lock()
@@ -82,14 +96,15 @@ def level_name(stem: str, level: int) -> str:
 
 # --- writing -------------------------------------------------------------------------------------
 def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> list[bytes]:
-    """One EXR file per level of ``levels`` (float16 -> half, float32 -> float channels R, G, B,
-    A; ZIP compression, lossless); (layers, H, W, 4) levels become one part per layer."""
-    if not fmt.is_float:
-        raise ValueError(f"EXR holds float levels, not {fmt.label}")
+    """One EXR file per level of ``levels`` (storage values of ``fmt``): the channels
+    :func:`_written` and :func:`_channels` make of them, ZIP compression (lossless), the format
+    named in the ``mipviewFormat`` attribute; (layers, H, W, 4) levels become one part per
+    layer."""
     exr = _openexr()
 
     def header() -> dict[str, object]:  # a new one each time: the binding fills in its windows
-        return {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage}
+        return {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
+                FORMAT_ATTRIBUTE: fmt.label}
 
     first = np.asarray(levels[0])
     layers = int(first.shape[0]) if first.ndim == 4 else None
@@ -99,6 +114,7 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> li
         shape = level_shape(int(first.shape[-2]), int(first.shape[-3]), p, layers)
         if a.shape != shape:
             raise ValueError(f"level {p} is {a.shape}, expected {shape}")
+        a = _written(a, fmt)
         if layers is None:
             file = exr.File(header(), _channels(a, fmt))
         else:
@@ -110,12 +126,26 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> li
     return out
 
 
+def _written(a: np.ndarray, fmt: Format) -> np.ndarray:
+    """Storage values (..., 4) of ``fmt`` -> the float texels its EXR holds: float formats as
+    they are, b10g11r11 as half (exact), UNORM ones decoded to float32 (linear light for sRGB
+    colour), which re-encode to their codes exactly (``_stored``)."""
+    if fmt.packing == "float11":
+        return a.astype(np.float16)
+    if fmt.is_float:
+        return a
+    return formats.decode(a, fmt).astype(np.float32)
+
+
 def _channels(a: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
-    """The EXR channels of one (H, W, 4) image of ``fmt``: RGBA, the format's own R [G], or a
-    depth source's Z (what engines and DCC tools name a depth channel)."""
+    """The EXR channels of one (H, W, 4) image of ``fmt``: RGBA, RGB for b10g11r11 (it has no
+    alpha), the format's own R [G], or a one-channel depth source's Z (what engines and DCC
+    tools name a depth channel)."""
+    if fmt.packing == "float11":
+        return {"RGB": np.ascontiguousarray(a[..., :3])}
     if fmt.channels == 4:
         return {"RGBA": np.ascontiguousarray(a)}
-    names = "Z" if fmt.depth_source else "RG"[:fmt.channels]
+    names = "Z" if fmt.depth_source and fmt.channels == 1 else "RG"[:fmt.channels]
     return {name: np.ascontiguousarray(a[..., i]) for i, name in enumerate(names)}
 
 
@@ -158,8 +188,9 @@ def _rgba(channels: dict[str, np.ndarray]) -> np.ndarray:
     return np.concatenate([colour.astype(dtype), alpha[..., None].astype(dtype)], axis=-1)
 
 
-def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str]]:
-    """(levels-to-be: (H, W, 4) or (parts, H, W, 4) float16/float32, notes) of one EXR file."""
+def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str], object]:
+    """(levels-to-be: (H, W, 4) or (parts, H, W, 4) float16/float32, notes, the value of its
+    first part's ``mipviewFormat`` attribute or None) of one EXR file."""
     parts = exr_layout.check(data)
     check_pixels(sum(p.width * p.height for p in parts),
                  f"{parts[0].width}x{parts[0].height}"
@@ -168,12 +199,13 @@ def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str
     if not types <= {_HALF, _FLOAT}:
         raise ContainerError("32-bit unsigned integer channels: mipview reads half and float")
     exr = _openexr()
-    error = ""
+    error, label = "", None
     with _library_output() as said:
         try:
             file = exr.File(io.BytesIO(data))
             images = [_rgba({k: np.asarray(v.pixels) for k, v in part.channels.items()})
                       for part in file.parts]
+            label = file.parts[0].header.get(FORMAT_ATTRIBUTE) if file.parts else None
         except (RuntimeError, ValueError, TypeError, OSError) as e:
             error, images = str(e), []
     if len(images) != len(parts):
@@ -191,19 +223,76 @@ def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str
                      f"binding reads level 0 only, so its chain is not checked")
     shapes = {im.shape for im in images}
     if len(images) > 1 and len(shapes) == 1:
-        return np.stack(images), notes
+        return np.stack(images), notes, label
     if len(images) > 1:
         notes.append(f"first of {len(images)} parts (their sizes differ)")
-    return images[0], notes
+    return images[0], notes, label
+
+
+def _recorded_format(label: object) -> Format | None:
+    """The format a ``mipviewFormat`` attribute names (None without one)."""
+    if label is None:
+        return None
+    if isinstance(label, str):
+        with contextlib.suppress(ValueError):
+            return Format.parse(label)
+    names = ", ".join(f.label for f in Format)
+    raise ContainerError(f"its {FORMAT_ATTRIBUTE} attribute names no mipview format "
+                         f"({label!r}; mipview writes {names})")
+
+
+def _stored(image: np.ndarray, fmt: Format) -> np.ndarray:
+    """The storage values of ``fmt`` that :func:`encode` wrote as the floats ``image`` (what
+    :func:`_rgba` read): each re-encoded with the format's rounding, then written again and
+    compared, so a value off the format's grid (an edited file, another tool's) is refused
+    rather than rounded into a code it never was."""
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN or huge in a UNORM file: off grid
+        if fmt.is_float and not fmt.packing:
+            values = image.astype(fmt.dtype)
+        else:
+            values = formats.round_to_grid(formats.encode(image, fmt), fmt).astype(fmt.dtype)
+        values = fmt.held(values)
+    again = _written(values, fmt).astype(np.float64)
+    read = image.astype(np.float64)
+    off = ~((again == read) | (np.isnan(again) & np.isnan(read)))
+    if off.any():
+        raise ContainerError(_off_grid(read, off, fmt))
+    return np.ascontiguousarray(values)
+
+
+def _off_grid(read: np.ndarray, off: np.ndarray, fmt: Format) -> str:
+    """One line: how many texels of ``read`` hold values off ``fmt``'s grid (``off``), and the
+    first of them, where a user can find it."""
+    *layer, y, x, c = np.argwhere(off)[0]
+    where = f"layer {layer[0]}, " if layer else ""
+    return (f"its {FORMAT_ATTRIBUTE} attribute says {fmt.label}, but "
+            f"{np.count_nonzero(off.any(axis=-1))} of {off[..., 0].size} texels hold values "
+            f"off that format's grid (the first: {'RGBA'[c]} = {read[(*layer, y, x, c)]:.9g} "
+            f"at {where}x {x}, y {y})")
+
+
+def _in_format(image: np.ndarray, fmt: Format | None, label: object,
+               first_label: object) -> np.ndarray:
+    """A level as ``read`` returns it: the floats as they are without a recorded format, else
+    the storage values of level 0's (a level without the attribute, which tools that re-save a
+    file drop, is taken to be of that format too)."""
+    if fmt is None:
+        return image
+    if label is not None and label != first_label:
+        raise ContainerError(f"its {FORMAT_ATTRIBUTE} attribute is {label!r}, level 0's "
+                             f"{first_label!r}")
+    return _stored(image, fmt)
 
 
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
-    """Decode an EXR file, and when its name is ``stem.levelKK.exr``, the levels after it.
-    Raises ContainerError (or what ``check_pixels`` raises)."""
+    """Decode an EXR file, and when its name is ``stem.levelKK.exr``, the levels after it: in
+    the format its ``mipviewFormat`` attribute names, else half or float. Raises
+    ContainerError (or what ``check_pixels`` raises)."""
     name = Path(path).name
-    level0, notes = _decode(data, check_pixels)
-    levels = [level0]
-    dtype = level0.dtype
+    level0, notes, first_label = _decode(data, check_pixels)
+    fmt = _recorded_format(first_label)
+    dtypes = [level0.dtype]  # of the floats in the files, which the description names
+    levels = [_in_format(level0, fmt, first_label, first_label)]
     match = _LEVEL_NAME.match(name)
     if match:
         height, width = level0.shape[-3:-1]
@@ -218,7 +307,9 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
             except OSError as e:
                 raise ContainerError(f"cannot read {sibling.name}: {e.strerror or e}") from None
             try:
-                level, _ = _decode(sibling_data, check_pixels)
+                level, _, label = _decode(sibling_data, check_pixels)
+                dtypes.append(level.dtype)
+                level = _in_format(level, fmt, label, first_label)
             except ContainerError as e:
                 raise ContainerError(f"{sibling.name}: {e}") from None
             shape = level_shape(width, height, k, level0.shape[0] if level0.ndim == 4 else None)
@@ -228,14 +319,17 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
                                      f"{level.shape[-2]}x{level.shape[-3]}, a {width}x{height} "
                                      f"level 0 makes it {w}x{h}")
             levels.append(level)
-        dtype = np.result_type(*[a.dtype for a in levels])
+    dtype = np.result_type(*dtypes)
     channels = exr_layout.check(data)[0].channels
     few = _own_channels(channels)
+    kinds = {np.dtype(np.float16): "half", np.dtype(np.float32): "float"}
+    names = ", ".join(sorted(channels)) if few < 4 else "RGBA"
+    if fmt is not None:
+        return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names} as {fmt.label}",
+                           fmt, tuple(levels), None, tuple(notes))
     fmt = Format.holding(few, np.dtype(dtype))
     assert fmt is not None  # half or float, in 1, 2 or 4 channels: all in the table
     if fmt.element is Format.F32 and any(a.dtype != np.float32 for a in levels):
         notes.append("half and float channels mixed: read as float")
-    kinds = {np.dtype(np.float16): "half", np.dtype(np.float32): "float"}
-    names = ", ".join(sorted(channels)) if few < 4 else "RGBA"
     return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names}", fmt,
                        tuple(np.ascontiguousarray(a, dtype) for a in levels), None, tuple(notes))

@@ -1,8 +1,7 @@
 """File > Export...: which result of the run shown, which folder, which kinds of texture file.
 
 The dialog only gathers the choices; :meth:`MainWindow.export_chain` sends them to a worker, so
-automation and tests export without it. A kind that cannot hold the run's levels (EXR of an
-8-bit run: ``containers.export_problem``) is disabled, its tooltip and a line below saying why.
+automation and tests export without it. Every kind holds every format.
 """
 
 from __future__ import annotations
@@ -15,19 +14,17 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QWidget,
 )
 
-from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
 from mipview.io import containers
 
 
 class ExportDialog(QDialog):
-    def __init__(self, specs: list[StrategySpec], shown: str, fmt: Format, folder: str = "",
+    def __init__(self, specs: list[StrategySpec], shown: str, folder: str = "",
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export chain")
@@ -46,21 +43,13 @@ class ExportDialog(QDialog):
         form.addRow("Folder", row)
         self.kind_checks: dict[str, QCheckBox] = {}
         kinds = QHBoxLayout()
-        reasons = []
         for kind in containers.EXPORT_KINDS:
             check = QCheckBox(kind.upper())
-            why = containers.export_problem([kind], fmt)
-            check.setEnabled(not why)
-            check.setChecked(not why)
-            check.setToolTip(why or f"write the chain as {kind.upper()}")
-            if why:
-                reasons.append(why)
+            check.setChecked(True)
+            check.setToolTip(f"write the chain as {kind.upper()}")
             self.kind_checks[kind] = check
             kinds.addWidget(check)
         form.addRow("Files", kinds)
-        self.reason_label = QLabel("\n".join(reasons))
-        self.reason_label.setWordWrap(True)
-        form.addRow(self.reason_label)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
