@@ -99,6 +99,39 @@ def test_min_max_options_say_why_not_with_filters_and_bilinear(gpu):
     assert why is not None and "no filter options" in why
 
 
+def test_a_nan_tap_is_dropped_and_a_nan_footprint_stays(gpu):
+    """min and max drop a NaN tap (minNum/maxNum: the reference's fmin and SPIR-V's NMin, which
+    tools/build_shaders.py makes of GLSL's min and max, whose NaN is undefined and on lavapipe
+    depended on the operands' order); a footprint of NaN alone stays NaN. sampler-minmax
+    reduces in the sampler, which Vulkan leaves NaN to (lavapipe's is off where a 2x2 quad holds
+    NaN): its verdict says so."""
+    fmt = Format.R32F
+    level0 = _level0(37, 19, fmt, 9)
+    level0[5, 7, 0] = level0[18, 36, 0] = level0[0, 3, 0] = np.nan  # lone NaN taps
+    level0[2:5, 10:13, 0] = np.nan  # level 1's (5, 1) sees NaN alone (3x3: odd sides)
+    specs = [StrategySpec.parse(f"{s}:reduction={r}") for s in STRATEGIES
+             for r in ("min", "max") if r == "min" or s in CASES[1][2]]
+    mip = run_once(gpu, level0, fmt, specs)
+    assert not mip.skipped and not mip.validation_messages
+    for res in mip.results:
+        ref = reference_pyramid(level0, fmt, res.reduction)
+        assert np.isnan(ref[1][..., 0]).sum() == 1 and np.isnan(ref[1][1, 5, 0])
+        same = all(np.array_equal(got, want.astype(fmt.dtype), equal_nan=True)
+                   for got, want in zip(res.levels, ref, strict=True))
+        verdict = judge_result(res, level0, fmt).within_tolerance
+        if res.spec.name == "sampler-minmax":  # the device's sampler: the verdict tells
+            assert same == verdict, str(res.spec)
+        else:
+            assert same and verdict, str(res.spec)
+    ref = [lv.astype(fmt.dtype) for lv in reference_pyramid(level0, fmt, "min")]
+    kept = [lv.copy() for lv in ref]  # a lone NaN tap kept (IEEE 754-2019 minimum)
+    kept[1][3, 4, 0] = np.nan
+    lost = [lv.copy() for lv in ref]  # the NaN footprint given a value
+    lost[1][1, 5, 0] = 0.5
+    for chain in (kept, lost):
+        assert not judge(chain, level0, fmt, "min").within_tolerance
+
+
 MINMAX_SIZES = [(1, 1), (3, 3), (37, 1), (1921, 1079)]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mipview.core.errors import MipviewError
 from mipview.gpu.shaders.glslc import compile_glsl
+from mipview.gpu.shaders.reflection import number_extremes
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mipview"
 SPIRV_DIR = PACKAGE / "spirv"
@@ -37,9 +38,10 @@ def source(name: str) -> Path:
 
 
 def compile_shader(src: Path, out: Path) -> None:
-    """The flags and include path of every mipview shader (mipview/gpu/shaders/glslc.py)."""
+    """The flags and include path of every mipview shader (mipview/gpu/shaders/glslc.py), its
+    min and max made NaN-dropping (reflection.number_extremes: the Hi-Z reference's)."""
     try:
-        out.write_bytes(compile_glsl(src).spirv)
+        out.write_bytes(number_extremes(compile_glsl(src).spirv))
     except MipviewError as exc:
         raise SystemExit(f"glslc failed on {src.name}:\n{getattr(exc, 'output', exc)}") from None
 

@@ -140,7 +140,9 @@ def reduce_level_minmax(values: np.ndarray,
     (``minmax``: the min of R, the max of the other channels; mipview.core.reductions).
 
     Works on storage values directly (min/max commute with the monotonic sRGB curve), and keeps
-    the input dtype.
+    the input dtype. A NaN tap is dropped (``fmin``/``fmax``: IEEE 754-2008 minNum/maxNum,
+    SPIR-V's NMin/NMax, which mipview's shaders are built with: tools/build_shaders.py), so a
+    texel is NaN only where its whole footprint is.
     """
     if op not in EXTREMES:
         raise ValueError(f"unknown reduction op {op!r}; choose one of {', '.join(EXTREMES)}")
@@ -150,10 +152,10 @@ def reduce_level_minmax(values: np.ndarray,
     def reduce(c: np.ndarray, fn: np.ufunc) -> np.ndarray:
         return _reduce_axis_extreme(_reduce_axis_extreme(c, _X, fn), _Y, fn)
     if op == "minmax":
-        out = np.concatenate([reduce(a[..., :1], np.minimum), reduce(a[..., 1:], np.maximum)],
+        out = np.concatenate([reduce(a[..., :1], np.fmin), reduce(a[..., 1:], np.fmax)],
                              axis=-1)
     else:
-        out = reduce(a, np.minimum if op == "min" else np.maximum)
+        out = reduce(a, np.fmin if op == "min" else np.fmax)
     return out.copy() if out is a or out is values else out
 
 

@@ -103,17 +103,43 @@ def _string(words: tuple[int, ...]) -> str:
 
 def instructions(spirv: bytes) -> Iterator[tuple[int, tuple[int, ...]]]:
     """(opcode, operands) of each instruction of a module, in order."""
-    words = _words(spirv)
+    for _, op, operands in _located(_words(spirv)):
+        yield op, operands
+
+
+def _located(words: tuple[int, ...]) -> Iterator[tuple[int, int, tuple[int, ...]]]:
+    """(index of its first word, opcode, operands) of each instruction of a module's words."""
     i = 5
     op = 0
     while i < len(words):
         count, op = words[i] >> 16, words[i] & 0xFFFF
         if count == 0 or i + count > len(words):
             raise ReflectionError("malformed SPIR-V (truncated, or an instruction of 0 words)")
-        yield op, words[i + 1:i + count]
+        yield i, op, words[i + 1:i + count]
         i += count
     if op != _OP_FUNCTION_END:  # functions come last in a module: it was cut short
         raise ReflectionError("malformed SPIR-V (truncated: it does not end with a function)")
+
+
+#: GLSL.std.450's FMin, FMax -> NMin, NMax (the same result unless an operand is NaN)
+NUMBER_EXTREMES = {37: 79, 40: 80}
+_OP_EXT_INST_IMPORT, _OP_EXT_INST = 11, 12
+
+
+def number_extremes(spirv: bytes) -> bytes:
+    """``spirv`` with GLSL.std.450's FMin and FMax made NMin and NMax: a NaN operand gives the
+    other one (IEEE 754-2008 minNum/maxNum). GLSL's min and max leave NaN undefined, and
+    lavapipe's answer depended on the operands' order; NMin is what NVIDIA's min instruction
+    does anyway, so it costs nothing, where a NaN test in the shader made Hi-Z chains up to
+    1.4x slower on an H100 (docs/bench/hiz-nan). mipview's own shaders are built with it
+    (tools/build_shaders.py); its only float min/max are the Hi-Z reductions."""
+    words = list(_words(spirv))
+    glsl = {ops[0] for _, op, ops in _located(tuple(words))
+            if op == _OP_EXT_INST_IMPORT and _string(ops[1:]) == "GLSL.std.450"}
+    for i, op, ops in _located(tuple(words)):
+        if op == _OP_EXT_INST and ops[2] in glsl and ops[3] in NUMBER_EXTREMES:
+            words[i + 4] = NUMBER_EXTREMES[ops[3]]
+    return struct.pack(f"<{len(words)}I", *words)
 
 
 def scan(spirv: bytes) -> tuple[str, frozenset[str]]:

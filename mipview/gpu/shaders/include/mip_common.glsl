@@ -176,7 +176,8 @@ float mipUnormOne() {
 
 // The Hi-Z reductions (mipview/core/reductions.py CODES): 1 min, 2 max, 3 minmax (the min in R,
 // the max in G..A: a two-channel min+max depth pyramid). They pick stored values, so they need
-// no decode and no rounding.
+// no decode and no rounding. A NaN operand gives the other one: GLSL leaves it undefined, and
+// tools/build_shaders.py builds mipview's modules with min and max as SPIR-V's NMin and NMax.
 vec4 mipExtreme(int reduction, vec4 a, vec4 b) {
     if (reduction == 1) {
         return min(a, b);
