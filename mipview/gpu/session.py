@@ -24,7 +24,7 @@ from mipview.gpu.measure.evict import CacheEvictor
 from mipview.gpu.strategies.auto import Pick
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.vulkan.context import GpuContext
-from mipview.gpu.vulkan.resources import MipImage
+from mipview.gpu.vulkan.resources import Buffer, MipImage
 from mipview.gpu.vulkan.timing import TimedWork, time_interleaved
 
 MAX_STAMPS_PER_RUN = 64
@@ -58,6 +58,8 @@ class Session:
         self.level0 = np.ascontiguousarray(data.astype(fmt.dtype, copy=False))
         self.prepared: list[_Prepared] = []
         self.skipped: list[tuple[StrategySpec, str]] = []
+        #: level 0 as the images hold it, packed and copied once for every strategy's image
+        self._staging: Buffer | None = None
         #: empties the caches before every timed run (None: warm); others may time with it too
         self.evictor: CacheEvictor | None = None
         #: the GPU clocks of the last timing (None: not timed, or not readable here)
@@ -69,6 +71,10 @@ class Session:
         except Exception:
             self.close()
             raise
+        finally:
+            if self._staging is not None:
+                self._staging.destroy()
+                self._staging = None
 
     def _prepare(self, spec: StrategySpec) -> None:
         cls, options, picks = strategies.configure(spec, self.ctx.caps, self.fmt, self.width,
@@ -80,7 +86,9 @@ class Session:
             return
         image = MipImage(self.ctx, self.fmt, self.width, self.height, self.layers)
         try:
-            image.upload(self.level0)
+            if self._staging is None:
+                self._staging = image.staging(self.level0)
+            image.upload_from(self._staging)
             strategy = cls(self.ctx, options)
             strategy.prepare(image)
         except Exception:

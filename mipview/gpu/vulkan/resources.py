@@ -235,6 +235,22 @@ class MipImage:
         The sentinel (magenta for UNORM, NaN for floats) makes a level that a strategy never
         writes fail every comparison instead of passing by luck.
         """
+        staging = self.staging(level0)
+        try:
+            self.upload_from(staging)
+        finally:
+            staging.destroy()
+
+    def upload_from(self, staging: Buffer) -> None:
+        """:meth:`upload` of what :meth:`staging` holds (of this image's format and size or one
+        like it): images of one source share one staging buffer, and the host packs and copies
+        level 0 once for all of them."""
+        with self.ctx.one_shot() as cmd:
+            self.record_upload(cmd, staging)
+
+    def staging(self, level0: np.ndarray) -> Buffer:
+        """A host-visible buffer holding level 0 as this image's level 0 holds it; the caller
+        destroys it."""
         data = np.ascontiguousarray(level0, dtype=self.fmt.dtype)
         expected = (self.layers, self.height, self.width, 4)
         if data.reshape((-1, *data.shape[-3:])).shape != expected:
@@ -249,10 +265,10 @@ class MipImage:
         staging = Buffer(self.ctx, data.nbytes, flag("VK_BUFFER_USAGE_TRANSFER_SRC_BIT"), True)
         try:
             staging.write(data)
-            with self.ctx.one_shot() as cmd:
-                self.record_upload(cmd, staging)
-        finally:
+        except Exception:
             staging.destroy()
+            raise
+        return staging
 
     def record_upload(self, cmd: Any, staging: Buffer, offset: int = 0) -> None:
         image_barrier(cmd, self.image, "UNDEFINED", "TRANSFER_DST_OPTIMAL", "TOP_OF_PIPE", "",
