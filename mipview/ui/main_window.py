@@ -435,6 +435,11 @@ class MainWindow(QMainWindow):
         fmt = self.current_format()
         assert fmt is not None
         source = self.opened.source
+        # the pyramid view's panels for the results, made now, before the worker and its
+        # analysis threads start: made when the levels come, they stalled the window while the
+        # UI thread waited for the interpreter lock between its steps (docs/bench/window-31)
+        self.pyramid.prepare([(str(s), containers.title(s)) for s in specs], source.width,
+                             source.height)
         return self._send("run", lambda job: RunRequest(
             job, source, fmt, tuple(specs), repeat=self.panel.repeat_spin.value(), live=live,
             layers=self.panel.layers_spin.value(), cold=self.panel.cold_check.isChecked()))
@@ -889,6 +894,9 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, 0)  # back to "busy" for the next job
         self._set_busy()
         self.heatmap.job_finished(job)
+        if self._is_latest("run", job) and (self.output is None or self.output.job != job):
+            # stopped or failed before its levels came: no empty panels left for them
+            self.pyramid.discard_prepared()
         if self._is_latest("run", job) and self.output is not None and not self.run_label.text():
             self.run_label.setText(f"last run: {len(self.output.mip.results)} strategies")
         self.sigJobFinished.emit(job)

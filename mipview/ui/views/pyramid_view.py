@@ -25,6 +25,11 @@ each min/max result the view outlines the level and texels a Hi-Z occlusion test
 (``culling.cull_probe``, in the pixel pool), and says the depth they return against the exact
 min and max of level 0 under the rectangle: conservative or not.
 
+A Run's panels are made when Run is pressed (``prepare``: the strategies and the image size give
+the level count and sizes), before the worker's threads start; its results then fill them
+(``set_pyramids`` keeps the panel, box, label and image items of each key it shows already), and
+``discard_prepared`` gives the view back if the Run ends without them.
+
 Signals
 -------
 sigHover(str)     the readout under the cursor ("" when it leaves every level)
@@ -61,7 +66,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.core.formats import Format
+from mipview.core.formats import Format, level_size, mip_count
 from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
     EXTREMES,
@@ -127,6 +132,9 @@ class Panel:
     #: the cull test's outlines: (what, level) -> its items ("rect", "read")
     cull_items: dict[tuple[str, int], list[QGraphicsRectItem]] = field(default_factory=dict)
     source: str = ""
+    #: (width, height) of each level a prepared panel (``PyramidView.prepare``) lays out before
+    #: its levels come
+    expected: list[tuple[int, int]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.source = self.source or self.key
@@ -358,6 +366,10 @@ class PyramidView(QWidget):
         #: the drag drawing it: its panel and the level-0 texel pressed
         self._drag_from: tuple[Panel, tuple[int, int]] | None = None
         self.flipped = False
+        #: panels were made for a Run's results (``prepare``) that have not come yet, and the
+        #: first panel's view range before
+        self._pending = False
+        self._range_before: list | None = None
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
 
@@ -435,6 +447,48 @@ class PyramidView(QWidget):
             return
         self.controls.set_settings(s)  # one sigChanged: every level drawn in it
 
+    def prepare(self, pyramids: list[tuple[str, str]], width: int, height: int) -> None:
+        """Make the panels of a Run's results before they come: one per (key, title), in that
+        order, each with the image items of a ``width`` x ``height`` pyramid's full chain of
+        levels. Called when Run is pressed, before the worker and its analysis threads start:
+        made when the results come, these items cost the UI thread several times as long, as
+        it waits for the interpreter lock between its steps. Panels of the keys shown stay as
+        they are (a later Run's keep their images until the new ones are drawn); the others
+        are empty until :meth:`set_pyramids` fills them, as it fills a later Run's. If the Run
+        ends without results, :meth:`discard_prepared` shows the view's pyramids again."""
+        if [key for key, _ in pyramids] == [p.key for p in self.panels]:
+            return
+        if not self._pending:
+            self._range_before = self.panels[0].view.viewRange() if self.panels else None
+        if self.flipped and self.panels:
+            self._show_source(self.panels[0], self.panels[0].key)
+        self._set_flipped_silently(False)
+        self._set_panels(list(pyramids), self._columns_for(len(pyramids), width, height))
+        sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
+        for panel in self.panels:
+            if not panel.levels:
+                panel.expected = sizes
+        self._pending = True
+        self.flip_button.setEnabled(False)  # until the results come
+        self._relayout()
+
+    def discard_prepared(self) -> None:
+        """The Run :meth:`prepare` made panels for ended without results (stopped, or
+        failed): its empty panels go, and the view shows its pyramids again, at the range it
+        had. Nothing to do once the results came."""
+        if not self._pending:
+            return
+        before = self._range_before
+        self._rebuild()
+        if before is not None and self.panels:
+            self.panels[0].view.setRange(xRange=before[0], yRange=before[1], padding=0)
+
+    @property
+    def pending(self) -> bool:
+        """Whether the panels were made for a Run's results that have not come
+        (:meth:`prepare`)."""
+        return self._pending
+
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
         self._reference = (levels, fmt)
         self._update_flip_choices()
@@ -496,44 +550,75 @@ class PyramidView(QWidget):
         entries = list(self._pyramids)
         if self.reference_check.isChecked() and self._reference is not None:
             entries.append(self.entries()[-1])
-        if [e[0] for e in entries] == [p.key for p in self.panels]:
-            # the same pyramids again (a later Run): the boxes and labels stay, so a Run's
-            # result costs the UI thread no new graphics items (the stall they made)
-            for panel, (key, title, levels, fmt) in zip(self.panels, entries, strict=True):
-                panel.source, panel.title, panel.levels, panel.fmt = key, title, tuple(levels), fmt
-                self._label(panel)
-        else:
-            self.graphics.clear()
-            self.panels = []
-            cols = self._columns(entries)
-            for n, (key, title, levels, fmt) in enumerate(entries):
-                row, col = 2 * (n // cols), n % cols
-                label = self.graphics.addLabel(title, row=row, col=col, color="#d8d8d8",
-                                               size="10pt")
-                vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
-                self.graphics.addItem(vb, row=row + 1, col=col)
-                vb.setBackgroundColor("#121316")
-                vb.drawing = self.cull_button.isChecked()
-                vb.sigDraw.connect(self._cull_drag)
-                if self.panels:
-                    vb.setXLink(self.panels[0].view)
-                    vb.setYLink(self.panels[0].view)
-                self.panels.append(Panel(key, title, tuple(levels), fmt, vb, label))
+        if self._pending:  # the panels get their pyramids (or the view its own back)
+            self._pending, self._range_before = False, None
+            self._update_flip_choices()
+        if [e[0] for e in entries] != [p.key for p in self.panels]:
+            self._set_panels([(key, title) for key, title, _, _ in entries],
+                             self._columns(entries))
+        # the pyramids a panel of the same key showed (a later Run's, or those ``prepare`` made
+        # the panels for): its box, label and image items stay, so a Run's result costs the UI
+        # thread no new graphics items (the stall they made)
+        for panel, (key, title, levels, fmt) in zip(self.panels, entries, strict=True):
+            panel.source, panel.title, panel.levels, panel.fmt = key, title, tuple(levels), fmt
+            panel.expected = []
+            self._label(panel)
         if self.flipped and self.panels:
             self._show_source(self.panels[0], self.flip_combo.currentData())
         self._relayout(fit=old is None)
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
 
+    def _set_panels(self, wanted: list[tuple[str, str]], cols: int) -> None:
+        """One panel per (key, title) of ``wanted``, in that order, in a grid of ``cols``
+        columns: a panel of the same key stays (its box, label and image items, its levels until
+        they are set), the others are made, empty; panels of other keys leave the grid."""
+        kept = {p.key: p for p in self.panels}
+        panels = []
+        for key, title in wanted:
+            panel = kept.pop(key, None)
+            if panel is None:
+                label = pg.LabelItem(title, color="#d8d8d8", size="10pt")
+                vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
+                vb.setBackgroundColor("#121316")
+                vb.drawing = self.cull_button.isChecked()
+                vb.sigDraw.connect(self._cull_drag)
+                panel = Panel(key, title, (), None, vb, label)
+            panels.append(panel)
+        grid = self.graphics.ci
+        cells = {}
+        for n, panel in enumerate(panels):
+            row, col = 2 * (n // cols), n % cols
+            cells[panel.label], cells[panel.view] = (row, col), (row + 1, col)
+        for item in [i for i, at in grid.items.items() if at != [cells.get(i)]]:
+            grid.removeItem(item)
+        for item, (row, col) in cells.items():
+            if item not in grid.items:
+                grid.addItem(item, row=row, col=col)
+        for panel in kept.values():  # gone: its box follows the first one's range no more
+            panel.view.setXLink(None)
+            panel.view.setYLink(None)
+        first = panels[0].view if panels else None
+        for panel in panels:
+            link = None if panel.view is first else first
+            if panel.view.linkedView(pg.ViewBox.XAxis) is not link:
+                panel.view.setXLink(link)
+            if panel.view.linkedView(pg.ViewBox.YAxis) is not link:
+                panel.view.setYLink(link)
+        self.panels = panels
+
     def _columns(self, entries: list) -> int:
         """Panels per row that give each pyramid the most screen: wide pyramids stack."""
-        n = len(entries)
+        first = first_layer(entries[0][2][0]) if entries and entries[0][2] else None
+        if first is None:
+            return max(1, len(entries))
+        h, w = first.shape[:2]
+        return self._columns_for(len(entries), w, h)
+
+    def _columns_for(self, n: int, w: int, h: int) -> int:
+        """:meth:`_columns` of ``n`` pyramids of a ``w`` x ``h`` level 0."""
         if n <= 1:
             return 1
-        first = first_layer(entries[0][2][0]) if entries[0][2] else None
-        if first is None:
-            return n
-        h, w = first.shape[:2]
         aspect = (w * 1.5) / max(1, h)  # level 0 plus the column of smaller levels
         width = max(1, self.graphics.width())
         height = max(1, self.graphics.height())
@@ -548,7 +633,8 @@ class PyramidView(QWidget):
     def _relayout(self, fit: bool = True) -> None:
         mode = self.mode_combo.currentData()
         for panel in self.panels:
-            shown, rects = self._placement(panel.levels, mode)
+            shown, rects = self._placement(
+                level_sizes(panel.levels) if panel.levels else panel.expected, mode)
             if (shown, rects) != (panel.shown, panel.rects):
                 # images keep their items where the places are the same: the new levels
                 # replace the old ones' pixels when drawn, with no blank frame between
@@ -571,11 +657,11 @@ class PyramidView(QWidget):
             self.fit()
 
     @staticmethod
-    def _placement(levels: tuple[np.ndarray, ...], mode: object) -> tuple[list[int], list[QRectF]]:
-        """The levels a panel shows in ``mode`` and their places in the panel's view."""
-        if not levels:
+    def _placement(sizes: list[tuple[int, int]], mode: object) -> tuple[list[int], list[QRectF]]:
+        """The levels (of these sizes) a panel shows in ``mode`` and their places in the
+        panel's view."""
+        if not sizes:
             return [], []
-        sizes = level_sizes(levels)
         if mode is None or mode == ALL_LEVELS:
             return list(range(len(sizes))), level_layout(sizes, gap=max(2, sizes[0][0] // 128))
         level = min(int(mode), len(sizes) - 1)
@@ -590,6 +676,8 @@ class PyramidView(QWidget):
         layer = self.layer_spin.value()
         todo = []
         for level, item in zip(panel.shown, panel.items, strict=True):
+            if level >= len(panel.levels):  # a prepared panel's: its levels have not come
+                continue
             a = panel.levels[level]
             key = (panel.source, level, min(layer, layer_count(a) - 1))
             if key in self._images:
@@ -795,8 +883,10 @@ class PyramidView(QWidget):
             self.flip_button.toggle()
 
     def set_flipped(self, on: bool) -> None:
+        if on and self._pending:  # the panels wait for a Run's results: nothing to flip
+            on = False
         self._set_flipped_silently(on)
-        if self.panels:
+        if self.panels and not self._pending:
             first = self.panels[0]
             self._show_source(first, self.flip_combo.currentData() if on else first.key)
             self._relayout(fit=False)
@@ -910,7 +1000,7 @@ class PyramidView(QWidget):
         for panel in self.panels:
             wanted = {}
             for level, rect in zip(panel.shown, panel.rects, strict=True):
-                if texels and level < len(sizes):
+                if texels and level < min(len(sizes), len(panel.levels)):
                     x0, y0, x1, y1 = footprint(sizes, *self.lock, level)
                     wanted[level] = QRectF(rect.x() + x0, rect.y() + y0, x1 - x0, y1 - y0)
             # outlines move rather than being made anew: a Run's result or a new lock adds
@@ -1034,7 +1124,7 @@ class PyramidView(QWidget):
         (w0, h0), (wk, hk) = sizes[0], sizes[k]
         sx, sy = wk / w0, hk / h0
         for panel in self.panels:
-            shown = dict(zip(panel.shown, panel.rects, strict=True))
+            shown = dict(zip(panel.shown, panel.rects, strict=True)) if panel.levels else {}
             if 0 in shown:
                 r = shown[0]
                 panel.cull_items[("rect", 0)] = _outline(r.x() + x0, r.y() + y0, x1 - x0,
@@ -1169,7 +1259,9 @@ class PyramidView(QWidget):
     def _hit(self, scene_pos: QPointF) -> tuple[Panel, tuple[int, int, int] | None] | None:
         for panel in self.panels:
             if panel.view.sceneBoundingRect().contains(scene_pos):
-                return panel, self.texel_at(panel, panel.view.mapSceneToView(scene_pos))
+                texel = self.texel_at(panel, panel.view.mapSceneToView(scene_pos))
+                # a prepared panel's levels have not come: no values under the cursor yet
+                return panel, texel if texel and texel[0] < len(panel.levels) else None
         return None
 
     def _mouse_moved(self, scene_pos: QPointF) -> None:

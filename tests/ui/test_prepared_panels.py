@@ -1,0 +1,112 @@
+"""The pyramid view makes a Run's panels when Run is pressed (``PyramidView.prepare``), before
+the worker's threads start, and the levels that come then fill those very panels; a panel made
+for a result that never comes (skipped, stopped) does not stay (issue 31)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mipview.core.formats import Format, mip_count
+from mipview.core.specs import StrategySpec
+from mipview.io import containers
+from mipview.ui.display import to_display
+from tests.ui.conftest import stamp_image
+from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait
+
+
+def _pyramid(w: int, h: int) -> tuple[np.ndarray, ...]:
+    return tuple(np.full((max(1, h >> i), max(1, w >> i), 4), 40 * i, np.uint8)
+                 for i in range(mip_count(w, h)))
+
+
+def _made(view) -> dict:
+    """Each panel's graphics objects, by key."""
+    return {p.key: (p, p.view, p.label, list(p.items)) for p in view.panels}
+
+
+def _in_grid(view) -> set:
+    return set(view.graphics.ci.items)
+
+
+def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
+    fmt = Format.UNORM
+    view.set_pyramids([("source", "stamp (source)", (stamp_image(),), fmt)])
+    source = view.panels[0]
+    view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
+    assert view.pending and not view.flip_button.isEnabled()
+    assert [(p.key, p.label.text) for p in view.panels] == [("a", "A"), ("b", "B"), ("c", "C")]
+    # every level of a 64x48 pyramid has its image item, in the result's places
+    assert all(len(p.items) == 7 and p.levels == () for p in view.panels)
+    assert view.panels[0].rects[6].width() == 1
+    assert source.view.scene() is None and source.view not in _in_grid(view)
+    made = _made(view)
+
+    # "c" was skipped: the results fill the panels of "a" and "b", and "c"'s leaves the grid
+    view.set_pyramids([("a", "A", _pyramid(64, 48), fmt), ("b", "B", _pyramid(64, 48), fmt)])
+    assert not view.pending and view.flip_button.isEnabled()
+    assert [p.key for p in view.panels] == ["a", "b"]
+    for panel in view.panels:
+        p, vb, label, items = made[panel.key]
+        assert panel is p and panel.view is vb and panel.label is label
+        assert all(a is b for a, b in zip(panel.items, items, strict=True))
+    gone = made["c"]
+    assert gone[1].scene() is None and gone[2].scene() is None
+    assert _in_grid(view) == {p.view for p in view.panels} | {p.label for p in view.panels}
+    assert view.panels[1].view.linkedView(0) is view.panels[0].view
+    qtbot.waitUntil(lambda: view.displayed("b", 6) is not None, timeout=WAIT_MS)
+    last = view.panel_levels("b")[6]
+    assert np.array_equal(view.displayed("b", 6), to_display(last, fmt, 0, view.settings))
+
+
+def test_a_run_that_brings_nothing_gives_the_view_back(view, qtbot):
+    fmt = Format.UNORM
+    view.set_pyramids([("source", "stamp (source)", (stamp_image(),), fmt)])
+    qtbot.waitUntil(lambda: view.displayed("source", 0) is not None, timeout=WAIT_MS)
+    view.panels[0].view.setRange(xRange=(3, 13), yRange=(2, 12), padding=0)
+    zoomed = view.panels[0].view.viewRange()
+    view.prepare([("a", "A"), ("b", "B")], 64, 48)
+    prepared = [p.view for p in view.panels]
+    view.flip()  # nothing to flip while the panels wait
+    assert not view.flipped
+    view.discard_prepared()  # stopped: the source again, as it was, and no empty panel
+    assert not view.pending
+    assert [p.key for p in view.panels] == ["source"]
+    assert all(vb.scene() is None for vb in prepared)
+    assert view.displayed("source", 0) is not None
+    assert np.allclose(view.panels[0].view.viewRange(), zoomed)
+
+
+def test_run_makes_its_panels_at_once_and_its_levels_fill_them(qtbot, make_window, small_png):
+    w = make_window()
+    open_and_wait(qtbot, w, small_png)
+    w.panel.repeat_spin.setValue(0)  # levels, then the analysis
+    shown = []
+    w.sigRunShown.connect(shown.append)
+    with qtbot.waitSignal(w.sigJobFinished, timeout=WAIT_MS,
+                          check_params_cb=lambda j: j == w.latest_job("run")):
+        w.run(False, SPECS)
+        # Run pressed: the panels are there, before any result could come
+        assert not shown and w.pyramid.pending
+        assert [(p.key, p.label.text) for p in w.pyramid.panels] == [
+            (str(s), containers.title(s)) for s in SPECS]
+        assert all(len(p.items) == 7 for p in w.pyramid.panels)
+        made = _made(w.pyramid)
+    assert len(shown) == 1 and w.errors == []
+    for panel in w.pyramid.panels:
+        p, vb, label, items = made[panel.key]
+        assert panel is p and panel.view is vb and panel.label is label
+        assert all(a is b for a, b in zip(panel.items, items, strict=True))
+        assert panel.levels is not None and len(panel.levels) == 7
+
+    # a Run with one more strategy, stopped at once: its new panel goes, the others stay
+    extra = StrategySpec("npot-exact")
+    with qtbot.waitSignal(w.sigJobFinished, timeout=WAIT_MS,
+                          check_params_cb=lambda j: j == w.latest_job("run")):
+        w.run(False, [*SPECS, extra])
+        assert [p.key for p in w.pyramid.panels] == [*made, str(extra)]
+        new = w.pyramid.panel(str(extra)).view
+        w.stop()
+    assert len(shown) == 1 and not w.pyramid.pending
+    assert [p.key for p in w.pyramid.panels] == list(made)
+    assert all(p is made[p.key][0] and len(p.levels) == 7 for p in w.pyramid.panels)
+    assert new.scene() is None
