@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 31, parts 2 and 3 on the GPU machine, one device call (the clock drifts between calls):
 #   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/run.sh $OUT [PHASE]
-# PHASE: all (default: stalls, why, parity), stalls, why, parity or firstrun
+# PHASE: all (default: stalls, why, parity), stalls, why, parity, firstrun or timings
 # carry [".gl", ".whl", ".gpuqt", "_ab_base", "_ab_after"]; _ab_base/ is the tree before;
 # the tree after is _ab_base/ with the files of _ab_after/ over it, or the working tree when
 # there is no _ab_after/ (the carry limit leaves no room for two whole trees beside Qt)
@@ -15,6 +15,8 @@
 #     shows; beside `mipview bench` on the same photo and strategies, warm caches as the window
 #     runs, before and after the window (drift shows as their difference)
 #  3. mipview.runs.staged -v: the same Run without the window (where its time goes)
+#  4. timings: the window's Run of the five at 4096^2 on the photo, three Runs, before and after
+#     alternating twice: time to the timings on screen, first Run and later Runs
 # Writes: gpu.txt, stalls.log, why.log, parity.log, bench_json.tar.gz, staged.log, shots.tar.gz
 set -uo pipefail
 out=${1:?usage: run.sh OUT}; mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -76,6 +78,15 @@ for round in $(seq "${FIRSTRUN_ROUNDS:-2}"); do
   done
 done > "$out/firstrun.log" 2>&1
 unset MIPVIEW_THREADS
+fi
+if [[ $phase == timings ]]; then
+for round in 1 2; do
+  for s in ${SIDES:-base after}; do
+    echo "== $s round $round"
+    side $s 150 python3 -m tools.measure --five-only --five-image /tmp/photo4096.png \
+      --five-runs 3 2>&1 | grep -v propagateSizeHints
+  done
+done > "$out/timings.log" 2>&1
 fi
 tar -C /tmp -czf "$out/shots.tar.gz" shots_after 2>/dev/null
 # at most 8 files come back from the device: the JSON in one archive
