@@ -64,7 +64,8 @@ def test_plan_paths_on_hard_cases():
     # all odd: overlapping 2-level dispatches; the last group of the last one finishes the chain
     assert [(s.label, s.tail) for s in plan_steps(4095, 4095)] == [
         ("general 1-2", 0), ("general 3-4", 0), ("general 5-11", 5)]
-    assert plan_steps(4095, 4095)[-1].groups == (4, 4)
+    # the largest tile giving 128 groups or more (GENERAL_TILES): level 6 is 63x63, so 4
+    assert plan_steps(4095, 4095)[-1].groups == (16, 16)
     # power of two: single-pass's tiles, the last group's tile phase finishing the chain
     assert [(s.path, s.levels) for s in plan_steps(4096, 4096)] == [("fast", 12)]
     assert [(s.path, s.levels) for s in plan_steps(8192, 8192)] == [("fast", 6), ("fast", 7)]
@@ -72,6 +73,8 @@ def test_plan_paths_on_hard_cases():
     # group makes levels 6-10
     assert [(s.label, s.tail) for s in plan_steps(1920, 1080)] == [("fast 1-3", 0),
                                                                    ("general 4-10", 5)]
+    # its 2-level part in 4x4 tiles of level 5 (60x33): 135 groups, not 12 of 16x16
+    assert plan_steps(1920, 1080)[-1].groups == (15, 9)
     # where the whole rest fits one group, that group is the dispatch (nothing to hand off)
     assert [(s.label, s.groups, s.tail) for s in plan_steps(67, 33)] == [("general 1-6", (1, 1),
                                                                           0)]

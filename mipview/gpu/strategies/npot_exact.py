@@ -79,7 +79,11 @@ A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*
 B_SIDE = 16            # spec constant 2: region of even levels in a dispatch
 MAX_LEVELS = 6         # levels every group of a general dispatch makes, at most
 OUTPUTS = 12           # = NPOT_MAX_LEVELS, the dst bindings of npot_exact.comp (with the tail)
-GENERAL_TILE = 16      # general path, 2 levels: side of a group's tile at the second level
+#: general path, 2 levels: sides of a group's tile at the second level, the largest first. On an
+#: H200 (docs/bench/npot-tile) 4 made the dispatch after 1080p's and 4K's fast step 1.1-2.0 us
+#: faster than 16; 2 was slower again.
+GENERAL_TILES = (16, 8, 4)
+SPREAD_GROUPS = 128    # groups that keep an H100/H200's 132 SMs about busy
 LONE_TILE = 32         # general path, 1 level (the chain's last): side of a group's tile
 SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer",) * 2
@@ -173,8 +177,14 @@ def _with_tail(width: int, height: int, step: NpotStep, finisher: NpotStep) -> N
 def _general(width: int, height: int, src: int, levels: int, tile: int = 0) -> NpotStep:
     """A general dispatch of ``levels`` levels from ``src``; ``tile`` 0: the tile of a 2-level
     (or a lone last level's) dispatch of many groups."""
-    tile = tile or (GENERAL_TILE if levels == 2 else LONE_TILE)
     lw, lh = level_size(width, height, src + levels)
+    if not tile and levels == 2:
+        # the largest tile that still spreads over the GPU: after a fast step the second level
+        # is small (1080p's level 5 is 60x33: 12 groups of 16x16 left most SMs idle)
+        tile = next((t for t in GENERAL_TILES
+                     if group_count(lw, t) * group_count(lh, t) >= SPREAD_GROUPS),
+                    GENERAL_TILES[-1])
+    tile = tile or LONE_TILE
     return NpotStep("general", src, levels, tile, (group_count(lw, tile), group_count(lh, tile)))
 
 
