@@ -1,4 +1,4 @@
-"""Command line: ``mipview [gui] | devices | run | bench | mean | sweep``.
+"""Command line: ``mipview [gui] | devices | run | bench | mean | sweep | diff``.
 
 Exit codes (cli/common.EXIT_*): 0 ok; 1 a checked result out of tolerance, or validation
 messages; 2 bad input or environment, as one line on stderr, never a traceback (out of memory
@@ -367,6 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from mipview.cli import mean  # `mean` and `sweep` (exact image mean, issue 5)
     mean.add_parsers(add, device_opts, image_opts)
+
+    from mipview.cli import diff  # two saved runs or texture chains, texel by texel (issue 32)
+    diff.add_parser(add)
 
     p = add("gui", "open the desktop app (default command)")
     p.add_argument("image", nargs="?", help="image to open (default: bundled sample)")
