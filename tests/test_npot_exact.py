@@ -69,12 +69,11 @@ def test_plan_paths_on_hard_cases():
     # power of two: single-pass's tiles, the last group's tile phase finishing the chain
     assert [(s.path, s.levels) for s in plan_steps(4096, 4096)] == [("fast", 12)]
     assert [(s.path, s.levels) for s in plan_steps(8192, 8192)] == [("fast", 6), ("fast", 7)]
-    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general, whose last
-    # group makes levels 6-10
+    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general: every group
+    # makes levels 4-6 in 2x2 tiles of level 6 (30x16: 120 groups), its last group 7-10
     assert [(s.label, s.tail) for s in plan_steps(1920, 1080)] == [("fast 1-3", 0),
-                                                                   ("general 4-10", 5)]
-    # its 2-level part in 4x4 tiles of level 5 (60x33): 135 groups, not 12 of 16x16
-    assert plan_steps(1920, 1080)[-1].groups == (15, 9)
+                                                                   ("general 4-10", 4)]
+    assert plan_steps(1920, 1080)[-1].groups == (15, 8)
     # where the whole rest fits one group, that group is the dispatch (nothing to hand off)
     assert [(s.label, s.groups, s.tail) for s in plan_steps(67, 33)] == [("general 1-6", (1, 1),
                                                                           0)]

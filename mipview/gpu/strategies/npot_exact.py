@@ -79,10 +79,12 @@ A_SIDE = 33            # spec constant 1: region of odd levels in a dispatch (2*
 B_SIDE = 16            # spec constant 2: region of even levels in a dispatch
 MAX_LEVELS = 6         # levels every group of a general dispatch makes, at most
 OUTPUTS = 12           # = NPOT_MAX_LEVELS, the dst bindings of npot_exact.comp (with the tail)
-#: general path, 2 levels: sides of a group's tile at the second level, the largest first. On an
-#: H200 (docs/bench/npot-tile) 4 made the dispatch after 1080p's and 4K's fast step 1.1-2.0 us
-#: faster than 16; 2 was slower again.
-GENERAL_TILES = (16, 8, 4)
+#: general path, 2 or 3 levels made by every group: sides of a group's tile at its last level,
+#: the largest first, the smallest where none gives SPREAD_GROUPS. On an H200
+#: (docs/bench/npot-tile) 4 made the 2-level dispatch after 1080p's and 4K's fast step 1.1-2.0 us
+#: faster than 16, and 2 slower again; 3 levels in tiles of 2 were faster still on an H100
+#: (docs/bench/npot-grouped), and in tiles of 1 slower
+GENERAL_TILES = {2: (16, 8, 4), 3: (16, 8, 4, 2)}
 SPREAD_GROUPS = 128    # groups that keep an H100/H200's 132 SMs about busy
 LONE_TILE = 32         # general path, 1 level (the chain's last): side of a group's tile
 SHARED_BYTES = 16 * (A_SIDE * A_SIDE + B_SIDE * B_SIDE)
@@ -175,15 +177,15 @@ def _with_tail(width: int, height: int, step: NpotStep, finisher: NpotStep) -> N
 
 
 def _general(width: int, height: int, src: int, levels: int, tile: int = 0) -> NpotStep:
-    """A general dispatch of ``levels`` levels from ``src``; ``tile`` 0: the tile of a 2-level
-    (or a lone last level's) dispatch of many groups."""
+    """A general dispatch of ``levels`` levels from ``src``; ``tile`` 0: the tile of a 2- or
+    3-level (or a lone last level's) dispatch of many groups."""
     lw, lh = level_size(width, height, src + levels)
-    if not tile and levels == 2:
-        # the largest tile that still spreads over the GPU: after a fast step the second level
-        # is small (1080p's level 5 is 60x33: 12 groups of 16x16 left most SMs idle)
-        tile = next((t for t in GENERAL_TILES
-                     if group_count(lw, t) * group_count(lh, t) >= SPREAD_GROUPS),
-                    GENERAL_TILES[-1])
+    if not tile and levels in GENERAL_TILES:
+        # the largest tile that still spreads over the GPU: after a fast step the levels are
+        # small (1080p's level 5 is 60x33: 12 groups of 16x16 left most SMs idle)
+        sides = GENERAL_TILES[levels]
+        tile = next((t for t in sides
+                     if group_count(lw, t) * group_count(lh, t) >= SPREAD_GROUPS), sides[-1])
     tile = tile or LONE_TILE
     return NpotStep("general", src, levels, tile, (group_count(lw, tile), group_count(lh, tile)))
 
@@ -202,8 +204,9 @@ def _fast(width: int, height: int, src: int, layers: int) -> NpotStep | None:
 
 
 def _candidates(width: int, height: int, src: int, general_only: bool,
-                layers: int) -> list[NpotStep]:
-    """Dispatches that could start at level ``src``, each fitting shared memory."""
+                layers: int, after_fast: bool = False) -> list[NpotStep]:
+    """Dispatches that could start at level ``src`` (``after_fast``: right after a fast step),
+    each fitting shared memory."""
     remaining = mip_count(width, height) - 1 - src
     most = min(remaining, MAX_LEVELS)
     fast = None if general_only else _fast(width, height, src, layers)
@@ -217,8 +220,14 @@ def _candidates(width: int, height: int, src: int, general_only: bool,
         if step.groups == (1, 1) and _fits(width, height, step):
             out.append(step)
             break
-    levels = min(2, remaining)
-    out.append(_general(width, height, src, levels))
+    general = _general(width, height, src, min(2, remaining))
+    if after_fast and fast is None and remaining >= 3:
+        # past a fast step, where an odd side ended it (1080p's level 3, 240x135): a third
+        # level in the groups leaves the last group one level less (H100, bench/npot-grouped:
+        # 1080p 15.8 -> 15.2 us R32F, 17.5 -> 16.1 RGBA8; 4K 26.3 -> 25.6, 27.8 -> 26.5)
+        deeper = _general(width, height, src, 3)
+        general = deeper if _fits(width, height, deeper) else general
+    out.append(general)
     return out
 
 
@@ -230,7 +239,9 @@ def plan_steps(width: int, height: int, general_only: bool = False,
     steps: list[NpotStep] = []
     src = 0
     while src < n - 1:
-        step = max(_candidates(width, height, src, general_only, layers), key=lambda s: s.levels)
+        after_fast = bool(steps) and steps[-1].path == "fast"
+        step = max(_candidates(width, height, src, general_only, layers, after_fast),
+                   key=lambda s: s.levels)
         if not _fits(width, height, step):  # a planning bug, never a user error
             raise AssertionError(f"npot-exact: {step} overflows shared memory")
         steps.append(step)
