@@ -207,6 +207,7 @@ class MainWindow(QMainWindow):
         self.sweep.sigStop.connect(self.stop)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
         self.heatmap.sigCompare.connect(self._compare)
+        self.heatmap.sigError.connect(self._on_error)  # a saved run that does not fit
         self.shaders.sigLoaded.connect(self._on_shader_loaded)
         self.shaders.sigRemoved.connect(self.panel.remove_custom)
         self.shaders.sigError.connect(self._on_error)
@@ -624,16 +625,20 @@ class MainWindow(QMainWindow):
             self.load_baseline(path)
 
     def _compare(self, strategy: str, against: str) -> None:
-        """The Heatmaps tab asks for ``strategy`` against ``against`` (levels of the run it
-        shows): a job of the compare worker, which leaves the GPU worker's job running."""
+        """The Heatmaps tab asks for ``strategy`` against ``against`` (another result of the run
+        it shows, the strategy's previous version or its levels in a saved run: the tab says
+        which levels): a job of the compare worker, which leaves the GPU worker's job running."""
         shown = self.heatmap.output
         if shown is None:
             return
         levels = {str(r.spec): r.levels for r in shown.mip.results}
+        baseline = self.heatmap.against_levels(strategy, against)
+        if strategy not in levels or baseline is None:
+            return
         self._job += 1
         self.heatmap.comparing(strategy, against, self._job)
         self._sigCompare.emit(CompareRequest(self._job, shown.job, strategy, against,
-                                             levels[strategy], levels[against], shown.mip.fmt))
+                                             levels[strategy], baseline, shown.mip.fmt))
 
     def _on_shader_loaded(self, cls: type, reloaded: bool) -> None:
         """A custom shader compiled: its row among the strategies; after an edit, the latest

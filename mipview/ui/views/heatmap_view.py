@@ -19,15 +19,30 @@ not overlap: texels holding NaN or +-Inf (counted as the verdict counts them,
 ``nonfinite.count_nonfinite``, beside the exact reduction's where level 0 has some and they
 differ) and texels holding a finite negative value (the overlay's "negative" mark).
 
+Two more "against" choices compare a result with its own other chains (issue 32,
+:mod:`mipview.ui.views.against_sides` says when each is offered): "previous version", the
+levels an earlier Run of the same strategy wrote that differ (after a custom shader's hot
+reload: what the edit changed), and "saved run…", a folder dialog (or :meth:`load_saved_run`)
+whose run folder is read in the view's ``sides`` pool, the same strategy's levels there. Both
+are compared by the compare worker as another strategy is (the window asks
+:meth:`against_levels` for the levels), in the format's unit; a saved run that does not fit is
+told by ``sigError`` and changes nothing.
+
 Signals
 -------
-sigCompare(str, str)   strategy and the other strategy: a comparison the view has not got
+sigCompare(str, str)   strategy and what it is compared with (another strategy, PREVIOUS or
+                       SAVED): a comparison the view has not got
+sigError(WorkerError)  a saved run that cannot be compared with the run shown (why, one line)
+sigSavedLoaded(str)    a saved run's folder was read and is offered (and shown) as "against"
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -37,6 +52,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -54,13 +70,35 @@ from mipview.core.nonfinite import NonFinite, Propagation, count_nonfinite
 from mipview.io import containers
 from mipview.runs.analysis import StrategyAnalysis
 from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
-from mipview.ui.messages import Comparison, LevelsReady
+from mipview.ui.messages import Comparison, LevelsReady, WorkerError
 from mipview.ui.panels.layer_selector import LayerSelector
+from mipview.ui.views.against_sides import (
+    Kept,
+    PreviousVersions,
+    SavedFailed,
+    SavedSide,
+    chain_key,
+    levels_differ,
+    open_saved_side,
+    read_saved_side,
+)
 from mipview.ui.views.coverage_plot import CoveragePlot
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.pixel_pool import PixelPool
 
 EXACT = "__exact__"
+#: against the strategy's previous version (against_sides: an earlier Run's levels that differ);
+#: with a space, so no spec is spelt so
+PREVIOUS = "previous version"
+#: against the strategy's levels in the saved run read last
+SAVED = "saved run"
+#: the entry that opens a folder dialog for a saved run; it never stays selected
+PICK_SAVED = "pick a saved run"
+#: the entries that depend on the strategy shown and on what the view keeps (_offer_against)
+SIDE_CHOICES = (PREVIOUS, SAVED, PICK_SAVED)
+#: a file read runs in the pool's thread however small (PixelPool runs small inputs at once)
+FILE_READ = 1 << 62
+SAVED_TITLE = "Cannot compare with saved run"
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
            "NaN / ±Inf", "negative")
 #: float formats only (an integer texel holds neither): the strategy's texels per level holding
@@ -106,6 +144,8 @@ def _nonfinite_cell(got: NonFinite, p: Propagation | None, level: int) -> str:
 
 class HeatmapView(QWidget):
     sigCompare = Signal(str, str)
+    sigError = Signal(object)
+    sigSavedLoaded = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -196,8 +236,27 @@ class HeatmapView(QWidget):
         self._cache: dict[tuple[str, str], Comparison] = {}
         #: (strategy, against) -> the job computing it
         self._pending: dict[tuple[str, str], int] = {}
-        self.strategy_combo.currentIndexChanged.connect(lambda _: self._refresh())
-        self.against_combo.currentIndexChanged.connect(lambda _: self._refresh())
+        #: each strategy's previous version, since the image opened
+        self.previous = PreviousVersions()
+        self._checks = itertools.count()
+        #: the saved run read last (by load_saved_run) and its levels read so far, by strategy
+        self._saved: SavedSide | None = None
+        self._saved_levels: dict[str, tuple[np.ndarray, ...]] = {}
+        self._saved_reading: set[str] = set()
+        #: PREVIOUS or SAVED while the user keeps that choice: it outlives a Run (a hot reload's
+        #: re-run shows what the edit changed) and comes back where it is offered again
+        self._sticky: str | None = None
+        #: the "against" shown last: where the pick entry returns to
+        self._against_shown = EXACT
+        #: the summary while a saved run is read, and what it said before
+        self._reading_text = self._summary_before = ""
+        #: set_run is under way: it offers the choices and refreshes once, at its end
+        self._building = False
+        #: previous-version checks and saved-run reads: apart from ``pool``, which forgets its
+        #: jobs at each Run, while these outlive it
+        self.sides = PixelPool(self)
+        self.strategy_combo.currentIndexChanged.connect(lambda _: self._strategy_changed())
+        self.against_combo.currentIndexChanged.connect(lambda _: self._against_changed())
         self.cmap_combo.currentTextChanged.connect(self._set_cmap)
         self.map_combo.currentIndexChanged.connect(lambda _: self._show_selected_level())
         self.overlay_check.toggled.connect(lambda _: self._update_overlay())
@@ -211,6 +270,11 @@ class HeatmapView(QWidget):
         self.exact = {}
         self._cache.clear()
         self._pending.clear()
+        # another image: no result kept is a version of the next ones, no saved run fits them
+        self.previous.clear()
+        self.sides.forget()
+        self._forget_saved()
+        self._sticky = None
         self.strategy_combo.clear()
         self.against_combo.clear()
         self.table.setRowCount(0)
@@ -233,15 +297,23 @@ class HeatmapView(QWidget):
         self._pending.clear()
         keep = self.strategy()
         names = [str(r.spec) for r in output.mip.results]
-        with self._quiet_combos():
-            self.strategy_combo.clear()
-            self.against_combo.clear()
-            self.against_combo.addItem("exact reference", EXACT)
-            for r, n in zip(output.mip.results, names, strict=True):
-                self.strategy_combo.addItem(containers.title(r.spec), n)
-                self.against_combo.addItem(containers.title(r.spec), n)
-            if keep in names:
-                self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(keep))
+        self._building = True
+        try:
+            with self._quiet_combos():
+                self.strategy_combo.clear()
+                self.against_combo.clear()
+                self.against_combo.addItem("exact reference", EXACT)
+                for r, n in zip(output.mip.results, names, strict=True):
+                    self.strategy_combo.addItem(containers.title(r.spec), n)
+                    self.against_combo.addItem(containers.title(r.spec), n)
+                if keep in names:
+                    self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(keep))
+            self._keep_versions(output)
+            if self._saved is not None and self._saved.key != chain_key(output.mip):
+                self._forget_saved()  # its levels cannot be compared with this Run's
+            self._offer_against()
+        finally:
+            self._building = False
         self._offer_maps(output.mip.fmt.channels)
         results = output.mip.results
         self._show_layers(layer_count(results[0].levels[0]) if results and results[0].levels
@@ -290,8 +362,182 @@ class HeatmapView(QWidget):
         with self._quiet_combos():
             if self.strategy_combo.findData(strategy) >= 0:
                 self.strategy_combo.setCurrentIndex(self.strategy_combo.findData(strategy))
-            self.against_combo.setCurrentIndex(max(0, self.against_combo.findData(against)))
+            self._offer_against()  # the strategy's own choices (previous version, saved run)
+            i = self.against_combo.findData(against) if against != PICK_SAVED else -1
+            self.against_combo.setCurrentIndex(max(0, i))
+            self._sticky = against if i >= 0 and against in (PREVIOUS, SAVED) else None
         self._refresh()
+
+    def _strategy_changed(self) -> None:
+        self._offer_against()
+        self._refresh()
+
+    def _against_changed(self) -> None:
+        against = self.against_combo.currentData()
+        if against == PICK_SAVED:  # an action, not a choice: back to the choice shown first
+            with QSignalBlocker(self.against_combo):
+                self.against_combo.setCurrentIndex(
+                    max(0, self.against_combo.findData(self._against_shown)))
+            self.pick_saved_run()
+            return
+        self._sticky = against if against in (PREVIOUS, SAVED) else None
+        self._refresh()
+
+    def _offer_against(self) -> None:
+        """The "against" entries of the strategy shown: its previous version, its levels in the
+        saved run read, and "saved run…" while a Run is shown. The choice stays where it is
+        still offered (a kept PREVIOUS or SAVED comes back where offered again), else it is the
+        exact reference. Quiet: the caller refreshes."""
+        combo, name = self.against_combo, self.strategy()
+        keep = combo.currentData()
+        with QSignalBlocker(combo):
+            for choice in SIDE_CHOICES:
+                if (i := combo.findData(choice)) >= 0:
+                    combo.removeItem(i)
+            if self.previous.levels(name) is not None:
+                combo.addItem("previous version", PREVIOUS)
+            if self._saved is not None and name in {c.name for c in self._saved.saved.chains}:
+                combo.addItem(self._saved.label(), SAVED)
+            if self.output is not None:
+                combo.addItem("saved run…", PICK_SAVED)
+            want = self._sticky if self._sticky is not None \
+                and combo.findData(self._sticky) >= 0 else keep
+            combo.setCurrentIndex(max(0, combo.findData(want)))
+
+    def against_levels(self, name: str, against: str) -> tuple[np.ndarray, ...] | None:
+        """The levels result ``name`` is compared with for ``against``: another result of the
+        Run shown, ``name``'s previous version (PREVIOUS) or its levels in the saved run
+        (SAVED); None when there are none (yet)."""
+        if against == PREVIOUS:
+            return self.previous.levels(name)
+        if against == SAVED:
+            return self._saved_levels.get(name)
+        return self._levels_of(against)
+
+    def _against_label(self, against: str) -> str:
+        if against == EXACT:
+            return "the exact reference"
+        if against == PREVIOUS:
+            return "the previous version"
+        if against == SAVED and self._saved is not None:
+            return f"{self._saved.label()} ({self._saved.origin()})"
+        return against
+
+    # --- previous versions ------------------------------------------------------------------
+    def _keep_versions(self, output: LevelsReady) -> None:
+        """Each result of a new Run replaces the one shown of its spec: whether their levels
+        differ is checked in ``sides`` (at once when small), and if so the replaced levels are
+        its previous version (against_sides)."""
+        key = chain_key(output.mip)
+        self.previous.retain({str(r.spec) for r in output.mip.results})
+        for r in output.mip.results:
+            name = str(r.spec)
+            old = self.previous.shown(name, Kept(key, r.levels))
+            if old is None:
+                continue
+            texels = sum(a.size // 4 for a in r.levels)
+            self.sides.submit(("differs", name, next(self._checks)), texels, levels_differ,
+                              (r.levels, old.levels),
+                              lambda differ, n=name, o=old: self._version_checked(n, o, differ))
+
+    def _version_checked(self, name: str, old: Kept, differ: bool) -> None:
+        if not self.previous.checked(name, old, differ):
+            return
+        key = (name, PREVIOUS)
+        self._cache.pop(key, None)  # a comparison with the version before is of no use
+        self._pending.pop(key, None)
+        if self._building:  # set_run offers and refreshes once, at its end
+            return
+        before = self._selection()
+        self._offer_against()
+        if self._selection() != before or self._selection() == key:
+            self._refresh()
+
+    # --- saved runs -------------------------------------------------------------------------
+    def pick_saved_run(self) -> None:
+        """The "saved run…" entry: a folder dialog, then :meth:`load_saved_run`."""
+        start = str(Path(self._saved.path).parent) if self._saved is not None else ""
+        path = QFileDialog.getExistingDirectory(
+            self, "Compare with a saved run (a folder of mipview run --out)", start)
+        if path:
+            self.load_saved_run(path)
+
+    def load_saved_run(self, path: str | os.PathLike[str]) -> bool:
+        """Compare the strategy shown with its levels in the run folder ``path`` (``mipview run
+        --out``), read in ``sides``, off the UI thread. Once read it is offered and shown
+        (sigSavedLoaded); a folder that does not fit the Run shown (another size, format or
+        layer count, not holding the strategy, not a run folder) is told by sigError and
+        changes nothing. False when no Run is shown."""
+        name, shown = self.strategy(), self.output
+        levels = self._levels_of(name)
+        if shown is None or levels is None:
+            return False
+        self._note_reading(f"reading {name} from {os.fspath(path)}…")
+        self.sides.submit("open saved", FILE_READ, open_saved_side,
+                          (os.fspath(path), name, chain_key(shown.mip), len(levels)),
+                          self._saved_opened)
+        return True
+
+    def _note_reading(self, text: str) -> None:
+        """Say in the summary that a saved run is read; :meth:`_end_reading` puts back what it
+        said (a folder that does not fit changes nothing)."""
+        if not self._reading_text:  # not while another is read: that one's text would stay
+            self._summary_before = self.summary.text()
+        self._reading_text = f"  {text}"
+        self.summary.setText(self._reading_text)
+
+    def _end_reading(self) -> None:
+        if self._reading_text and self.summary.text() == self._reading_text:
+            self.summary.setText(self._summary_before)
+        self._reading_text = ""
+
+    def _saved_opened(self, got: SavedSide | SavedFailed) -> None:
+        self._end_reading()
+        if isinstance(got, SavedFailed):
+            self.sigError.emit(WorkerError(-1, SAVED_TITLE, got.message))
+            return
+        if self.output is None or chain_key(self.output.mip) != got.key:
+            self.sigError.emit(WorkerError(-1, SAVED_TITLE, (
+                f"'{got.path}': the run shown changed to another image, size or format while "
+                "it was read; choose it again")))
+            return
+        self._forget_saved()
+        self._saved, self._saved_levels = got, {got.strategy: got.levels}
+        if self.strategy() == got.strategy:
+            self.select(got.strategy, SAVED)
+        else:  # another strategy was chosen meanwhile: offered, not forced on it
+            self._offer_against()
+        self.sigSavedLoaded.emit(got.path)
+
+    def _read_saved(self, name: str) -> None:
+        """``name``'s levels in the saved run read (the first strategy read came with it)."""
+        saved, levels = self._saved, self._levels_of(name)
+        if saved is None or levels is None or name in self._saved_reading:
+            return
+        self._saved_reading.add(name)
+        self.sides.submit(("read saved", name), FILE_READ, read_saved_side,
+                          (saved.saved, name, saved.key, len(levels)),
+                          lambda got, n=name: self._saved_read(n, got))
+
+    def _saved_read(self, name: str, got: SavedSide | SavedFailed) -> None:
+        self._saved_reading.discard(name)
+        if self._saved is None or got.path != self._saved.path:
+            return  # another saved run (or none) since
+        if isinstance(got, SavedFailed):
+            if self._selection() == (name, SAVED):
+                self.summary.setText(f"  {name}: not read from {self._saved.label()}")
+            self.sigError.emit(WorkerError(-1, SAVED_TITLE, got.message))
+            return
+        self._saved_levels[name] = got.levels
+        if self._selection() == (name, SAVED):
+            self._refresh()
+
+    def _forget_saved(self) -> None:
+        self._saved, self._saved_levels = None, {}
+        self._saved_reading.clear()
+        for key in [k for k in (*self._cache, *self._pending) if k[1] == SAVED]:
+            self._cache.pop(key, None)
+            self._pending.pop(key, None)
 
     def _quiet_combos(self) -> contextlib.ExitStack:
         """The combo boxes, not telling anyone they change (the caller refreshes once)."""
@@ -311,6 +557,8 @@ class HeatmapView(QWidget):
         if self.output is None or comparison.run_job != self.output.job:
             return False
         key = (comparison.strategy, comparison.against)
+        if comparison.against in (PREVIOUS, SAVED) and self._pending.get(key) != comparison.job:
+            return False  # of levels replaced since (a newer previous version, another run)
         self._cache[key] = comparison
         self._pending.pop(key, None)
         if key == self._selection():
@@ -346,6 +594,7 @@ class HeatmapView(QWidget):
             return
         fmt = self.output.mip.fmt
         name, against = self._selection()
+        self._against_shown = against
         own = self.exact.get(name)  # the strategy's own figures, whatever it is compared with
         self.coverage.set_figures(own.figures if own is not None else None)
         figures = self._figures(name, against)
@@ -363,8 +612,11 @@ class HeatmapView(QWidget):
         self._fill_table(fmt)
         self._count_marks(name)
         worst = self.errors[self.worst_level] if self.errors else None
-        vs = "the exact reference" if against == EXACT else against
-        if worst is not None:
+        vs = self._against_label(against)
+        if worst is not None and against in (PREVIOUS, SAVED) \
+                and not any(e.max_error for e in self.errors):
+            self.summary.setText(f"  no texel differs from {vs}")
+        elif worst is not None:
             spread = f";  {self.propagation.describe()}" \
                 if self.propagation and against == EXACT else ""
             self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
@@ -378,10 +630,13 @@ class HeatmapView(QWidget):
     def _show_computing(self, name: str, against: str) -> None:
         if against == EXACT:  # the run's analysis brings it (add_errors)
             what = f"analysing {name}…"
+        elif against == SAVED and name not in self._saved_levels:
+            self._read_saved(name)
+            what = f"reading {name} from {self._against_label(against)}…"
         else:
             if (name, against) not in self._pending:
                 self.sigCompare.emit(name, against)
-            what = f"computing {name} vs {against}…"
+            what = f"computing {name} vs {self._against_label(against)}…"
         self.errors, self.maps = [], []
         self.table.setRowCount(0)
         self.coverage.set_figures(None)
@@ -438,7 +693,7 @@ class HeatmapView(QWidget):
             if ref is None:
                 return "waiting for the reference"
         else:
-            ref = self._levels_of(against)
+            ref = self.against_levels(name, against)
         if levels is None or ref is None or level >= min(len(levels), len(ref)):
             return "no such level"
         return levels[level], ref[level]
@@ -542,6 +797,7 @@ class HeatmapView(QWidget):
 
     def shutdown(self) -> None:
         self.pool.shutdown()
+        self.sides.shutdown()
 
 
 def overlay_rgba(a: np.ndarray) -> np.ndarray | None:
