@@ -70,11 +70,15 @@ class Saved:
     chains: tuple[SavedChain, ...]
 
     def describe(self) -> str:
-        layers = f", {self.layers} layers" if self.layers > 1 else ""
-        return f"{self.width}x{self.height} {self.fmt.label}{layers}"
+        return describe_chain(self.fmt, self.width, self.height, self.layers)
 
     def chain(self, name: str) -> SavedChain:
         return next(c for c in self.chains if c.name == name)
+
+
+def describe_chain(fmt: Format, width: int, height: int, layers: int) -> str:
+    """What a chain holds, as messages name it: "13x7 unorm", "13x7 f16, 2 layers"."""
+    return f"{width}x{height} {fmt.label}{f', {layers} layers' if layers > 1 else ''}"
 
 
 def open_saved(text: str) -> Saved:

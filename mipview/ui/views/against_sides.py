@@ -30,7 +30,7 @@ import numpy as np
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import RunResult
-from mipview.runs.saved import RUN_FOLDER, Saved, open_saved
+from mipview.runs.saved import RUN_FOLDER, Saved, describe_chain, open_saved
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,7 @@ class ChainKey:
     layers: int
 
     def describe(self) -> str:  # as Saved.describe, so the two read alike in a message
-        layers = f", {self.layers} layers" if self.layers > 1 else ""
-        return f"{self.width}x{self.height} {self.fmt.label}{layers}"
+        return describe_chain(self.fmt, self.width, self.height, self.layers)
 
 
 def chain_key(mip: RunResult) -> ChainKey:
