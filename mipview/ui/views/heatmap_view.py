@@ -28,6 +28,13 @@ are compared by the compare worker as another strategy is (the window asks
 :meth:`against_levels` for the levels), in the format's unit; a saved run that does not fit is
 told by ``sigError`` and changes nothing.
 
+A Run shows its strategies one by one, often at the level, scale and colours shown before: the
+plot's title, the colour bar (its colour map, levels and label) and the view's range are set
+only when they change (pyqtgraph redoes a colour map's lookup table, an axis' drawing and a
+plot's layout on every set), so showing a map costs the UI thread its image and little more.
+A map's colours are made in the pixel pool (``map_colours``; at once when small): left to the
+image item, a float map's are made at its first paint, on the UI thread (14 ms for 4096^2).
+
 Signals
 -------
 sigCompare(str, str)   strategy and what it is compared with (another strategy, PREVIOUS or
@@ -42,12 +49,14 @@ import contextlib
 import itertools
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.functions_qimage import try_make_qimage
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QImage
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -120,6 +129,61 @@ MAPS = (("max |error|", None), ("signed R", 0), ("signed G", 1), ("signed B", 2)
 SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(40, 80, 255), (255, 255, 255), (230, 30, 30)])
 
 
+@dataclass(frozen=True)
+class MapColours:
+    """A map as the view shows it: ``values`` (the layer shown; NaN and infinities at the ends
+    of the scale), the scale's ``levels``, and ``image``, the values' colours through ``lut``
+    (a colour map's 256 entries)."""
+
+    values: np.ndarray
+    levels: tuple[float, float]
+    lut: np.ndarray
+    image: QImage
+
+
+def map_colours(full: np.ndarray, layer: int, signed: bool, cmap: pg.ColorMap) -> MapColours:
+    """Error map ``full`` ((H, W) or (L, H, W)) as shown: ``layer`` of it, on one scale for
+    every layer (so layers compare at a glance), 0 to the largest error or, ``signed``, about 0;
+    coloured as the image item colours its values (any thread)."""
+    m = full[min(layer, full.shape[0] - 1)] if full.ndim == 3 else full
+    vmax = max(float(full.max()), -float(full.min())) if signed else float(full.max())
+    # all finite is the usual case, and two passes: 4096^2 in ms, not the 0.3 s of a mask
+    all_finite = math.isfinite(vmax) and math.isfinite(float(full.min()))
+    if not all_finite:  # scale by the finite texels; NaN and inf show at the top
+        finite = np.abs(full[np.isfinite(full)])
+        vmax = float(finite.max()) if finite.size else 1.0
+    vmax = vmax if vmax > 0 else 1.0
+    low = -vmax if signed else 0.0
+    shown = m if all_finite else np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=low)
+    lut = cmap.getLookupTable(nPts=256)  # as ImageItem.setColorMap makes it
+    return MapColours(shown, (low, vmax), lut, try_make_qimage(shown, levels=(low, vmax),
+                                                               lut=lut))
+
+
+class MapImage(pg.ImageItem):
+    """The map's image item: it paints the colours :func:`map_colours` made, while its values,
+    levels and lookup table are those they were made for, instead of making them at its first
+    paint (see the module docstring); anything else (a range dragged) it colours itself."""
+
+    def __init__(self) -> None:
+        super().__init__(axisOrder="row-major")
+        #: the colours made, and the array the item holds for their values (a view of them)
+        self._colours: tuple[MapColours, np.ndarray] | None = None
+
+    def set_colours(self, colours: MapColours) -> None:
+        self.setImage(colours.values, autoLevels=False)
+        self._colours = (colours, self.image)
+
+    def render(self) -> None:
+        c, values = self._colours if self._colours is not None else (None, None)
+        if c is not None and values is self.image and self.lut is not None \
+                and np.array_equal(self.levels, c.levels) and np.array_equal(self.lut, c.lut):
+            # what ImageItem.render leaves once it has made the colours
+            self.qimage, self._renderRequired, self._unrenderable = c.image, False, False
+            return
+        super().render()
+
+
 def format_value(v: float, fmt: Format) -> str:
     if not math.isfinite(v):
         return str(v)
@@ -187,7 +251,7 @@ class HeatmapView(QWidget):
         self.plot.setAspectLocked(True)
         self.plot.invertY(True)
         self.plot.hideButtons()
-        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image = MapImage()
         self.plot.addItem(self.image)
         self.overlay = pg.ImageItem(axisOrder="row-major")
         self.overlay.setZValue(10)
@@ -252,6 +316,8 @@ class HeatmapView(QWidget):
         self._reading_text = self._summary_before = ""
         #: set_run is under way: it offers the choices and refreshes once, at its end
         self._building = False
+        #: the shape of the map the view was last fitted to, and the range that fit gave
+        self._fitted: tuple[tuple[int, ...], list] | None = None
         #: previous-version checks and saved-run reads: apart from ``pool``, which forgets its
         #: jobs at each Run, while these outlive it
         self.sides = PixelPool(self)
@@ -605,7 +671,8 @@ class HeatmapView(QWidget):
         # the strategy's own propagation, whatever it is compared with (the table's counts)
         self.propagation = own.verdict.nonfinite if own is not None else None
         unit = "LSB" if not fmt.is_float else "relative error"
-        self.colorbar.axis.setLabel(f"error ({unit})")
+        if self.colorbar.axis.labelText != f"error ({unit})":  # setting it re-draws the axis
+            self.colorbar.axis.setLabel(f"error ({unit})")
         finite = [e.max_error for e in self.errors if math.isfinite(e.max_error)]
         self.worst_level = int(np.argmax([e.max_error if math.isfinite(e.max_error) else math.inf
                                           for e in self.errors])) if self.errors else 0
@@ -640,9 +707,10 @@ class HeatmapView(QWidget):
         self.errors, self.maps = [], []
         self.table.setRowCount(0)
         self.coverage.set_figures(None)
+        self.pool.forget_key("colours")
         self.image.clear()
         self.overlay.clear()
-        self.plot.setTitle("")
+        self._set_title("")
         self.summary.setText(f"  {what}")
 
     def _show_count_columns(self, shown: bool) -> None:
@@ -708,8 +776,9 @@ class HeatmapView(QWidget):
         elif self.output is not None and self.strategy():
             pair = self._signed_pair(level)
             if isinstance(pair, str):
+                self.pool.forget_key("colours")
                 self.image.clear()
-                self.plot.setTitle(pair, color="#d8d8d8")
+                self._set_title(pair)
             else:
                 a, ref = pair
                 fmt = self.output.mip.fmt
@@ -720,33 +789,52 @@ class HeatmapView(QWidget):
 
     def _show_map(self, level: int, full: np.ndarray, signed: bool) -> None:
         """Show error map ``full`` ((H, W) or (L, H, W)) of ``level``; ``signed``: a signed
-        map, coloured blue-white-red about 0."""
-        layered = full.ndim == 3  # error maps are (H, W) or (L, H, W)
-        m = full[min(self.layer_spin.value(), full.shape[0] - 1)] if layered else full
-        # one colour scale for every layer of the level, so layers compare at a glance
-        vmax = max(float(full.max()), -float(full.min())) if signed else float(full.max())
-        # all finite is the usual case, and two passes: 4096^2 in ms, not the 0.3 s of a mask
-        all_finite = math.isfinite(vmax) and math.isfinite(float(full.min()))
-        if not all_finite:  # scale by the finite texels; NaN and inf show at the top
-            finite = np.abs(full[np.isfinite(full)])
-            vmax = float(finite.max()) if finite.size else 1.0
-        vmax = vmax if vmax > 0 else 1.0
-        low = -vmax if signed else 0.0
-        shown = m if all_finite else np.nan_to_num(m, nan=vmax, posinf=vmax, neginf=low)
-        self.image.setImage(shown, autoLevels=False)
-        self.colorbar.setColorMap(SIGNED_CMAP if signed
-                                  else pg.colormap.get(self.cmap_combo.currentText()))
-        self.colorbar.setLevels((low, vmax))
-        self.histogram.set_range(low, vmax, emit=False)
+        map, coloured blue-white-red about 0. Its colours are made in the pixel pool."""
+        cmap = SIGNED_CMAP if signed else pg.colormap.get(self.cmap_combo.currentText())
         what = f"signed error of channel {'RGBA'[self.map_channel()]}" if signed else "errors"
+        where = f", layer {self.layer_spin.value()}" if full.ndim == 3 else ""
+        if signed and self._selection()[1] == EXACT:
+            where += ", signed against the exact mean reference"
+        self.pool.submit("colours", full.size, map_colours,
+                         (full, self.layer_spin.value(), signed, cmap),
+                         lambda c: self._show_colours(c, cmap, full, level, what, where))
+
+    def _show_colours(self, colours: MapColours, cmap: pg.ColorMap, full: np.ndarray,
+                      level: int, what: str, where: str) -> None:
+        """:meth:`_show_map`'s map, coloured: ``what`` it is and ``where`` (its layer), for the
+        titles."""
+        self._set_colours(cmap, colours.levels)
+        self.image.set_colours(colours)
+        self.histogram.set_range(*colours.levels, emit=False)
         self.pool.submit("histogram", full.size, value_histogram, (full,),
                          lambda h: self.histogram.set_histogram(
                              h, f"Histogram of {what}, level {level}"))
-        where = f", layer {self.layer_spin.value()}" if layered else ""
-        if signed and self._selection()[1] == EXACT:
-            where += ", signed against the exact mean reference"
-        self.plot.setTitle(f"level {level}: {m.shape[1]}x{m.shape[0]}{where}", color="#d8d8d8")
+        h, w = colours.values.shape
+        self._set_title(f"level {level}: {w}x{h}{where}")
+        self._fit(colours.values.shape)
+
+    def _set_colours(self, cmap: pg.ColorMap, levels: tuple[float, float]) -> None:
+        """The colour bar's (and so the map's) colour map and levels, each set only when it
+        changes: a colour map's lookup table is computed anew at each set, twice (the bar's and
+        the image's), and new levels redraw the bar's axis."""
+        if self.colorbar.colorMap() is not cmap:  # colormap.get gives the same object
+            self.colorbar.setColorMap(cmap)
+        if self.colorbar.levels() != levels:
+            self.colorbar.setLevels(levels)
+
+    def _set_title(self, text: str) -> None:
+        """The plot's title; setting it lays the plot out again, so only when it changes."""
+        if self.plot.titleLabel.text != text:
+            self.plot.setTitle(text, color="#d8d8d8")
+
+    def _fit(self, shape: tuple[int, ...]) -> None:
+        """The whole map in view; nothing to do when the view shows a map of this shape as the
+        last fit left it (a later Run's map, or another layer of the level)."""
+        view = self.plot.getViewBox()
+        if self._fitted == (shape, view.viewRange()):
+            return
         self.plot.autoRange(padding=0.02)
+        self._fitted = (shape, view.viewRange())
 
     def auto_range(self) -> None:
         self.histogram.auto_range()
@@ -793,7 +881,7 @@ class HeatmapView(QWidget):
 
     def _set_cmap(self, name: str) -> None:
         if self.map_channel() is None:
-            self.colorbar.setColorMap(pg.colormap.get(name))
+            self._set_colours(pg.colormap.get(name), self.colorbar.levels())
 
     def shutdown(self) -> None:
         self.pool.shutdown()

@@ -28,7 +28,9 @@ min and max of level 0 under the rectangle: conservative or not.
 A Run's panels are made when Run is pressed (``prepare``: the strategies and the image size give
 the level count and sizes), before the worker's threads start; its results then fill them
 (``set_pyramids`` keeps the panel, box, label and image items of each key it shows already), and
-``discard_prepared`` gives the view back if the Run ends without them.
+``discard_prepared`` gives the view back if the Run ends without them. A later Run of the same
+image lays its levels out where the last one's were, and is not fitted again when the view
+still shows what the last fit left (``fit``).
 
 Signals
 -------
@@ -370,6 +372,9 @@ class PyramidView(QWidget):
         #: first panel's view range before
         self._pending = False
         self._range_before: list | None = None
+        #: the last fit: the first panel's box, what it fitted (the levels' places) and the
+        #: range it left
+        self._fitted: tuple[pg.ViewBox, QRectF, list] | None = None
         self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
         self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
 
@@ -804,12 +809,20 @@ class PyramidView(QWidget):
             self._draw_marks(panel)
 
     def fit(self) -> None:
+        """Every level in view. Nothing to do when the view shows what the last fit left, of
+        levels in the same places (a later Run's): setting the range of the first panel's box
+        updates every box linked to it, even to the range it has."""
         rects = [r for p in self.panels for r in p.rects]
-        if rects:
-            box = rects[0]
-            for r in rects[1:]:
-                box = box.united(r)
-            self.panels[0].view.setRange(rect=box, padding=0.02)
+        if not rects:
+            return
+        box = rects[0]
+        for r in rects[1:]:
+            box = box.united(r)
+        view = self.panels[0].view
+        if self._fitted == (view, box, view.viewRange()):
+            return
+        view.setRange(rect=box, padding=0.02)
+        self._fitted = (view, box, view.viewRange())
 
     def one_to_one(self) -> None:
         """One texel per device pixel, keeping the view centre."""

@@ -8,6 +8,11 @@ drawn are ``LiveStats.figures``, computed in the worker thread; the UI thread so
 Axes are the dearest part of a live repaint: an axis is redrawn whenever its range moves, and
 grid lines at every minor tick tripled that. So grid lines follow the major ticks only, and the
 ranges move only when the data leave them or fill less than half of them (``steady_range``).
+An item is set only when what it shows changed (``_changed``): pyqtgraph redraws an item (its
+picture, bounds and its view's) on every set, even of the same data, and a Run redraws the chart
+several times with the same figures (the final ones, then the baseline's verdict). An empty
+chart (a Run warming up) keeps its strategies' slots and its range: the next figures are most
+often of the same strategies, at the same scale.
 
 The header says what the figures are worth: the SM and memory clock seen while timing (or that
 the device's clock cannot be read), in a warning colour when it moved; "warming up" until the
@@ -238,6 +243,8 @@ class TimingChart(QWidget):
         self.marks: deque[tuple[float, str]] = deque()
         self._mark_lines: deque[pg.InfiniteLine] = deque()
         self._last: LiveStats | None = None
+        #: what each item was last set from (``_changed``)
+        self._drawn: dict[object, tuple] = {}
 
         self.stats: LiveStats | None = None
         self.names: list[str] = []
@@ -346,7 +353,24 @@ class TimingChart(QWidget):
 
     def _set_clock_label(self, text: str, warn: bool) -> None:
         self.clock_label.setText(text)
-        self.clock_label.setStyleSheet(f"color: {WARNING}; font-weight: bold;" if warn else "")
+        style = f"color: {WARNING}; font-weight: bold;" if warn else ""
+        if self.clock_label.styleSheet() != style:  # setting one re-polishes the label
+            self.clock_label.setStyleSheet(style)
+
+    def _changed(self, item: object, *value: object) -> bool:
+        """Whether ``item`` was last set from another ``value`` (plain, comparable data: lists,
+        not arrays), which it is to be set from now; see the module docstring."""
+        if self._drawn.get(item) == value:
+            return False
+        self._drawn[item] = value
+        return True
+
+    def _set_slots(self, plot: pg.PlotItem, names: list[str]) -> None:
+        """One slot on ``plot``'s x axis per strategy of ``names``; an empty chart keeps the
+        slots it has (see the module docstring)."""
+        if names and self._changed(plot.getAxis("bottom"), names):
+            plot.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
+            plot.setXRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
 
     def _whisker_bounds(self, f: TimingFigures) -> tuple[float, float]:
         if self.whisker_combo.currentText() == "min-max":
@@ -359,23 +383,25 @@ class TimingChart(QWidget):
         names = [str(s) for s, _ in stats.timings] if stats else []
         x = np.arange(len(figures), dtype=float)
         med = np.array([f.median for f in figures], dtype=float)
-        if names != self.names:
-            self.names = names
-            self.plot.getAxis("bottom").setTicks([[(i, n) for i, n in enumerate(names)]])
-            self.plot.setXRange(-0.6, max(0.6, len(names) - 0.4), padding=0)
-        brushes = [_bar_brush(PALETTE[i % len(PALETTE)], f.drift is not None)
-                   for i, f in enumerate(figures)]
-        pens = [pg.mkPen(WARNING, width=2.5) if f.drift is not None else pg.mkPen("#101010")
-                for f in figures]
+        self.names = names
+        self._set_slots(self.plot, names)
+        drifting = [f.drift is not None for f in figures]
+        if self._changed(self.bars, med.tolist(), drifting):
+            brushes = [_bar_brush(PALETTE[i % len(PALETTE)], drift)
+                       for i, drift in enumerate(drifting)]
+            pens = [pg.mkPen(WARNING, width=2.5) if drift else pg.mkPen("#101010")
+                    for drift in drifting]
+            if brushes:
+                self.bars.setOpts(x=x, height=med, width=0.6, brushes=brushes, pens=pens)
+            else:
+                self.bars.setOpts(x=x, height=med, width=0.6, brush=None, brushes=None,
+                                  pens=None)
         breakdown = self.breakdown_check.isChecked()
-        if brushes:
-            self.bars.setOpts(x=x, height=med, width=0.6, brushes=brushes, pens=pens)
-        else:
-            self.bars.setOpts(x=x, height=med, width=0.6, brush=None, brushes=None, pens=None)
         self.bars.setVisible(not breakdown)
         lo_hi = [self._whisker_bounds(f) for f in figures]
-        self.whiskers.setData(x=x, y=med, top=np.array([h - m for (_, h), m in zip(lo_hi, med, strict=True)]),
-                              bottom=np.array([m - lo for (lo, _), m in zip(lo_hi, med, strict=True)]))
+        if self._changed(self.whiskers, med.tolist(), lo_hi):
+            lo, hi = np.array(lo_hi, dtype=float).reshape(-1, 2).T
+            self.whiskers.setData(x=x, y=med, top=hi - med, bottom=med - lo)
         self._draw_stack(figures, x, breakdown)
         self._draw_labels(med, [h for _, h in lo_hi], figures)
         if stats is not None:
@@ -384,11 +410,10 @@ class TimingChart(QWidget):
             title = f"GPU time per strategy — {stats.device}{driver}"
             if self.plot.titleLabel.text != title:  # setting it re-lays the plot out
                 self.plot.setTitle(title)
-            drifting = sum(f.drift is not None for f in figures)
             self.info.setText(f"  {stats.runs} runs per strategy ({mode}, "
                               f"{stats.elapsed_s:.1f} s), median with "
                               f"{self.whisker_combo.currentText()} whiskers, us"
-                              + (f"; {drifting} drifting" if drifting else ""))
+                              + (f"; {sum(drifting)} drifting" if any(drifting) else ""))
             self._set_clock_label(clock_text(stats),
                                   stats.clock is not None and stats.clock.changed)
         warning = stats.clock.warning() if stats is not None and stats.clock is not None \
@@ -399,9 +424,9 @@ class TimingChart(QWidget):
         baseline_top = self._draw_baseline(names)
         if self.view() == DISTRIBUTION_VIEW:
             self._draw_violins(figures)
-        top = max([h for _, h in lo_hi] + [baseline_top], default=1.0)
-        y = steady_range(tuple(self.plot.viewRange()[1]), 0.0, top)
-        if y is not None:
+        top = max([h for _, h in lo_hi] + [baseline_top])
+        y = steady_range(tuple(self.plot.viewRange()[1]), 0.0, top) if top > 0 else None
+        if y is not None:  # an empty chart keeps its range (see the module docstring)
             self.plot.setYRange(*y, padding=0)
 
     def _draw_violins(self, figures: list[TimingFigures]) -> None:
@@ -416,16 +441,16 @@ class TimingChart(QWidget):
                 item.setVisible(False)
                 continue
             edges, counts = f.bin_edges(), np.asarray(f.counts, dtype=float)
-            half = VIOLIN_HALF * counts / max(1.0, counts.max())
-            colour = PALETTE[i % len(PALETTE)]
-            item.setOpts(x0=i - half, x1=i + half, y0=edges[:-1], y1=edges[1:],
-                         brush=pg.mkBrush(colour), pen=pg.mkPen(colour))
+            if self._changed(item, i, edges.tolist(), counts.tolist()):
+                half = VIOLIN_HALF * counts / max(1.0, counts.max())
+                colour = PALETTE[i % len(PALETTE)]
+                item.setOpts(x0=i - half, x1=i + half, y0=edges[:-1], y1=edges[1:],
+                             brush=pg.mkBrush(colour), pen=pg.mkPen(colour))
             item.setVisible(True)
-        self.dist_medians.setData(x=np.arange(len(figures), dtype=float),
-                                  y=[f.median for f in figures])
-        axis = self.dist_plot.getAxis("bottom")
-        axis.setTicks([[(i, n) for i, n in enumerate(self.names)]])
-        self.dist_plot.setXRange(-0.6, max(0.6, len(figures) - 0.4), padding=0)
+        medians = [f.median for f in figures]
+        if self._changed(self.dist_medians, medians):
+            self.dist_medians.setData(x=np.arange(len(figures), dtype=float), y=medians)
+        self._set_slots(self.dist_plot, self.names)
         if figures:
             y = steady_range(tuple(self.dist_plot.viewRange()[1]),
                              min(f.min for f in figures), max(f.max for f in figures))
@@ -452,12 +477,10 @@ class TimingChart(QWidget):
             if d.old_median_us is not None:
                 ticks_x.append(i)
                 ticks_y.append(d.old_median_us)
-            label.setText(d.label(medians=False))
-            label.setColor(DELTA_COLOURS.get(d.verdict, "#a0a0a0"))
-            label.setToolTip(d.label())
-            label.setPos(i, 0.0)
-            label.setVisible(True)
-        self.baseline_ticks.setData(x=ticks_x, y=ticks_y)
+            self._set_label(label, d.label(medians=False),
+                            DELTA_COLOURS.get(d.verdict, "#a0a0a0"), d.label(), (i, 0.0))
+        if self._changed(self.baseline_ticks, ticks_x, ticks_y):
+            self.baseline_ticks.setData(x=ticks_x, y=ticks_y)
         return max(ticks_y, default=0.0)
 
     def _draw_stack(self, figures: list[TimingFigures], x: np.ndarray, visible: bool) -> None:
@@ -472,8 +495,10 @@ class TimingChart(QWidget):
                 item.setVisible(False)
                 continue
             h = np.array([f.marks[k][1] if k < len(f.marks) else 0.0 for f in figures])
-            item.setOpts(x=x, y0=base.copy(), height=h, width=0.6,
-                         brush=pg.mkBrush(*_stack_colour(k, depth)), pen=pg.mkPen("#101010"))
+            if self._changed(item, base.tolist(), h.tolist(), depth):
+                item.setOpts(x=x, y0=base.copy(), height=h, width=0.6,
+                             brush=pg.mkBrush(*_stack_colour(k, depth)),
+                             pen=pg.mkPen("#101010"))
             item.setVisible(True)
             base += h
         labels = {}
@@ -489,20 +514,25 @@ class TimingChart(QWidget):
             self.plot.addItem(t)
             self.value_labels.append(t)
         for i, label in enumerate(self.value_labels):
-            if i < len(med):
-                drift = figures[i].drift
-                if drift is None:
-                    label.setText(f"{med[i]:.1f} us")
-                    label.setColor("#f0f0f0")
-                    label.setToolTip("")
-                else:  # the median of a drifting run describes neither its start nor its end
-                    label.setText(f"{med[i]:.1f} us\ndrifting: {100 * drift.change:+.0f}%")
-                    label.setColor(WARNING)
-                    label.setToolTip(drift.label())
-                label.setPos(i, max(tops[i], med[i]))
-                label.setVisible(True)
-            else:
+            if i >= len(med):
                 label.setVisible(False)
+                continue
+            drift = figures[i].drift
+            at = (i, max(tops[i], float(med[i])))
+            if drift is None:
+                self._set_label(label, f"{med[i]:.1f} us", "#f0f0f0", "", at)
+            else:  # the median of a drifting run describes neither its start nor its end
+                self._set_label(label, f"{med[i]:.1f} us\ndrifting: {100 * drift.change:+.0f}%",
+                                WARNING, drift.label(), at)
+
+    def _set_label(self, label: pg.TextItem, text: str, colour: str, tip: str,
+                   at: tuple[float, float]) -> None:
+        """Show ``label`` with this text, colour and tooltip at ``at``."""
+        if self._changed(label, text, colour, tip, at):
+            label.setText(text, colour)
+            label.setToolTip(tip)
+            label.setPos(*at)
+        label.setVisible(True)
 
     def _update_history(self) -> None:
         for i, (name, points) in enumerate(self.history.items()):
