@@ -125,6 +125,7 @@ class TimedBatch:
     def __init__(self, ctx: GpuContext, runs: int, record: Callable[[Any, Marks], None],
                  before_each: Callable[[Any, int], None] | None = None,
                  stamps_per_run: int = 64) -> None:
+        from mipview.gpu.vulkan.gil import share_gil
         from mipview.gpu.vulkan.sync import memory_barrier
 
         self.ctx = ctx
@@ -136,6 +137,7 @@ class TimedBatch:
         vk.vkBeginCommandBuffer(self.cmd, vk.VkCommandBufferBeginInfo())
         self.pool.reset(self.cmd)
         for i in range(runs):
+            share_gil()  # a batch is thousands of calls; the UI thread waits for each hand-over
             if before_each is not None:
                 before_each(self.cmd, i)
             memory_barrier(self.cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",
