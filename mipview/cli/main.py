@@ -115,12 +115,25 @@ def write_result(folder: Path, res: StrategyResult, fmt: Format,
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    out = RunFolder(args.out)
+    if args.devices is not None:
+        from mipview.cli.devices_diff import run_on_devices
+
+        return run_on_devices(args, out, run_into)
+    with out.writing() as folder:
+        code = run_into(args, folder)
+    print(f"wrote {out.path}/")
+    return code
+
+
+def run_into(args: argparse.Namespace, folder: Path) -> int:
+    """``run``'s work on the device of ``args.device``: levels and report.json into ``folder``
+    (empty), its lines on stdout; the exit code of its verdicts."""
     from mipview.check.filter_reference import kind_warning
     from mipview.runs import report
 
     specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     kinds = export_kinds(args.export)
-    out = RunFolder(args.out)
     notes = _Notes()
     with open_context(args) as ctx:
         source, level0, fmt = prepare_source(args, ctx, len(specs), not args.no_check)
@@ -137,11 +150,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     source_name = str(args.image or f"synthetic {synthetic_kind(args)} {args.size}")
     data = report.result_dict(mip, checks, {"source": source_name,
                                             "source_nonfinite": source.nonfinite.as_dict()})
-    with out.writing() as folder:
-        for res, entry in zip(mip.results, data["strategies"], strict=True):
-            entry["files"] = [f.relative_to(folder).as_posix()
-                              for f in write_result(folder, res, fmt, kinds)]
-        (folder / REPORT).write_text(json.dumps(data, indent=2))
+    for res, entry in zip(mip.results, data["strategies"], strict=True):
+        entry["files"] = [f.relative_to(folder).as_posix()
+                          for f in write_result(folder, res, fmt, kinds)]
+    (folder / REPORT).write_text(json.dumps(data, indent=2))
     for res in mip.results:
         if checks is None:
             print(f"{str(res.spec):<30} not checked (--no-check)")
@@ -153,7 +165,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{str(spec):<30} skipped: {why}")
     for line in dict.fromkeys(lines):  # a file's notes may count what the loader counted
         print(line)
-    print(f"wrote {out.path}/")
     return _verdicts_exit(mip, checks)
 
 
@@ -328,6 +339,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write each strategy's chain as texture files: ktx2, dds, exr "
                         "(float formats), comma-separated, or all")
     device_opts(p)
+    from mipview.cli.devices_diff import parse_devices
+
+    p.add_argument("--devices", type=parse_devices, metavar="A,B",
+                   help="run on two devices (index or name substring each; the same one twice "
+                        "opens it twice) and compare their levels texel by texel, as `diff` "
+                        "does: OUT/device-1, OUT/device-2 and OUT/report.json")
     p.set_defaults(func=cmd_run)
 
     p = add("bench", "time strategies with GPU timestamps")
