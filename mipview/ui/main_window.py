@@ -725,6 +725,7 @@ class MainWindow(QMainWindow):
 
     def _on_devices(self, devices: DeviceList) -> None:
         self.panel.set_devices(list(devices.devices), devices.current)
+        self.heatmap.set_devices([c.name for c in devices.devices])
         self._on_device_ready(DeviceReady(devices.current))
 
     def _on_device_ready(self, ready: DeviceReady) -> None:

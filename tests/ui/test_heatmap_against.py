@@ -1,6 +1,7 @@
 """The Heatmaps tab's "against" list compares a result with its own other chains (issue 32): its
 previous version (an earlier Run of the same spec whose levels differ, as after a shader's hot
-reload) and the same strategy's levels in a saved run folder (``mipview run --out``). The maps
+reload), the same strategy's levels in a saved run folder (``mipview run --out``), and the same
+strategy run on another device ("device N": lavapipe on a context of its own here). The maps
 are the texel differences, computed by the compare worker; a saved run that does not fit is one
 message and changes nothing."""
 
@@ -16,6 +17,8 @@ from PySide6.QtWidgets import QFileDialog
 from mipview.check import compare
 from mipview.cli.main import main
 from mipview.core.specs import StrategySpec
+from mipview.ui.views import against_sides, heatmap_view
+from mipview.ui.views.against_sides import DEVICE
 from mipview.ui.views.heatmap_view import PICK_SAVED, PREVIOUS, SAVED, SAVED_TITLE
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
 
@@ -146,3 +149,37 @@ def test_saved_runs_that_do_not_fit_are_told_and_change_nothing(qtbot, make_wind
         assert "\n" not in text
         assert _state(heat) == before
     assert len(dialogs) == len(cases)
+
+
+def test_device_n_runs_the_strategy_there_and_shows_exactly_what_differs(qtbot, make_window,
+                                                                          small_png, monkeypatch):
+    w = make_window()
+    heat = w.heatmap
+    open_and_wait(qtbot, w, small_png)
+    out = run_and_wait(qtbot, w, [PER_LEVEL], repeat=0)["output"]
+    choice = f"{DEVICE}0"
+    assert choice in _choices(heat)  # every device the worker listed (lavapipe here)
+
+    # lavapipe again, on a context of its own: the same levels, "no texel differs"
+    with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS) as shown:
+        heat.select(str(PER_LEVEL), choice)
+    assert (shown.args[0].strategy, shown.args[0].against) == (str(PER_LEVEL), choice)
+    assert all(not m.any() for m in heat.maps)
+    assert "no texel differs from device 0" in heat.summary.text()
+
+    # a device that gets level 2 wrong at ALTERED's texels: the maps show exactly those
+    real = against_sides.run_on_device
+
+    def wrong_device(*args):
+        got = real(*args)
+        return replace(got, levels=_altered(got.levels))
+
+    monkeypatch.setattr(heatmap_view, "run_on_device", wrong_device)
+    w.worker.sigReply.emit(out)  # the same Run again: what the device made is made anew
+    with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
+        heat.select(str(PER_LEVEL), choice)
+    old = out.mip.results[0].levels
+    for k, (a, b) in enumerate(zip(old, _altered(old), strict=True)):
+        assert np.array_equal(heat.maps[k], _texel_difference(a, b)), k
+        changed = {tuple(int(i) for i in t) for t in zip(*np.nonzero(heat.maps[k]), strict=True)}
+        assert changed == ({(y, x) for y, x, _ in ALTERED} if k == 2 else set()), k

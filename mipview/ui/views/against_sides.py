@@ -1,9 +1,10 @@
 """What the Heatmaps tab compares a result with besides the exact reference and the other results
-of its Run (issue 32): the same strategy's previous version, and its levels in a saved run.
+of its Run (issue 32): the same strategy's previous version, its levels in a saved run, and its
+levels made on another device.
 
-No Qt and no UI-thread work here: the view runs :func:`levels_differ`, :func:`open_saved_side`
-and :func:`read_saved_side` in its pixel pool (``HeatmapView.sides``), and each returns a frozen
-dataclass (or a bool) that crosses back to the UI thread.
+No Qt and no UI-thread work here: the view runs :func:`levels_differ`, :func:`open_saved_side`,
+:func:`read_saved_side` and :func:`run_on_device` in its pixel pool (``HeatmapView.sides``), and
+each returns a frozen dataclass (or a bool) that crosses back to the UI thread.
 
 **Previous version.** The rule is "an earlier Run's levels that differ", not "the shader's
 source changed": when a Run's result replaces the shown result of the same spec on the same
@@ -18,6 +19,10 @@ the strategy (each version kept is one more pyramid in memory).
 **Saved run.** A run folder of ``mipview run --out`` (:func:`mipview.runs.saved.open_saved`),
 of the same format, size and layer count as the Run shown, holding the strategy shown with as
 many levels; anything else is told in one line (:class:`SavedFailed`) and nothing changes.
+
+**Device N.** The strategy shown, run once on the Run's very level 0 on another device (or the
+same one, on a context of its own), as ``mipview run --devices`` does: a context is opened for the
+job and closed after it, so the window's own device and its worker are not involved.
 """
 
 from __future__ import annotations
@@ -30,7 +35,11 @@ import numpy as np
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import RunResult
+from mipview.core.specs import StrategySpec
 from mipview.runs.saved import RUN_FOLDER, Saved, describe_chain, open_saved
+
+#: the data of a "device N" choice: this prefix and the device's index
+DEVICE = "device:"
 
 
 @dataclass(frozen=True)
@@ -181,3 +190,35 @@ def open_saved_side(path: str, strategy: str, key: ChainKey,
     except (OSError, ValueError) as exc:
         return SavedFailed(path, f"cannot open '{path}': {exc}")
     return read_saved_side(saved, strategy, key, level_count)
+
+
+@dataclass(frozen=True)
+class DeviceSide:
+    """One strategy's levels made on another device, from the Run's level 0."""
+
+    choice: str      # DEVICE and the device's index
+    device: str      # what the device and its driver say they are
+    strategy: str
+    key: ChainKey
+    levels: tuple[np.ndarray, ...]
+
+
+def run_on_device(choice: str, level0: np.ndarray, strategy: str,
+                  key: ChainKey) -> DeviceSide | SavedFailed:
+    """``strategy`` once on ``level0`` (of ``key``'s format) on the device of ``choice``, on a
+    context of its own (GPU work: off the UI thread)."""
+    from mipview.gpu.session import run_once
+    from mipview.gpu.vulkan.context import GpuContext
+
+    where = f"device {choice.removeprefix(DEVICE)}"
+    try:
+        with GpuContext(device=choice.removeprefix(DEVICE)) as ctx:
+            caps = ctx.caps
+            mip = run_once(ctx, level0, key.fmt, [StrategySpec.parse(strategy)])
+    except MipviewError as exc:
+        return SavedFailed(where, f"{where}: {exc}")
+    if not mip.results:
+        why = "; ".join(w for _, w in mip.skipped) or "no result"
+        return SavedFailed(where, f"{where} ({caps.name}) cannot run {strategy}: {why}")
+    return DeviceSide(choice, f"{caps.name}, {caps.driver_name} {caps.driver_info}".strip(),
+                      strategy, key, tuple(mip.results[0].levels))

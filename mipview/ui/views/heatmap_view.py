@@ -19,14 +19,16 @@ not overlap: texels holding NaN or +-Inf (counted as the verdict counts them,
 ``nonfinite.count_nonfinite``, beside the exact reduction's where level 0 has some and they
 differ) and texels holding a finite negative value (the overlay's "negative" mark).
 
-Two more "against" choices compare a result with its own other chains (issue 32,
+More "against" choices compare a result with its own other chains (issue 32,
 :mod:`mipview.ui.views.against_sides` says when each is offered): "previous version", the
 levels an earlier Run of the same strategy wrote that differ (after a custom shader's hot
-reload: what the edit changed), and "saved run…", a folder dialog (or :meth:`load_saved_run`)
-whose run folder is read in the view's ``sides`` pool, the same strategy's levels there. Both
-are compared by the compare worker as another strategy is (the window asks
-:meth:`against_levels` for the levels), in the format's unit; a saved run that does not fit is
-told by ``sigError`` and changes nothing.
+reload: what the edit changed); "device N", the same strategy run on the Run's level 0 on
+that device (:meth:`set_devices`; in the ``sides`` pool, on a context of its own, once per
+Run); and "saved run…", a folder dialog (or :meth:`load_saved_run`) whose run folder is read in
+the ``sides`` pool, the same strategy's levels there. All are compared by the compare worker as
+another strategy is (the window asks :meth:`against_levels` for the levels), in the format's
+unit; a saved run that does not fit, or a device that cannot run the strategy, is told by
+``sigError`` and changes nothing.
 
 A Run shows its strategies one by one, often at the level, scale and colours shown before: the
 plot's title, the colour bar (its colour map, levels and label) and the view's range are set
@@ -82,6 +84,8 @@ from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
 from mipview.ui.messages import Comparison, LevelsReady, WorkerError
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.against_sides import (
+    DEVICE,
+    DeviceSide,
     Kept,
     PreviousVersions,
     SavedFailed,
@@ -90,6 +94,7 @@ from mipview.ui.views.against_sides import (
     levels_differ,
     open_saved_side,
     read_saved_side,
+    run_on_device,
 )
 from mipview.ui.views.coverage_plot import CoveragePlot
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
@@ -108,6 +113,7 @@ SIDE_CHOICES = (PREVIOUS, SAVED, PICK_SAVED)
 #: a file read runs in the pool's thread however small (PixelPool runs small inputs at once)
 FILE_READ = 1 << 62
 SAVED_TITLE = "Cannot compare with saved run"
+DEVICE_TITLE = "Cannot compare with another device"
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
            "NaN / ±Inf", "negative")
 #: float formats only (an integer texel holds neither): the strategy's texels per level holding
@@ -182,6 +188,17 @@ class MapImage(pg.ImageItem):
             self.qimage, self._renderRequired, self._unrenderable = c.image, False, False
             return
         super().render()
+
+
+def _is_device(against: object) -> bool:
+    """A "device N" choice (the combo's data: None where it has no entry)."""
+    return isinstance(against, str) and against.startswith(DEVICE)
+
+
+def _kept_choice(against: object) -> bool:
+    """A side the user chose (previous version, saved run, device N): kept across Runs where it
+    is offered again, and "no texel differs" when nothing does."""
+    return against in (PREVIOUS, SAVED) or _is_device(against)
 
 
 def format_value(v: float, fmt: Format) -> str:
@@ -307,7 +324,12 @@ class HeatmapView(QWidget):
         self._saved: SavedSide | None = None
         self._saved_levels: dict[str, tuple[np.ndarray, ...]] = {}
         self._saved_reading: set[str] = set()
-        #: PREVIOUS or SAVED while the user keeps that choice: it outlives a Run (a hot reload's
+        #: the devices offered as "device N" (their names, by index), and what each made of the
+        #: Run shown: (choice, strategy) -> levels, and the runs under way
+        self._devices: list[str] = []
+        self._device_sides: dict[tuple[str, str], DeviceSide] = {}
+        self._device_running: set[tuple[str, str]] = set()
+        #: PREVIOUS, SAVED or a device while the user keeps that choice: it outlives a Run (a hot reload's
         #: re-run shows what the edit changed) and comes back where it is offered again
         self._sticky: str | None = None
         #: the "against" shown last: where the pick entry returns to
@@ -361,6 +383,7 @@ class HeatmapView(QWidget):
         self.pool.forget()
         self._cache.clear()
         self._pending.clear()
+        self._device_sides.clear()  # made from another Run's level 0
         keep = self.strategy()
         names = [str(r.spec) for r in output.mip.results]
         self._building = True
@@ -431,7 +454,7 @@ class HeatmapView(QWidget):
             self._offer_against()  # the strategy's own choices (previous version, saved run)
             i = self.against_combo.findData(against) if against != PICK_SAVED else -1
             self.against_combo.setCurrentIndex(max(0, i))
-            self._sticky = against if i >= 0 and against in (PREVIOUS, SAVED) else None
+            self._sticky = against if i >= 0 and _kept_choice(against) else None
         self._refresh()
 
     def _strategy_changed(self) -> None:
@@ -446,7 +469,7 @@ class HeatmapView(QWidget):
                     max(0, self.against_combo.findData(self._against_shown)))
             self.pick_saved_run()
             return
-        self._sticky = against if against in (PREVIOUS, SAVED) else None
+        self._sticky = against if _kept_choice(against) else None
         self._refresh()
 
     def _offer_against(self) -> None:
@@ -460,11 +483,16 @@ class HeatmapView(QWidget):
             for choice in SIDE_CHOICES:
                 if (i := combo.findData(choice)) >= 0:
                     combo.removeItem(i)
+            for i in reversed(range(combo.count())):
+                if _is_device(combo.itemData(i)):
+                    combo.removeItem(i)
             if self.previous.levels(name) is not None:
                 combo.addItem("previous version", PREVIOUS)
             if self._saved is not None and name in {c.name for c in self._saved.saved.chains}:
                 combo.addItem(self._saved.label(), SAVED)
             if self.output is not None:
+                for i, device in enumerate(self._devices):
+                    combo.addItem(f"device {i}: {device}", f"{DEVICE}{i}")
                 combo.addItem("saved run…", PICK_SAVED)
             want = self._sticky if self._sticky is not None \
                 and combo.findData(self._sticky) >= 0 else keep
@@ -478,6 +506,9 @@ class HeatmapView(QWidget):
             return self.previous.levels(name)
         if against == SAVED:
             return self._saved_levels.get(name)
+        if _is_device(against):
+            side = self._device_sides.get((against, name))
+            return side.levels if side is not None else None
         return self._levels_of(against)
 
     def _against_label(self, against: str) -> str:
@@ -487,6 +518,10 @@ class HeatmapView(QWidget):
             return "the previous version"
         if against == SAVED and self._saved is not None:
             return f"{self._saved.label()} ({self._saved.origin()})"
+        if _is_device(against):
+            index = int(against.removeprefix(DEVICE))
+            name = self._devices[index] if index < len(self._devices) else "?"
+            return f"device {index} ({name})"
         return against
 
     # --- previous versions ------------------------------------------------------------------
@@ -598,6 +633,36 @@ class HeatmapView(QWidget):
         if self._selection() == (name, SAVED):
             self._refresh()
 
+    # --- another device ---------------------------------------------------------------------
+    def set_devices(self, names: list[str]) -> None:
+        """The Vulkan devices, by index: each is offered as "device N", on which the strategy
+        shown runs again (once per Run) to be compared with, as ``mipview run --devices``."""
+        self._devices = list(names)
+        if self.output is not None:
+            self._offer_against()
+
+    def _run_on_device(self, name: str, choice: str) -> None:
+        levels, shown = self._levels_of(name), self.output
+        if levels is None or shown is None or (choice, name) in self._device_running:
+            return
+        self._device_running.add((choice, name))
+        self.sides.submit(("device", choice, name), FILE_READ, run_on_device,
+                          (choice, levels[0], name, chain_key(shown.mip)),
+                          lambda got, c=choice, n=name: self._device_ran(c, n, got))
+
+    def _device_ran(self, choice: str, name: str, got: DeviceSide | SavedFailed) -> None:
+        self._device_running.discard((choice, name))
+        if isinstance(got, SavedFailed):
+            if self._selection() == (name, choice):
+                self.summary.setText(f"  {name}: not run on {self._against_label(choice)}")
+            self.sigError.emit(WorkerError(-1, DEVICE_TITLE, got.message))
+            return
+        if self.output is None or chain_key(self.output.mip) != got.key:
+            return  # another Run since: its own choice runs it again
+        self._device_sides[(choice, name)] = got
+        if self._selection() == (name, choice):
+            self._refresh()
+
     def _forget_saved(self) -> None:
         self._saved, self._saved_levels = None, {}
         self._saved_reading.clear()
@@ -680,7 +745,7 @@ class HeatmapView(QWidget):
         self._count_marks(name)
         worst = self.errors[self.worst_level] if self.errors else None
         vs = self._against_label(against)
-        if worst is not None and against in (PREVIOUS, SAVED) \
+        if worst is not None and _kept_choice(against) \
                 and not any(e.max_error for e in self.errors):
             self.summary.setText(f"  no texel differs from {vs}")
         elif worst is not None:
@@ -700,6 +765,9 @@ class HeatmapView(QWidget):
         elif against == SAVED and name not in self._saved_levels:
             self._read_saved(name)
             what = f"reading {name} from {self._against_label(against)}…"
+        elif _is_device(against) and (against, name) not in self._device_sides:
+            self._run_on_device(name, against)
+            what = f"running {name} on {self._against_label(against)}…"
         else:
             if (name, against) not in self._pending:
                 self.sigCompare.emit(name, against)
