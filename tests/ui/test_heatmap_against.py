@@ -183,3 +183,18 @@ def test_device_n_runs_the_strategy_there_and_shows_exactly_what_differs(qtbot, 
         assert np.array_equal(heat.maps[k], _texel_difference(a, b)), k
         changed = {tuple(int(i) for i in t) for t in zip(*np.nonzero(heat.maps[k]), strict=True)}
         assert changed == ({(y, x) for y, x, _ in ALTERED} if k == 2 else set()), k
+
+
+def test_a_device_result_for_another_runs_level_0_is_not_kept(qtbot, make_window, small_png):
+    # the sides pool's jobs outlive a Run: a device's levels made from an earlier Run's level 0
+    # (another image of the same size and format compares alike) must not stand for this Run's
+    w = make_window()
+    heat = w.heatmap
+    open_and_wait(qtbot, w, small_png)
+    out = run_and_wait(qtbot, w, [PER_LEVEL], repeat=0)["output"]
+    levels = out.mip.results[0].levels
+    choice, name = f"{DEVICE}0", str(PER_LEVEL)
+    heat._device_ran(choice, name, levels[0].copy(), against_sides.DeviceSide("d", levels))
+    assert heat.against_levels(name, choice) is None
+    heat._device_ran(choice, name, levels[0], against_sides.DeviceSide("d", levels))
+    assert heat.against_levels(name, choice) is levels

@@ -142,7 +142,8 @@ class SavedSide:
 
 @dataclass(frozen=True)
 class SavedFailed:
-    """Why a saved run cannot be compared with the Run shown, in one line."""
+    """Why a saved run (``path``: the folder) or another device (``path``: "device N") cannot be
+    compared with the Run shown, in one line."""
 
     path: str
     message: str
@@ -196,17 +197,14 @@ def open_saved_side(path: str, strategy: str, key: ChainKey,
 class DeviceSide:
     """One strategy's levels made on another device, from the Run's level 0."""
 
-    choice: str      # DEVICE and the device's index
-    device: str      # what the device and its driver say they are
-    strategy: str
-    key: ChainKey
+    device: str  # what the device and its driver say they are
     levels: tuple[np.ndarray, ...]
 
 
-def run_on_device(choice: str, level0: np.ndarray, strategy: str,
-                  key: ChainKey) -> DeviceSide | SavedFailed:
-    """``strategy`` once on ``level0`` (of ``key``'s format) on the device of ``choice``, on a
-    context of its own (GPU work: off the UI thread)."""
+def run_on_device(choice: str, level0: np.ndarray, fmt: Format,
+                  strategy: str) -> DeviceSide | SavedFailed:
+    """``strategy`` once on ``level0`` (of ``fmt``) on the device of ``choice``, on a context
+    of its own (GPU work: off the UI thread)."""
     from mipview.gpu.session import run_once
     from mipview.gpu.vulkan.context import GpuContext
 
@@ -214,11 +212,14 @@ def run_on_device(choice: str, level0: np.ndarray, strategy: str,
     try:
         with GpuContext(device=choice.removeprefix(DEVICE)) as ctx:
             caps = ctx.caps
-            mip = run_once(ctx, level0, key.fmt, [StrategySpec.parse(strategy)])
+            mip = run_once(ctx, level0, fmt, [StrategySpec.parse(strategy)])
     except MipviewError as exc:
         return SavedFailed(where, f"{where}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - told, not lost in the pool's thread (as the GPU
+        # worker tells every failure): a driver's error would leave the choice running forever
+        return SavedFailed(where, f"{where}: {type(exc).__name__}: {exc}")
     if not mip.results:
         why = "; ".join(w for _, w in mip.skipped) or "no result"
         return SavedFailed(where, f"{where} ({caps.name}) cannot run {strategy}: {why}")
-    return DeviceSide(choice, f"{caps.name}, {caps.driver_name} {caps.driver_info}".strip(),
-                      strategy, key, tuple(mip.results[0].levels))
+    return DeviceSide(f"{caps.name}, {caps.driver_name} {caps.driver_info}".strip(),
+                      tuple(mip.results[0].levels))

@@ -520,7 +520,9 @@ class HeatmapView(QWidget):
             return f"{self._saved.label()} ({self._saved.origin()})"
         if _is_device(against):
             index = int(against.removeprefix(DEVICE))
-            name = self._devices[index] if index < len(self._devices) else "?"
+            side = self._device_sides.get((against, self.strategy()))
+            name = side.device if side is not None \
+                else self._devices[index] if index < len(self._devices) else "?"
             return f"device {index} ({name})"
         return against
 
@@ -647,18 +649,26 @@ class HeatmapView(QWidget):
             return
         self._device_running.add((choice, name))
         self.sides.submit(("device", choice, name), FILE_READ, run_on_device,
-                          (choice, levels[0], name, chain_key(shown.mip)),
-                          lambda got, c=choice, n=name: self._device_ran(c, n, got))
+                          (choice, levels[0], shown.mip.fmt, name),
+                          lambda got, c=choice, n=name, l0=levels[0]: self._device_ran(
+                              c, n, l0, got))
 
-    def _device_ran(self, choice: str, name: str, got: DeviceSide | SavedFailed) -> None:
+    def _device_ran(self, choice: str, name: str, level0: np.ndarray,
+                    got: DeviceSide | SavedFailed) -> None:
+        """``got``: ``name`` run on ``choice`` from ``level0``. Kept only while the Run shown
+        is the one of that level 0 (``sides`` jobs outlive a Run, and another image of the same
+        size and format would compare as this one's); else run again where still chosen."""
         self._device_running.discard((choice, name))
+        levels = self._levels_of(name)
+        if levels is None or levels[0] is not level0:
+            if self._selection() == (name, choice):
+                self._refresh()
+            return
         if isinstance(got, SavedFailed):
             if self._selection() == (name, choice):
                 self.summary.setText(f"  {name}: not run on {self._against_label(choice)}")
             self.sigError.emit(WorkerError(-1, DEVICE_TITLE, got.message))
             return
-        if self.output is None or chain_key(self.output.mip) != got.key:
-            return  # another Run since: its own choice runs it again
         self._device_sides[(choice, name)] = got
         if self._selection() == (name, choice):
             self._refresh()
