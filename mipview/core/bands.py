@@ -21,6 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from mipview.core.turns import give_turn
+
 #: below this many elements a level is done in one piece: a pool round trip costs ~0.1 ms,
 #: and a band should be large enough to keep a core busy for longer than that
 MIN_ELEMENTS = 1 << 19
@@ -71,7 +73,12 @@ def for_rows(fn: Callable[[int, int], None], rows: int, elements: int) -> None:
         return
     edges = [rows * i // n for i in range(n + 1)]
     pool = _shared_pool()
-    jobs = [pool.submit(fn, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+
+    def band(start: int, stop: int) -> None:
+        give_turn()  # the window's UI thread first (mipview/core/turns.py)
+        fn(start, stop)
+
+    jobs = [pool.submit(band, a, b) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
     for job in jobs:
         job.result()
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
+from mipview.core.turns import give_turn
+
 Stop = Callable[[], bool]
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -29,7 +31,10 @@ class Cancelled(Exception):
 
 
 def checkpoint() -> None:
-    """Raise :class:`Cancelled` if this thread's stop token is set (nothing without one)."""
+    """Raise :class:`Cancelled` if this thread's stop token is set (nothing without one). A
+    step's end is also where a background thread lets a busy UI thread go first
+    (:func:`mipview.core.turns.give_turn`)."""
+    give_turn()
     stop = getattr(_local, "stop", None)
     if stop is not None and stop():
         raise Cancelled

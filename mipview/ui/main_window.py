@@ -62,6 +62,7 @@ from mipview.runs import preview
 from mipview.runs.baseline import BaselineError, SavedRun, load_run
 from mipview.ui.dialogs.export_dialog import ExportDialog
 from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
+from mipview.ui.heartbeat import Heartbeat
 from mipview.ui.messages import (
     BaselineDeltas,
     BaselineRequest,
@@ -213,6 +214,7 @@ class MainWindow(QMainWindow):
         self.shaders.sigError.connect(self._on_error)
         self.shaders.sigProgress.connect(self._on_progress)
 
+        self.heartbeat = Heartbeat(self)
         self.worker = GpuWorker(device, validate)
         self.thread_ = worker_thread(self.worker, "mipview-gpu", self)
         self.comparer = CpuWorker()
@@ -671,6 +673,8 @@ class MainWindow(QMainWindow):
     def shutdown(self, wait: bool = True) -> None:
         """Stop work, close the context in the worker thread and end the threads; with
         ``wait``, return once they have ended (a stopped job ends at its next checkpoint)."""
+        # the UI thread may wait for the workers below: they must not wait for its heartbeat
+        self.heartbeat.stop()
         threads = [t for t in (self.thread_, self.compare_thread) if t.isRunning()]
         if threads and not self._closing:
             self._closing = True

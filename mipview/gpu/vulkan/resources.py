@@ -8,8 +8,8 @@ import numpy as np
 
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.turns import give_turn
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
-from mipview.gpu.vulkan.gil import share_gil
 from mipview.gpu.vulkan.sync import image_barrier, memory_barrier
 from mipview.gpu.vulkan.vkapi import flag, vk
 
@@ -175,7 +175,7 @@ class MipImage:
         self.image, self.memory = self._new_image(self.fmt.info.vk_format, self.levels, usage,
                                                   create_flags, f"{self.fmt.label} image")
         for level in range(self.levels):
-            share_gil()  # views are several calls each, and the UI thread waits (gil.py)
+            give_turn()  # views are several calls each (mipview/core/turns.py)
             if self.fmt.is_srgb:
                 # UNORM supports storage and sampling, so this one view also serves shaders
                 # that read the encoded bytes and decode them exactly (``encoded_views``)

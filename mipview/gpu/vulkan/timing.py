@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mipview.core.results import GpuTiming, TimingSettings, TimingStats
+from mipview.core.turns import give_turn
 from mipview.gpu.vulkan.context import GpuContext
 from mipview.gpu.vulkan.vkapi import ffi, flag, vk
 
@@ -125,7 +126,6 @@ class TimedBatch:
     def __init__(self, ctx: GpuContext, runs: int, record: Callable[[Any, Marks], None],
                  before_each: Callable[[Any, int], None] | None = None,
                  stamps_per_run: int = 64) -> None:
-        from mipview.gpu.vulkan.gil import share_gil
         from mipview.gpu.vulkan.sync import memory_barrier
 
         self.ctx = ctx
@@ -137,7 +137,7 @@ class TimedBatch:
         vk.vkBeginCommandBuffer(self.cmd, vk.VkCommandBufferBeginInfo())
         self.pool.reset(self.cmd)
         for i in range(runs):
-            share_gil()  # a batch is thousands of calls; the UI thread waits for each hand-over
+            give_turn()  # a batch is thousands of calls, each handing the lock over (turns.py)
             if before_each is not None:
                 before_each(self.cmd, i)
             memory_barrier(self.cmd, "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", "ALL_COMMANDS",

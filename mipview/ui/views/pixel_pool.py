@@ -17,6 +17,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from mipview.core.turns import give_turn
+
 #: inputs of at most this many texels run on the caller's thread (128 x 128: well under a
 #: millisecond; a run shows tens of levels at once, so larger ones would add up)
 SYNC_TEXELS = 1 << 14
@@ -53,6 +55,7 @@ class PixelPool(QObject):
              done: Callable[[Any], None]) -> None:
         if self._latest.get(key) != gen:  # superseded before it started
             return
+        give_turn()  # the UI thread first (mipview/core/turns.py)
         result = fn(*args)
         try:
             self._sigDone.emit(key, gen, done, result)

@@ -69,6 +69,7 @@ from PySide6.QtWidgets import (
 )
 
 from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.turns import give_turn
 from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
     EXTREMES,
@@ -1302,8 +1303,13 @@ def _histogram(a: np.ndarray, fmt: Format | None, settings: DisplaySettings):
 
 def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int]],
                  settings: DisplaySettings) -> list[np.ndarray]:
-    """``to_display`` of each (level, format, layer), for one pixel-pool job."""
-    return [to_display(a, fmt, layer, settings) for a, fmt, layer in jobs]
+    """``to_display`` of each (level, format, layer), for one pixel-pool job (giving the UI
+    thread its turn between levels: mipview/core/turns.py)."""
+    out = []
+    for a, fmt, layer in jobs:
+        give_turn()
+        out.append(to_display(a, fmt, layer, settings))
+    return out
 
 
 def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
