@@ -9,7 +9,9 @@ One level is made from its source level (the stored level below, or level 0 for
 1. decode (sRGB colour channels to linear); a normal map's RGB to vectors ``2 v - 1``;
 2. premultiplied alpha: colour times alpha;
 3. filter: x then y, with the tap tables of :mod:`mipview.core.filters.resample` (the box from the
-   level below is reference.reduce_level itself: today's exact weights, bit for bit);
+   level below is reference.reduce_level itself: today's exact weights, bit for bit); a cube
+   map's seamless edge (``edge=cube``: :func:`cube_filter`) reads past each face's edges from
+   its neighbours;
 4. premultiplied: colour divided by alpha (0 where alpha is 0); normal map: the vector's length
    recorded, the vector renormalised ((0, 0, 1) if it vanished) and encoded ``n / 2 + 1/2``;
 5. 8-bit formats: clamped to [0, 1] (negative lobes overshoot; float formats keep the value);
@@ -28,8 +30,9 @@ import numpy as np
 
 from mipview.check import reference as box
 from mipview.check.tolerances import COVERAGE_SLACK, NORMAL_LENGTH_SLACK, RELATIVE_FLOOR
-from mipview.core import reductions
-from mipview.core.filters.resample import apply_axis, axis_taps
+from mipview.core import cube, reductions
+from mipview.core.filters.kernels import Kernel
+from mipview.core.filters.resample import CUBE, Taps, apply_axis, axis_taps
 from mipview.core.filters.spec import FilterSpec, parse_filter
 from mipview.core.formats import Format, decode, encode, level_size, mip_count, texels
 
@@ -120,8 +123,39 @@ def fit_scale(raw: np.ndarray, stored: np.ndarray, floor: float | None = None) -
     return lo if worst(lo) <= worst(hi) else hi
 
 
+def cube_side(values: np.ndarray) -> int:
+    """N of a cube map level (6 n, N, N, C); the ValueError an ``edge=cube`` spec gives for
+    anything else."""
+    try:
+        return cube.face_side(np.shape(values))
+    except ValueError:
+        raise ValueError(f"edge=cube needs a cube map: 6 n square faces (got shape "
+                         f"{np.shape(values)})") from None
+
+
+def cube_filter(lin: np.ndarray, kern: Kernel, dst: int) -> np.ndarray:
+    """The seamless filter of a cube map level (6 n, N, N, C, linear) to side ``dst``: each face
+    padded by the taps' reach with its neighbours' texels (mipview.core.cube.pad_faces: the
+    corner blocks the mean of the three texels at the cube corner), filtered separably with the
+    unfolded tap tables shifted by the pad (they make only the face's own texels). A reach
+    beyond N texels (small levels of long kernels: Lanczos-3 from N <= 5) is clamped to the
+    pad's outer ring, N deep (docs/cube-maps.md)."""
+    n = cube_side(lin)
+    taps = axis_taps(n, dst, kern, CUBE)
+    reach = max(0, -int(taps.index.min()), int(taps.index.max()) - (n - 1))
+    r = min(reach, n)
+    # the same table shifted into the padded face; clipping moves weights, never changes them
+    shifted = Taps(np.clip(taps.index + r, 0, n + 2 * r - 1), taps.weight)
+    # x then y over the padded face: the y pass reads the x pass's border rows too, so a tap
+    # past a corner meets the corner block; the tables only make the face's own texels
+    x = apply_axis(cube.pad_faces(lin, r), -2, shifted)
+    return apply_axis(x, -3, shifted)
+
+
 def _filter(lin: np.ndarray, spec: FilterSpec, dst: tuple[int, int]) -> np.ndarray:
     w, h = lin.shape[-2], lin.shape[-3]
+    if spec.edge == CUBE:  # never the box: FilterSpec makes its edge clamp
+        return cube_filter(lin, spec.kernel, dst[0])
     if spec.filter == "box" and dst == level_size(w, h, 1):
         return box.reduce_level(lin)
     kern = spec.kernel
@@ -192,6 +226,8 @@ def filtered_levels(level0: np.ndarray, fmt: Format, spec: FilterSpec,
     unquantised one below); else each level stored as ``store(exact, k)`` says and the next made
     from that (the stored chain of a strategy keeping the ``stored`` promise)."""
     a = texels(level0)
+    if spec.edge == CUBE:
+        cube_side(a)  # levels of a cube stay square: N >> k
     w, h = _sizes(a)
     target = coverage(a, fmt, spec.cutoff)
     first = a.astype(np.float64)

@@ -8,6 +8,10 @@ the destination spacing: a point kernel weighs source texel j by ``k((j + 0.5 - 
 box weighs it by the overlap of [j, j + 1) with the footprint [i s, (i + 1) s), divided by s.
 Point weights are normalised to sum to 1 over the unfolded taps, then each tap outside [0, n) is
 folded back by the edge mode, so every row sums to 1 whatever the edge.
+
+A cube map's seamless edge (``cube``, docs/cube-maps.md) is no fold of one axis: a tap past the
+edge reads the neighbouring face. Its tables are the unfolded ones (as ``none``); the reference
+reads them from faces padded with their neighbours (mipview.core.cube.pad_faces).
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import numpy as np
 
 from mipview.core.filters.kernels import Kernel
 
+#: the per-axis edge modes (what the GPU strategies fold with)
 EDGES = ("clamp", "wrap", "mirror")
+#: a cube map's seamless edge: taps past an edge read the neighbouring face
+CUBE = "cube"
 
 
 @dataclass(frozen=True)
@@ -79,14 +86,15 @@ def _point_taps(n: int, d: int, kern: Kernel) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=256)
 def axis_taps(n: int, d: int, kern: Kernel, edge: str = "clamp") -> Taps:
     """The tap table of one axis ``n -> d`` texels (cached: tables are small and reused every
-    level and run). ``edge="none"``: indices left unfolded, each row's taps consecutive (a
-    zero weight keeps its index)."""
+    level and run). ``edge="none"`` or ``"cube"``: indices left unfolded, each row's taps
+    consecutive (a zero weight keeps its index)."""
     if n < 1 or d < 1:
         raise ValueError(f"sides must be positive (got {n} -> {d})")
     j, w = _area_taps(n, d) if kern.area else _point_taps(n, d, kern)
     keep = np.flatnonzero(np.any(w != 0.0, axis=0))  # columns that are zero in every row
     j, w = j[:, keep], w[:, keep]
-    index = fold(j, n, edge) if edge == "none" else np.where(w != 0.0, fold(j, n, edge), 0)
+    unfolded = edge in ("none", CUBE)
+    index = j if unfolded else np.where(w != 0.0, fold(j, n, edge), 0)
     taps = Taps(index.astype(np.int32), w.astype(np.float64))
     taps.index.setflags(write=False)
     taps.weight.setflags(write=False)

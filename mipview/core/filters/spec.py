@@ -16,12 +16,15 @@ from mipview.core.filters.kernels import (
     Kernel,
     kernel,
 )
-from mipview.core.filters.resample import EDGES
+from mipview.core.filters.resample import CUBE, EDGES
 from mipview.core.formats import Format
 
 SOURCES = ("previous", "level0")
 ALPHAS = ("straight", "premultiplied", "coverage")
 KINDS = ("colour", "normal")
+#: a spec's edge: the per-axis modes, and a cube map's seamless edge (docs/cube-maps.md; only
+#: the float64 reference makes it, the GPU strategies offer EDGES)
+SPEC_EDGES = (*EDGES, CUBE)
 CUTOFF_RANGE = (0.0, 1.0)  # exclusive: a cutoff of 0 or 1 passes all or nothing
 #: numeric parameters: (lowest, highest, whether the ends are allowed)
 RANGES: dict[str, tuple[float, float, bool]] = {
@@ -30,7 +33,7 @@ RANGES: dict[str, tuple[float, float, bool]] = {
     "cutoff": (*CUTOFF_RANGE, False),
 }
 CHOICES: dict[str, tuple[str, ...]] = {
-    "filter": FILTER_NAMES, "edge": EDGES, "source": SOURCES, "alpha": ALPHAS, "kind": KINDS}
+    "filter": FILTER_NAMES, "edge": SPEC_EDGES, "source": SOURCES, "alpha": ALPHAS, "kind": KINDS}
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,9 @@ class FilterSpec:
                 ends = f"[{lo:g}, {hi:g}]" if closed else f"({lo:g}, {hi:g})"
                 raise ValueError(f"{key.replace('_', '-')} must be in {ends} (got {v:g})")
         # one spec (and name) per distinct filter: fields that do not apply take their defaults
-        if self.filter == "box":  # its footprint never leaves the level: edges do not matter
+        # its footprint never leaves the level: edges do not matter, not even a cube's (box
+        # chains of a cube map are the same seamless or with independent faces)
+        if self.filter == "box":
             object.__setattr__(self, "edge", "clamp")
         if self.filter != "kaiser":
             object.__setattr__(self, "kaiser_width", KAISER_WIDTH)
