@@ -1,6 +1,7 @@
 """A DDS reader written from Microsoft's DDS documentation, not from mipview's writer: it checks
 every header field of a DX10 file against what the documentation requires of an uncompressed
-2D texture (array) with a mip chain, and decodes its subresources by the documented layout.
+2D texture (array) or cube map (array) with a mip chain, and decodes its subresources by the
+documented layout.
 
 Sources: "DDS_HEADER structure", "DDS_PIXELFORMAT structure", "DDS_HEADER_DXT10 structure" and
 "DDS File Layout for Textures" (learn.microsoft.com/windows/win32/direct3ddds): magic
@@ -9,6 +10,11 @@ DDSD_MIPMAPCOUNT in a mipmapped texture, DDSD_PITCH with the pitch of an uncompr
 (width * bits-per-pixel + 7) / 8; ddspf.dwSize 32 and DDPF_FOURCC "DX10" for the extension;
 DDSCAPS_TEXTURE required, DDSCAPS_COMPLEX and DDSCAPS_MIPMAP for a mipmap; resourceDimension 3
 for a 2D texture; arraySize layers; a texture array stores each layer's mip chain in turn.
+Cube maps: DDSCAPS_COMPLEX ("any file that contains more than one surface (a mipmap, a cubic
+environment map...)"), DDSCAPS2_CUBEMAP and the six DDSCAPS2_CUBEMAP_POSITIVEX.. bits ("required
+when these surfaces are stored in a cube map"), DDS_RESOURCE_MISC_TEXTURECUBE (0x4) in miscFlag,
+arraySize "the number of cubes"; the faces stored +X, -X, +Y, -Y, +Z, -Z, each a whole mip chain,
+cube after cube.
 """
 
 from __future__ import annotations
@@ -23,6 +29,10 @@ FLAG = {"CAPS": 0x1, "HEIGHT": 0x2, "WIDTH": 0x4, "PITCH": 0x8, "PIXELFORMAT": 0
         "MIPMAPCOUNT": 0x20000, "LINEARSIZE": 0x80000, "DEPTH": 0x800000}
 DDPF_FOURCC = 0x4
 CAPS_COMPLEX, CAPS_TEXTURE, CAPS_MIPMAP = 0x8, 0x1000, 0x400000
+CAPS2_CUBEMAP = 0x200
+CAPS2_FACES = {"POSITIVEX": 0x400, "NEGATIVEX": 0x800, "POSITIVEY": 0x1000,
+               "NEGATIVEY": 0x2000, "POSITIVEZ": 0x4000, "NEGATIVEZ": 0x8000}
+MISC_TEXTURECUBE = 0x4
 
 #: dxgiFormat -> (name, bits per pixel, numpy type of a channel)
 DXGI = {28: ("DXGI_FORMAT_R8G8B8A8_UNORM", 32, "u1"),
@@ -45,7 +55,7 @@ DXGI = {28: ("DXGI_FORMAT_R8G8B8A8_UNORM", 32, "u1"),
 class Dds:
     header: dict[str, object]
     dx10: dict[str, int]
-    #: images[p] is level p, (layers, h, w, channels)
+    #: images[p] is level p, (layers, h, w, channels); a cube's layers are its faces
     images: list[np.ndarray] = field(default_factory=list)
     #: offsets[layer][p]: where that subresource starts in the file
     offsets: list[list[int]] = field(default_factory=list)
@@ -80,7 +90,20 @@ def parse(data: bytes) -> Dds:
          "ddspf must say FOURCC 'DX10' for the DX10 header")
     rule(pf[3:] == (0, 0, 0, 0, 0), "ddspf bit count and masks are for DDPF_RGB formats")
     rule(caps[0] & CAPS_TEXTURE != 0, "DDSCAPS_TEXTURE is required")
-    rule(caps[1:] == (0, 0, 0, 0), "dwCaps2..4 / dwReserved2 must be 0 (no cube map, volume)")
+    rule(caps[2:] == (0, 0, 0), "dwCaps3, dwCaps4 and dwReserved2 must be 0")
+    dxgi, dimension, misc, array_size, misc2 = struct.unpack_from("<5I", data, 128)
+    cube = misc & MISC_TEXTURECUBE != 0
+    if cube:
+        rule(width == height, "a cube map's faces are square: dwWidth != dwHeight")
+        rule(caps[0] & CAPS_COMPLEX != 0, "DDSCAPS_COMPLEX is required for a cubic environment "
+                                          "map")
+        rule(caps[1] & CAPS2_CUBEMAP != 0, "DDSCAPS2_CUBEMAP is required for a cube map")
+        for name, bit in CAPS2_FACES.items():
+            rule(caps[1] & bit != 0, f"DDSCAPS2_CUBEMAP_{name} is required: the face is stored")
+        rule(caps[1] & ~(CAPS2_CUBEMAP | sum(CAPS2_FACES.values())) == 0,
+             "dwCaps2 holds more than the cube map bits")
+    else:
+        rule(caps[1] == 0, "dwCaps2 must be 0 (no cube map, volume)")
     levels = max(1, mips)
     if levels > 1:
         rule(flags & FLAG["MIPMAPCOUNT"] != 0, "DDSD_MIPMAPCOUNT is required in a mipmapped "
@@ -90,11 +113,10 @@ def parse(data: bytes) -> Dds:
     most = max(width, height).bit_length()
     rule(levels <= most, f"dwMipMapCount {levels} > {most}")
 
-    dxgi, dimension, misc, array_size, misc2 = struct.unpack_from("<5I", data, 128)
     dx10 = {"dxgiFormat": dxgi, "resourceDimension": dimension, "miscFlag": misc,
             "arraySize": array_size, "miscFlags2": misc2}
     rule(dimension == 3, f"resourceDimension {dimension} != DDS_DIMENSION_TEXTURE2D (3)")
-    rule(misc == 0, "miscFlag must not say TEXTURECUBE")
+    rule(misc & ~MISC_TEXTURECUBE == 0, "miscFlag says more than TEXTURECUBE")
     rule(array_size >= 1, "arraySize must be at least 1")
     rule(misc2 & ~0x7 == 0 and misc2 & 0x7 <= 4, "miscFlags2 alpha mode is 0..4")
     fmt = DXGI.get(dxgi)
@@ -107,7 +129,8 @@ def parse(data: bytes) -> Dds:
 
     at = 148
     per_layer, offsets = [], []
-    for _ in range(array_size):
+    subresources = array_size * (6 if cube else 1)  # arraySize counts cubes
+    for _ in range(subresources):
         chain = []
         offsets.append([])
         for p in range(levels):
@@ -119,5 +142,5 @@ def parse(data: bytes) -> Dds:
             at += n
         per_layer.append(chain)
     rule(at == len(data), f"the data ends at {at}, the file at {len(data)}")
-    images = [np.stack([per_layer[i][p] for i in range(array_size)]) for p in range(levels)]
+    images = [np.stack([per_layer[i][p] for i in range(subresources)]) for p in range(levels)]
     return Dds(header, dx10, images, offsets, problems)

@@ -1,11 +1,12 @@
 """A KTX 2.0 reader written from the specification, not from mipview's writer: it checks every
 field of a file against the rules the KTX File Format Specification 2.0 states for an
-uncompressed 2D texture or 2D array (the rules KTX-Software's ``ktx validate`` enforces), and
-decodes its levels by the layout the spec gives.
+uncompressed 2D texture, 2D array, cubemap or cubemap array (the rules KTX-Software's
+``ktx validate`` enforces), and decodes its levels by the layout the spec gives.
 
 Sources: KTX File Format Specification 2.0 (KhronosGroup/KTX-Specification ktxspec.adoc),
 sections File Structure, Field Descriptions, Index, Level Index, Data Format Descriptor,
-Key/Value Data, Mip Level Array, Texture Type, KTXorientation, KTXwriter; Khronos Data Format
+Key/Value Data, Mip Level Array, Texture Type, faceCount, KTXorientation, KTXwriter; Khronos
+Data Format
 Specification 1.3 (basic descriptor block, sample layout, sampleLower/Upper of float samples:
 "described in floating point", i.e. the IEEE bits of -1.0f and 1.0f).
 """
@@ -134,12 +135,18 @@ def parse(data: bytes) -> Ktx2:
     rule(f["pixelWidth"] > 0, "pixelWidth must not be 0")
     rule(f["pixelHeight"] > 0, "a 2D texture has pixelHeight > 0")
     rule(f["pixelDepth"] == 0, "a 2D texture has pixelDepth 0")
-    rule(f["faceCount"] == 1, "faceCount must be 1 for non cubemaps")
+    # "For cubemaps and cubemap arrays this must be 6. For non cubemaps this must be 1."
+    rule(f["faceCount"] in (1, 6), f"faceCount {f['faceCount']} is neither 1 nor 6 (cubemaps)")
+    cube = f["faceCount"] == 6
+    if cube:
+        rule(f["pixelHeight"] == f["pixelWidth"],
+             "faceCount 6: pixelHeight must be equal to pixelWidth")
     rule(f["supercompressionScheme"] == 0, "mipview writes no supercompression")
     num_levels = max(1, f["levelCount"])
     most = math.floor(math.log2(max(f["pixelWidth"], f["pixelHeight"], 1))) + 1
     rule(num_levels <= most, f"levelCount {num_levels} > the maximum {most}")
     layers = max(1, f["layerCount"])
+    images_per_level = layers * max(1, f["faceCount"])  # for each layer, for each face
 
     # --- index: DFD right after the level index, KVD right after the DFD, no SGD
     index_end = 80 + 24 * num_levels
@@ -215,6 +222,8 @@ def parse(data: bytes) -> Ktx2:
     orientation = values.get("KTXorientation", b"rd\0")
     rule(orientation.endswith(b"\0") and re.fullmatch(rb"[rl][du]", orientation[:-1]) is not None,
          f"KTXorientation {orientation!r} does not match /^[rl][du]$/ with a NUL")
+    if cube:
+        rule(orientation == b"rd\0", "all cubemap faces must have the orientation 'rd'")
     writer = values.get("KTXwriter")
     rule(writer is not None and writer.endswith(b"\0"), "KTXwriter missing or not NUL-terminated")
 
@@ -228,10 +237,10 @@ def parse(data: bytes) -> Ktx2:
         offset, length, uncompressed = levels[p]
         w = max(1, f["pixelWidth"] >> p)
         h = max(1, f["pixelHeight"] >> p)
-        expect = layers * w * h * fmt.texel_bytes
+        expect = images_per_level * w * h * fmt.texel_bytes
         rule(length == expect, f"levels[{p}].byteLength {length} != {expect}")
         rule(uncompressed == length, f"levels[{p}].uncompressedByteLength != byteLength")
-        rule(uncompressed % (f["faceCount"] * layers) == 0,
+        rule(uncompressed % images_per_level == 0,
              f"levels[{p}].uncompressedByteLength % (faceCount * layers) != 0")
         rule(offset % alignment == 0, f"levels[{p}].byteOffset {offset} not a multiple of "
                                       f"lcm(texel block size, 4) = {alignment}")
@@ -242,7 +251,8 @@ def parse(data: bytes) -> Ktx2:
         rule(offset + length <= len(data), f"level {p} ends past the end of the file")
         if length == expect and offset + length <= len(data):
             images.append(np.frombuffer(data, fmt.dtype, expect // np.dtype(fmt.dtype).itemsize,
-                                        offset).reshape(layers, h, w, fmt.texel_bytes
+                                        offset).reshape(images_per_level, h, w,
+                                                        fmt.texel_bytes
                                                         // np.dtype(fmt.dtype).itemsize))
         position = offset + length
     rule(position == len(data), f"the last level ends at {position}, the file at {len(data)}")

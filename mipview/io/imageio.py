@@ -68,6 +68,8 @@ class SourceImage:
     texture : for a texture file (KTX2, DDS, EXR), every level it holds, in the format it
         stores them (:class:`mipview.io.containers.TextureFile`): level 0 is this image, the
         others the file's own chain to check. None for other images.
+    faces : 6 for a cube map or cube array: ``pixels`` are then (6 n, N, N, 4), cube c's face f
+        at layer 6 c + f (mipview.core.cube); 1 otherwise. A texture file gives its own.
 
     ``SourceImage(pixels, ...)`` takes float32 pixels, or uint8 RGBA samples (then ``rgba8``).
     """
@@ -79,14 +81,19 @@ class SourceImage:
     rgba8: np.ndarray | None
     texture: TextureFile | None
     grey: bool
+    faces: int
 
     def __init__(self, pixels: np.ndarray, path: str | None = None, description: str = "",
                  bit_depth: int = 8, is_float: bool = False,
-                 texture: TextureFile | None = None, grey: bool = False) -> None:
+                 texture: TextureFile | None = None, grey: bool = False, *,
+                 faces: int = 1) -> None:
         p = pixels
         if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype not in (np.float32, np.uint8):
             raise ValueError(f"SourceImage wants float32 (or uint8) (H, W, 4) or (L, H, W, 4) "
                              f"pixels, got {p.dtype} {p.shape}")
+        if texture is not None and faces == 1:
+            faces = texture.faces
+        _check_faces(p, faces, texture)
         if texture is not None and texture.fmt.channels == 1:
             # one channel opened in more is grey, as a greyscale PNG is: a depth opened in
             # rg32f starts a min+max pyramid with the depth in both (mipview.core.reductions)
@@ -97,7 +104,7 @@ class SourceImage:
         for name, value in (("path", path), ("description", description),
                             ("bit_depth", bit_depth), ("is_float", is_float),
                             ("rgba8", p if p.dtype == np.uint8 else None),
-                            ("texture", texture), ("grey", grey)):
+                            ("texture", texture), ("grey", grey), ("faces", faces)):
             object.__setattr__(self, name, value)
         if p.dtype == np.float32:
             self.__dict__["pixels"] = p  # what the cached property would return
@@ -140,6 +147,10 @@ class SourceImage:
         return int(a.shape[0]) if a.ndim == 4 else 1
 
     @property
+    def is_cube(self) -> bool:
+        return self.faces == 6
+
+    @property
     def name(self) -> str:
         """File name, or the description for synthetic images."""
         return os.path.basename(self.path) if self.path else self.description
@@ -171,6 +182,17 @@ class SourceImage:
         if self.rgba8 is not None and fmt.dtype == np.uint8:
             return fmt.held(self.rgba8)  # as to_storage makes them: R and RG keep their own
         return to_storage(self.pixels, fmt)
+
+
+def _check_faces(pixels: np.ndarray, faces: int, texture: TextureFile | None) -> None:
+    """A cube's pixels are whole cubes of square faces, and agree with its texture's."""
+    if faces not in (1, 6):
+        raise ValueError(f"faces is 1, or 6 for a cube map, not {faces}")
+    if texture is not None and texture.faces != faces:
+        raise ValueError(f"faces {faces}, but the texture file has {texture.faces}")
+    if faces == 6 and (pixels.ndim != 4 or pixels.shape[0] % 6
+                       or pixels.shape[1] != pixels.shape[2]):
+        raise ValueError(f"a cube map's pixels are (6 n, N, N, 4), got {pixels.shape}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -445,7 +467,8 @@ def _tiff_unsupported_samples(data: bytes) -> str | None:
 def load(path: str | os.PathLike[str]) -> SourceImage:
     """Read an image file (PNG 8/16-bit, JPEG, TIFF incl. float and multi-page, BMP, GIF, TGA...),
     or a texture file (KTX2, DDS, EXR: :mod:`mipview.io.containers`; every level it holds comes
-    with it as ``texture``).
+    with it as ``texture``). A cube map file gives ``faces`` 6 and its faces as layers (6 n, N,
+    N, 4); six face images make one with :func:`mipview.io.cube_faces.load_faces`.
 
     Raises
     ------

@@ -2,6 +2,9 @@
 
 - :func:`image`: the test images of ``--size`` (``--synthetic`` zone plate, noise, ramp, depth)
   as a source image;
+- :func:`cube_image`: a cube map (or cube array) of a sky with a longitude/latitude grid, whose
+  faces meet at their edges as a renderer samples them (kind ``cube``, apart from the 2D
+  :data:`KINDS`);
 - ``make_*``: the bundled sample images of ``resources/`` (mipview.io.samples writes them);
 - :func:`synthetic_sizes` and :func:`synthetic_batch`: seeded batches (``--batch-synthetic``)
   of heavy-tailed image sizes from 1x1 to 2048x2048. The longer side is 2^x with x exponential (mean :data:`LOG2_SCALE`) capped at 11, so most images
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image
 
+from mipview.core.cube import FACES
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
@@ -25,10 +29,15 @@ from mipview.io.imageio import SourceImage
 KINDS = ("zoneplate", "noise", "ramp", "depth")
 
 
+#: the kind :func:`image` makes with :func:`cube_image` (a square ``--size``); not among
+#: :data:`KINDS`, whose users (sweeps, ``mean``, ``--synthetic``) make 2D images of any shape
+CUBE_KIND = "cube"
+
+
 def kind_format(kind: str) -> Format:
     """The format :func:`image` of ``kind`` suggests, known before it is made (cli/common.py
     checks a run's limits with it): ``r32f`` for ``depth``, as a depth ``.npy`` or EXR ``Z``
-    file, ``unorm`` for the others."""
+    file, ``unorm`` for the others (``cube`` too)."""
     return Format.R32F if kind == "depth" else Format.UNORM
 
 
@@ -62,10 +71,15 @@ def image(width: int, height: int, seed: int = 0, kind: str = "zoneplate", *,
         ``noise``: uniform random in every channel (``seed`` picks it);
         ``ramp``: R along x, G along y, B along the anti-diagonal, alpha 1;
         ``depth``: a perspective depth buffer (:func:`_depth_image`; ``seed`` picks the scene,
-        ``reversed_z`` its mapping; one channel, suggesting ``r32f``).
+        ``reversed_z`` its mapping; one channel, suggesting ``r32f``);
+        ``cube``: :func:`cube_image` of side ``width`` (``height`` must equal it): 6 layers.
     """
     if width < 1 or height < 1:
         raise MipviewError(f"synthetic image size must be at least 1x1, got {width}x{height}")
+    if kind == CUBE_KIND:
+        if width != height:
+            raise MipviewError(f"a synthetic cube map has square faces, got {width}x{height}")
+        return cube_image(width, seed)
     if kind not in KINDS:
         raise MipviewError(f"unknown synthetic image kind {kind!r}; choose one of "
                            + ", ".join(KINDS))
@@ -229,6 +243,108 @@ def _depth_image(width: int, height: int, seed: int = 0, reversed_z: bool = Fals
     return SourceImage(out, None, label, 32, True, texture)
 
 
+# --- cube maps ----------------------------------------------------------------------------------
+#: per face (mipview.core.cube order): the major axis, and the directions in which the face's
+#: sc and tc grow; Vulkan's cube map face selection table (sc = -rz, tc = -ry for +X ...) solved
+#: for the direction: major + sc S + tc T on the unit cube
+_FACE_FRAMES = np.array([
+    [[1, 0, 0], [0, 0, -1], [0, -1, 0]],   # +X: sc = -rz, tc = -ry
+    [[-1, 0, 0], [0, 0, 1], [0, -1, 0]],   # -X: sc = +rz, tc = -ry
+    [[0, 1, 0], [1, 0, 0], [0, 0, 1]],     # +Y: sc = +rx, tc = +rz
+    [[0, -1, 0], [1, 0, 0], [0, 0, -1]],   # -Y: sc = +rx, tc = -rz
+    [[0, 0, 1], [1, 0, 0], [0, -1, 0]],    # +Z: sc = +rx, tc = -ry
+    [[0, 0, -1], [-1, 0, 0], [0, -1, 0]],  # -Z: sc = -rx, tc = -ry
+], np.float64)
+
+
+def cube_directions(face: int, size: int, rows: tuple[int, int] | None = None) -> np.ndarray:
+    """Unit directions (rows, size, 3) through the texel centres of ``face`` (0..5, +X..-Z) of
+    a cube of side ``size``, rows ``rows`` = [r0, r1) (default all): column c, row r has
+    s = (c + 1/2) / size, t = (r + 1/2) / size, sc = 2 s - 1, tc = 2 t - 1 (Vulkan's texel
+    coordinates, row 0 at the top as mipview holds every image)."""
+    r0, r1 = rows or (0, size)
+    sc = (np.arange(size) + 0.5) * (2.0 / size) - 1.0
+    tc = (np.arange(r0, r1) + 0.5) * (2.0 / size) - 1.0
+    major, s_axis, t_axis = _FACE_FRAMES[face]
+    d = major + sc[None, :, None] * s_axis + tc[:, None, None] * t_axis
+    return d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+
+def _colour(r: float, g: float, b: float) -> np.ndarray:
+    return np.array([r, g, b], np.float32)
+
+
+def _sky(d: np.ndarray, sun: np.ndarray, texel: float) -> np.ndarray:
+    """RGB (..., 3) in [0, 1] of directions ``d`` (+Y up): a sky graded by elevation, its
+    horizon warm toward the sun and cool away from it, over a darker ground; a sun disc with a
+    glow at ``sun``; lines of longitude (every 30 degrees, the one toward +Z red) and latitude
+    (every 15) ``texel`` radians wide on each side, so they cross every face and every edge
+    between faces. No rotation of the cube maps the picture onto itself, so faces swapped or
+    turned show."""
+    zenith, cool, warm = _colour(0.12, 0.30, 0.72), _colour(0.62, 0.70, 0.80), \
+        _colour(0.95, 0.76, 0.52)
+    earth, nadir = _colour(0.36, 0.31, 0.24), _colour(0.10, 0.09, 0.07)
+    y = np.clip(d[..., 1], -1.0, 1.0)
+    elevation = np.arcsin(y)
+    azimuth = np.arctan2(d[..., 0], d[..., 2])  # 0 toward +Z, pi / 2 toward +X
+    toward = (0.5 + 0.5 * np.cos(azimuth - float(np.arctan2(sun[0], sun[2]))))[..., None]
+    up = np.sqrt(np.clip(y, 0.0, 1.0))[..., None]
+    down = np.sqrt(np.clip(-y, 0.0, 1.0))[..., None]
+    horizon = cool + toward * (warm - cool)
+    sky = horizon + up * (zenith - horizon)
+    ground = earth + down * (nadir - earth)
+    # a horizon a texel soft, so that no face edge decides on which side a texel lies
+    above = np.clip(0.5 + y / (2.0 * texel), 0.0, 1.0)[..., None]
+    rgb = ground + above * (sky - ground)
+    angle = np.arccos(np.clip(d @ sun, -1.0, 1.0))
+    # Python floats throughout: NumPy's own float64 scalars would make every array float64
+    radius = max(float(np.radians(4.0)), 1.5 * texel)
+    disc = np.clip((radius - angle) / texel + 0.5, 0.0, 1.0)
+    glow = 0.35 * np.exp(-(angle / (3.0 * radius)) ** 2)
+    _mix(rgb, (1.0, 0.93, 0.78), np.clip(glow + disc, 0.0, 1.0))
+    # angular distances to the nearest line; longitude's shrink with cos(elevation) as the
+    # lines converge on the poles (180 degrees is a line, so the azimuth's jump there is none)
+    lon_step, lat_step = float(np.radians(30.0)), float(np.radians(15.0))
+    across = np.cos(elevation)
+    lon = np.abs(azimuth - np.round(azimuth / lon_step) * lon_step) * across
+    lat = np.abs(elevation - np.round(elevation / lat_step) * lat_step)
+    line = np.clip(1.0 - np.minimum(lon, lat) / texel, 0.0, 1.0)
+    _mix(rgb, (0.97, 0.97, 0.92), 0.6 * line)
+    meridian = np.clip(1.0 - np.abs(azimuth) * across / texel, 0.0, 1.0)
+    _mix(rgb, (0.85, 0.15, 0.12), 0.8 * meridian)
+    return np.clip(rgb, 0.0, 1.0)
+
+
+def cube_image(size: int, seed: int = 0, layers: int = 1) -> SourceImage:
+    """A cube map (``layers`` > 1: a cube array of that many cubes) of side ``size``: float32
+    (6 layers, size, size, 4) in [0, 1], alpha 1, ``faces`` 6 (mipview.core.cube). Each texel
+    is :func:`_sky` of the direction through its centre (:func:`cube_directions`), so the faces
+    meet seamlessly: texels facing each other across an edge see nearly the same sky. ``seed``
+    places the sun (each cube of an array its own). In bands of rows, in float32: about a
+    second at 1024."""
+    if size < 1 or layers < 1:
+        raise MipviewError(f"a synthetic cube map is at least 1x1 and one cube, got side {size} "
+                           f"and {layers} cube{'s' if layers != 1 else ''}")
+    rng = np.random.default_rng(seed)
+    out = np.empty((FACES * layers, size, size, 4), np.float32)
+    out[..., 3] = 1.0
+    texel = 2.0 / size  # a texel's angle at a face's centre
+    rows = max(1, (1 << 17) // size)
+    for cube in range(layers):
+        azimuth, elevation = rng.uniform(-np.pi, np.pi), rng.uniform(np.radians(15), np.radians(50))
+        sun = np.array([np.cos(elevation) * np.sin(azimuth), np.sin(elevation),
+                        np.cos(elevation) * np.cos(azimuth)], np.float32)
+        for face in range(FACES):
+            for r0 in range(0, size, rows):
+                r1 = min(size, r0 + rows)
+                # float32 is plenty for a picture, and twice as fast
+                d = cube_directions(face, size, (r0, r1)).astype(np.float32)
+                out[FACES * cube + face, r0:r1, :, :3] = _sky(d, sun, texel)
+    label = f"synthetic cube {size}x{size}" + (f" x {layers} cubes" if layers > 1 else "") \
+        + f" (seed {seed})"
+    return SourceImage(out, None, label, 8, False, faces=FACES)
+
+
 # --- the bundled sample images ----------------------------------------------------------------
 def _smoothstep(e0: float, e1: float, x: np.ndarray) -> np.ndarray:
     t = np.clip((x - e0) / (e1 - e0), 0.0, 1.0)
@@ -239,7 +355,7 @@ def _mix(base: np.ndarray, colour: Sequence[float] | np.ndarray, cover: np.ndarr
     """Paint ``colour`` over ``base`` (H, W, 3) in place with coverage ``cover`` (H, W)."""
     c = cover[..., None]
     base *= 1.0 - c
-    base += c * np.asarray(colour, dtype=np.float64)
+    base += c * np.asarray(colour, dtype=base.dtype)
 
 
 def _to_u8(a: np.ndarray) -> np.ndarray:

@@ -46,24 +46,27 @@ def parse_kinds(text: str) -> tuple[str, ...]:
 
 
 def export(folder: str | os.PathLike[str], stem: str, levels: Sequence[np.ndarray], fmt: Format,
-           kinds: Sequence[str] = EXPORT_KINDS) -> list[Path]:
+           kinds: Sequence[str] = EXPORT_KINDS, *, faces: int = 1) -> list[Path]:
     """Write the chain ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
     (layers, H, W, 4)) into ``folder`` (made if missing) as each of ``kinds``: ``stem.ktx2``,
-    ``stem.dds``, ``stem.levelNN.exr``. Every file is written atomically. Returns the files, in
+    ``stem.dds``, ``stem.levelNN.exr``. ``faces`` 6: the levels are a cube map or cube array,
+    (6 n, N, N, 4) (mipview.core.cube), written as one (KTX2 faceCount 6, DDS TEXTURECUBE, EXR
+    parts marked ``mipviewCube``). Every file is written atomically. Returns the files, in
     order.
 
-    Raises MipviewError when a file cannot be written. Every kind holds every format (EXR as
-    floats that read back as the format's codes: :mod:`.exr`)."""
+    Raises MipviewError when a file cannot be written, or when a cube's faces are not square.
+    Every kind holds every format (EXR as floats that read back as the format's codes:
+    :mod:`.exr`)."""
     folder = Path(folder)
     files: list[tuple[Path, bytes]] = []
     for kind in kinds:
         if kind == "ktx2":
-            files.append((folder / f"{stem}.ktx2", ktx2.encode(levels, fmt)))
+            files.append((folder / f"{stem}.ktx2", ktx2.encode(levels, fmt, faces)))
         elif kind == "dds":
-            files.append((folder / f"{stem}.dds", dds.encode(levels, fmt)))
+            files.append((folder / f"{stem}.dds", dds.encode(levels, fmt, faces)))
         elif kind == "exr":
             files += [(folder / exr.level_name(stem, p), data)
-                      for p, data in enumerate(exr.encode(levels, fmt))]
+                      for p, data in enumerate(exr.encode(levels, fmt, faces))]
         else:
             raise ValueError(f"unknown export kind {kind!r}")
     written = []

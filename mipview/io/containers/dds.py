@@ -5,17 +5,23 @@ Written: DXGI_FORMAT_R8G8B8A8_UNORM / _UNORM_SRGB, R16G16B16A16_UNORM, R16G16B16
 R32G32B32A32_FLOAT, R10G10B10A2_UNORM, R11G11B10_FLOAT (R in the low bits of each 32-bit word,
 as Vulkan's A2B10G10R10 and B10G11R11 hold it) and the one- and two-channel formats; the
 mip count and array size in the headers; the data layer by layer, each layer's whole chain
-(level 0 first), as Direct3D lays out a texture array's subresources.
+(level 0 first), as Direct3D lays out a texture array's subresources. Cube maps and cube arrays
+(mipview.core.cube: 6 n layers) are written with MISC_TEXTURECUBE and arraySize n, each face a
+layer in that order.
 
 Read: the formats above, D32_FLOAT and D16_UNORM (as ``d32``, ``d16``), BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`),
 in DX10 files and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks,
-8-bit luminance). Sizes are checked against the file before any level is decoded.
+8-bit luminance), cube maps too (DX10 MISC_TEXTURECUBE; legacy DDSCAPS2_CUBEMAP with all six
+faces). Sizes are checked against the file before any level is decoded.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.io.containers import bcn, dds_header, pixels, texture
 from mipview.io.containers.dds_header import HEADER, Header
@@ -86,18 +92,23 @@ _FOURCC_REFUSED = {
 _WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2, Format.RGBA16: 11,
           Format.RGB10A2: 24, Format.B10G11R11: 26,
           **{f: n for f, (n, _) in _DXGI_SMALL.items()}}
+#: the legacy header's face bits, as a message names them
+_FACE_LABELS = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
 _LEGACY_NOTE = ("a legacy DDS header does not say whether colour is sRGB-encoded: read as UNORM "
                 "(the same bytes check as SRGB with --format srgb)")
 
 
 # --- writing -------------------------------------------------------------------------------------
-def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> bytes:
+def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
+           faces: int = 1) -> bytes:
     """A DX10 DDS file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4)
-    or (layers, H, W, 4): a texture array of arraySize layers). A depth source's chain is
-    written in its levels' format (``d32``: R32_FLOAT, ``d16``: R16_UNORM)."""
+    or (layers, H, W, 4): a texture array of arraySize layers). ``faces`` 6: the levels are
+    (6 n, N, N, 4) cube faces, written with MISC_TEXTURECUBE and arraySize n (Direct3D counts
+    cubes there). A depth source's chain is written in its levels' format (``d32``:
+    R32_FLOAT, ``d16``: R16_UNORM)."""
     fmt = fmt.chain
     first = np.asarray(levels[0])
-    layers = int(first.shape[0]) if first.ndim == 4 else None
+    layers = texture.written_layers(first, faces)
     height, width = int(first.shape[-3]), int(first.shape[-2])
     stack = []
     for p, level in enumerate(levels):
@@ -107,9 +118,11 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> by
             raise ValueError(f"level {p} is {data.shape}, expected {shape}")
         data = fmt.pack(data)  # the file holds the format's own channels
         stack.append(data if layers is not None else data[None])
-    header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt], layers or 1,
-                                  width * fmt.bytes_per_texel)
-    # Direct3D's subresource order: every level of layer 0, then every level of layer 1...
+    header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt],
+                                  (layers or 1) // faces, width * fmt.bytes_per_texel,
+                                  cube=faces == FACES)
+    # Direct3D's subresource order: every level of layer 0, then every level of layer 1... (a
+    # cube's faces are its layers: face 0 of cube 0, face 1 of cube 0, ...)
     return header + b"".join(level[i].tobytes() for i in range(layers or 1) for level in stack)
 
 
@@ -133,15 +146,40 @@ def _legacy_uncompressed(h: Header) -> Plain:
     raise ContainerError(f"{what}: mipview reads 8-bit channels in whole bytes only")
 
 
-def _layout(data: bytes, h: Header) -> tuple[Layout, int, int | None, tuple[str, ...]]:
-    """(layout, offset of the level data, array size or None, notes) from the headers."""
-    if h.caps2 & dds_header.DDSCAPS2_CUBEMAP:
-        raise ContainerError("a cube map: mipview checks 2D textures and arrays")
+@dataclass(frozen=True)
+class _Layout:
+    """What the headers say: the texel layout, where the level data starts, the images each
+    level holds (None: one, returned as (H, W, 4)), faces (6: a cube map), notes."""
+
+    kind: Layout
+    offset: int
+    layers: int | None
+    faces: int
+    notes: tuple[str, ...]
+
+
+def _legacy_cube(h: Header) -> int | None:
+    """6 for a legacy cube map with all six faces; None for no cube map; refuses one that lacks
+    faces (Direct3D 10 and later have no partial cubes), naming which."""
+    if not h.caps2 & dds_header.DDSCAPS2_CUBEMAP:
+        return None
+    missing = [name for name, bit in zip(_FACE_LABELS, dds_header.DDSCAPS2_CUBEMAP_FACES,
+                                         strict=True) if not h.caps2 & bit]
+    if missing:
+        raise ContainerError(f"a legacy cube map without its {', '.join(missing)} "
+                             f"face{'s' if len(missing) > 1 else ''}: mipview reads whole cubes")
+    texture.check_cube(h.width, h.height)
+    return FACES
+
+
+def _layout(data: bytes, h: Header) -> _Layout:
+    """The layout of the level data, from the headers."""
     if h.caps2 & dds_header.DDSCAPS2_VOLUME or h.flags & dds_header.DDSD_DEPTH and h.depth > 1:
         raise ContainerError(f"a volume texture (depth {h.depth}): mipview checks 2D textures "
                              f"and arrays")
     if not (h.pf_flags & dds_header.DDPF_FOURCC and h.fourcc == dds_header.FOURCC_DX10):
         fourcc = h.fourcc.to_bytes(4, "little")
+        cube = _legacy_cube(h)
         if h.pf_flags & dds_header.DDPF_FOURCC:
             if fourcc in _FOURCC_REFUSED:
                 raise ContainerError(_FOURCC_REFUSED[fourcc])
@@ -152,7 +190,7 @@ def _layout(data: bytes, h: Header) -> tuple[Layout, int, int | None, tuple[str,
         else:
             kind = _legacy_uncompressed(h)
         notes = (_LEGACY_NOTE,) if not pixels.storage_format(kind).is_float else ()
-        return kind, HEADER.size, None, notes
+        return _Layout(kind, HEADER.size, cube, cube or 1, notes)
     if len(data) < HEADER.size + dds_header.DX10.size:
         raise ContainerError(f"truncated DDS file: {len(data)} bytes, the headers alone are "
                              f"{HEADER.size + dds_header.DX10.size}")
@@ -161,8 +199,6 @@ def _layout(data: bytes, h: Header) -> tuple[Layout, int, int | None, tuple[str,
         kind_of = {2: "a 1D texture", 4: "a 3D texture"}.get(dimension, "an unknown resource")
         raise ContainerError(f"resource dimension {dimension} ({kind_of}): mipview checks 2D "
                              f"textures and arrays")
-    if misc & dds_header.MISC_TEXTURECUBE:
-        raise ContainerError("a cube map: mipview checks 2D textures and arrays")
     if dxgi in _DXGI_REFUSED:
         raise ContainerError(_DXGI_REFUSED[dxgi])
     kind = _DXGI.get(dxgi)
@@ -171,8 +207,23 @@ def _layout(data: bytes, h: Header) -> tuple[Layout, int, int | None, tuple[str,
                              f"RGBA16 UNORM, RGBA16F, RGBA32F, R8, RG8, R16, R16F, RG16F, "
                              f"R32F, RG32F, D16, D32, R10G10B10A2 UNORM, R11G11B10 FLOAT, "
                              f"BC1-BC5, BC7)")
+    offset = HEADER.size + dds_header.DX10.size
+    # with the DX10 header its miscFlag says what a cube is (DirectXTex ignores dwCaps2 then),
+    # and arraySize counts cubes
+    if misc & dds_header.MISC_TEXTURECUBE:
+        texture.check_cube(h.width, h.height)
+        return _Layout(kind, offset, FACES * max(1, array_size), FACES, ())
     # arraySize 0 is no array (Pillow writes it so): one layer
-    return kind, HEADER.size + dds_header.DX10.size, array_size if array_size > 1 else None, ()
+    return _Layout(kind, offset, array_size if array_size > 1 else None, 1, ())
+
+
+def _images(shape: _Layout) -> str:
+    """" x 2 layers", " x 6 faces", " x 6 faces x 3 cubes" or "": the images of a level, for
+    messages."""
+    if shape.faces == FACES:
+        cubes = (shape.layers or FACES) // FACES
+        return " x 6 faces" + (f" x {cubes} cubes" if cubes > 1 else "")
+    return f" x {shape.layers} layers" if shape.layers else ""
 
 
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
@@ -187,26 +238,25 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     if h.width == 0 or h.height == 0:
         raise ContainerError(f"a {h.width}x{h.height} texture: mipview checks 2D textures with "
                              f"both sides at least 1")
-    kind, offset, array_size, notes = _layout(data, h)
-    layers = array_size or 1
-    check_pixels(h.width * h.height * layers,
-                 f"{h.width}x{h.height}" + (f" x {layers} layers" if array_size else ""))
+    shape = _layout(data, h)
+    kind, offset, layers = shape.kind, shape.offset, shape.layers or 1
+    check_pixels(h.width * h.height * layers, f"{h.width}x{h.height}{_images(shape)}")
     n = max(1, h.mip_count)
     texture.check_level_count(n, h.width, h.height)
     sizes = [pixels.image_bytes(kind, *level_size(h.width, h.height, p)) for p in range(n)]
     need = offset + layers * sum(sizes)
     if need > len(data):
         raise ContainerError(f"truncated DDS file: {n} level{'s' if n > 1 else ''} of "
-                             f"{h.width}x{h.height} {kind.name}"
-                             f"{f' x {layers} layers' if array_size else ''} need {need} bytes, "
+                             f"{h.width}x{h.height} {kind.name}{_images(shape)} need {need} "
+                             f"bytes, "
                              f"the file holds {len(data)}")
     chain = sum(sizes)
     levels = []
     for p in range(n):
         w, hh = level_size(h.width, h.height, p)
         start = offset + sum(sizes[:p])
-        # the layers of one level lie a whole chain apart
+        # the layers (a cube's faces) of one level lie a whole chain apart
         level = np.concatenate([pixels.decode_level(kind, data, start + i * chain, w, hh, 1)
                                 for i in range(layers)])
-        levels.append(level if array_size else level[0])
-    return pixels.texture_file(path, "DDS", kind, levels, notes)
+        levels.append(level if shape.layers else level[0])
+    return pixels.texture_file(path, "DDS", kind, levels, shape.notes, shape.faces)

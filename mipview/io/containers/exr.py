@@ -17,6 +17,13 @@ tiles are left out and the file is unreadable), so each level is its own scanlin
 ``name.levelNN.exr``; an array's layers are the parts of each level's file (``layer00``...).
 Opening ``name.levelKK.exr`` takes it as level 0 and ``name.level(KK+1).exr``... as the chain.
 
+A cube map or cube array (mipview.core.cube: 6 n layers) is written as such an array, its faces
+the parts in layer order (named ``cube00.px``, ``cube00.nx``...), every part carrying the string
+attribute ``mipviewCube`` (the face order, "+X -X +Y -Y +Z -Z"), which makes mipview read it
+back as a cube. Other tools see a multi-part EXR of square images; an EXR without the attribute
+reads as an array, whatever its parts hold. (OpenEXR's own cube layout, the ``envmap`` attribute
+with the six faces stacked in one tall image, is neither written nor read.)
+
 The OpenEXR package is imported only when an EXR is written or read, so the core and the GPU
 code import without it.
 """
@@ -37,20 +44,27 @@ from types import ModuleType
 import numpy as np
 
 from mipview.core import formats
+from mipview.core.cube import FACE_NAMES, FACES
 from mipview.core.formats import Format, level_size
 from mipview.io.containers import exr_layout
 from mipview.io.containers.texture import (
     ContainerError,
     PixelCheck,
     TextureFile,
+    check_cube,
     check_level_count,
     level_shape,
+    written_layers,
 )
 
 _LEVEL_NAME = re.compile(r"^(?P<stem>.*)\.level(?P<level>\d{2,})\.exr$", re.IGNORECASE)
 _HALF, _FLOAT = 1, 2
 #: the header attribute (a string) that names the mipview format of a file's levels
 FORMAT_ATTRIBUTE = "mipviewFormat"
+#: the header attribute (a string) that marks a file's parts as cube faces, and its value: the
+#: faces' order within each cube
+CUBE_ATTRIBUTE = "mipviewCube"
+CUBE_ORDER = "+X -X +Y -Y +Z -Z"
 
 
 _OUTPUT_LOCK = threading.Lock()
@@ -95,19 +109,21 @@ def level_name(stem: str, level: int) -> str:
 
 
 # --- writing -------------------------------------------------------------------------------------
-def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> list[bytes]:
+def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
+           faces: int = 1) -> list[bytes]:
     """One EXR file per level of ``levels`` (storage values of ``fmt``): the channels
     :func:`_written` and :func:`_channels` make of them, ZIP compression (lossless), the format
     named in the ``mipviewFormat`` attribute; (layers, H, W, 4) levels become one part per
-    layer."""
+    layer. ``faces`` 6: the layers are cube faces (6 n, N, N, 4), marked ``mipviewCube``."""
     exr = _openexr()
+    first = np.asarray(levels[0])
+    layers = written_layers(first, faces)
+    cube = {CUBE_ATTRIBUTE: CUBE_ORDER} if faces == FACES else {}
 
     def header() -> dict[str, object]:  # a new one each time: the binding fills in its windows
         return {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,
-                FORMAT_ATTRIBUTE: fmt.label}
+                FORMAT_ATTRIBUTE: fmt.label, **cube}
 
-    first = np.asarray(levels[0])
-    layers = int(first.shape[0]) if first.ndim == 4 else None
     out = []
     for p, level in enumerate(levels):
         a = np.ascontiguousarray(level, dtype=fmt.dtype)
@@ -118,12 +134,19 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> li
         if layers is None:
             file = exr.File(header(), _channels(a, fmt))
         else:
-            file = exr.File([exr.Part(header(), _channels(a[i], fmt), f"layer{i:02d}")
+            file = exr.File([exr.Part(header(), _channels(a[i], fmt), _part_name(i, faces))
                              for i in range(layers)])
         buf = io.BytesIO()
         file.write(buf)
         out.append(buf.getvalue())
     return out
+
+
+def _part_name(layer: int, faces: int) -> str:
+    """``layer03``, or a cube face's ``cube01.py``: what other tools list the parts as."""
+    if faces == FACES:
+        return f"cube{layer // FACES:02d}.{FACE_NAMES[layer % FACES]}"
+    return f"layer{layer:02d}"
 
 
 def _written(a: np.ndarray, fmt: Format) -> np.ndarray:
@@ -188,9 +211,11 @@ def _rgba(channels: dict[str, np.ndarray]) -> np.ndarray:
     return np.concatenate([colour.astype(dtype), alpha[..., None].astype(dtype)], axis=-1)
 
 
-def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str], object]:
-    """(levels-to-be: (H, W, 4) or (parts, H, W, 4) float16/float32, notes, the value of its
-    first part's ``mipviewFormat`` attribute or None) of one EXR file."""
+def _decode(data: bytes,
+            check_pixels: PixelCheck) -> tuple[np.ndarray, list[str], dict[str, object]]:
+    """(levels-to-be: (H, W, 4) or (parts, H, W, 4) float16/float32, notes, the mipview
+    attributes of its first part: ``mipviewFormat``, ``mipviewCube``, where present) of one EXR
+    file."""
     parts = exr_layout.check(data)
     check_pixels(sum(p.width * p.height for p in parts),
                  f"{parts[0].width}x{parts[0].height}"
@@ -199,13 +224,14 @@ def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str
     if not types <= {_HALF, _FLOAT}:
         raise ContainerError("32-bit unsigned integer channels: mipview reads half and float")
     exr = _openexr()
-    error, label = "", None
+    error, attrs = "", {}
     with _library_output() as said:
         try:
             file = exr.File(io.BytesIO(data))
             images = [_rgba({k: np.asarray(v.pixels) for k, v in part.channels.items()})
                       for part in file.parts]
-            label = file.parts[0].header.get(FORMAT_ATTRIBUTE) if file.parts else None
+            header = file.parts[0].header if file.parts else {}
+            attrs = {k: header[k] for k in (FORMAT_ATTRIBUTE, CUBE_ATTRIBUTE) if k in header}
         except (RuntimeError, ValueError, TypeError, OSError) as e:
             error, images = str(e), []
     if len(images) != len(parts):
@@ -223,10 +249,28 @@ def _decode(data: bytes, check_pixels: PixelCheck) -> tuple[np.ndarray, list[str
                      f"binding reads level 0 only, so its chain is not checked")
     shapes = {im.shape for im in images}
     if len(images) > 1 and len(shapes) == 1:
-        return np.stack(images), notes, label
+        return np.stack(images), notes, attrs
     if len(images) > 1:
         notes.append(f"first of {len(images)} parts (their sizes differ)")
-    return images[0], notes, label
+    return images[0], notes, attrs
+
+
+def _recorded_faces(attrs: dict[str, object], level0: np.ndarray) -> int:
+    """6 when the file marks its parts as cube faces (``mipviewCube``), once they are whole
+    cubes of square faces; else 1."""
+    if CUBE_ATTRIBUTE not in attrs:
+        return 1
+    value = attrs[CUBE_ATTRIBUTE]
+    if value != CUBE_ORDER:
+        raise ContainerError(f"its {CUBE_ATTRIBUTE} attribute is {value!r}: mipview writes "
+                             f"{CUBE_ORDER!r}, the order of the faces")
+    parts = int(level0.shape[0]) if level0.ndim == 4 else 1
+    if parts % FACES:
+        raise ContainerError(f"its {CUBE_ATTRIBUTE} attribute marks a cube map, but its "
+                             f"{parts} part{'s' if parts != 1 else ''} of one size are not six "
+                             f"faces a cube")
+    check_cube(int(level0.shape[-2]), int(level0.shape[-3]))
+    return FACES
 
 
 def _recorded_format(label: object) -> Format | None:
@@ -289,8 +333,10 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     the format its ``mipviewFormat`` attribute names, else half or float. Raises
     ContainerError (or what ``check_pixels`` raises)."""
     name = Path(path).name
-    level0, notes, first_label = _decode(data, check_pixels)
+    level0, notes, attrs = _decode(data, check_pixels)
+    first_label = attrs.get(FORMAT_ATTRIBUTE)
     fmt = _recorded_format(first_label)
+    faces = _recorded_faces(attrs, level0)
     dtypes = [level0.dtype]  # of the floats in the files, which the description names
     levels = [_in_format(level0, fmt, first_label, first_label)]
     match = _LEVEL_NAME.match(name)
@@ -307,7 +353,8 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
             except OSError as e:
                 raise ContainerError(f"cannot read {sibling.name}: {e.strerror or e}") from None
             try:
-                level, _, label = _decode(sibling_data, check_pixels)
+                level, _, sibling_attrs = _decode(sibling_data, check_pixels)
+                label = sibling_attrs.get(FORMAT_ATTRIBUTE)
                 dtypes.append(level.dtype)
                 level = _in_format(level, fmt, label, first_label)
             except ContainerError as e:
@@ -326,10 +373,11 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     names = ", ".join(sorted(channels)) if few < 4 else "RGBA"
     if fmt is not None:
         return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names} as {fmt.label}",
-                           fmt, tuple(levels), None, tuple(notes))
+                           fmt, tuple(levels), None, tuple(notes), faces)
     fmt = Format.holding(few, np.dtype(dtype))
     assert fmt is not None  # half or float, in 1, 2 or 4 channels: all in the table
     if fmt.element is Format.F32 and any(a.dtype != np.float32 for a in levels):
         notes.append("half and float channels mixed: read as float")
     return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names}", fmt,
-                       tuple(np.ascontiguousarray(a, dtype) for a in levels), None, tuple(notes))
+                       tuple(np.ascontiguousarray(a, dtype) for a in levels), None, tuple(notes),
+                       faces)

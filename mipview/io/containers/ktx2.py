@@ -5,6 +5,9 @@ level data smallest level first, each level at a multiple of lcm(texel block siz
 mipPadding, a basic Data Format Descriptor matching the Vulkan format, sorted key/value data
 (``KTXorientation`` "rd", ``KTXwriter``), no supercompression.
 
+Cube maps and cube arrays (faceCount 6; mipview.core.cube) are written and read as 6 n layers, in
+the order KTX2 stores them (layer by layer, face by face).
+
 Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16 UNORM, RGBA16F, RGBA32F,
 every one- and two-channel format of the table, D32_SFLOAT and D16_UNORM (as ``d32``, ``d16``),
 and BC1-BC5,
@@ -20,6 +23,7 @@ import struct
 import numpy as np
 
 from mipview import __version__
+from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.io.containers import bcn
 from mipview.io.containers.pixels import (
@@ -35,9 +39,11 @@ from mipview.io.containers.texture import (
     ContainerError,
     PixelCheck,
     TextureFile,
+    check_cube,
     check_level_count,
     check_magic,
     level_shape,
+    written_layers,
 )
 
 IDENTIFIER = b"\xabKTX 20\xbb\r\n\x1a\n"
@@ -156,13 +162,20 @@ def _align(offset: int, alignment: int) -> int:
     return offset + (-offset % alignment)
 
 
-def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> bytes:
+def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
+           faces: int = 1) -> bytes:
     """A KTX2 file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
-    (layers, H, W, 4): an array texture, layerCount = layers). A depth source's chain is
-    written in its levels' format (``d32``: R32_SFLOAT, ``d16``: R16_UNORM)."""
+    (layers, H, W, 4): an array texture, layerCount = layers). ``faces`` 6: the levels are
+    (6 n, N, N, 4) cube faces, written with faceCount 6 and layerCount n (0 for one cube);
+    KTX2 stores a level's images layer by layer, face by face within a layer, which is the
+    order mipview holds them in. A depth source's chain is written in its levels' format
+    (``d32``: R32_SFLOAT, ``d16``: R16_UNORM)."""
     fmt = fmt.chain
     first = np.asarray(levels[0])
-    layers = int(first.shape[0]) if first.ndim == 4 else 0
+    layers = written_layers(first, faces)
+    layer_count = (layers or 0) // faces
+    if faces == FACES and layer_count == 1:
+        layer_count = 0  # one cube is no array: the spec's cubemap, not a cubemap array of 1
     height, width = int(first.shape[-3]), int(first.shape[-2])
     n = len(levels)
     dfd = _dfd(fmt)
@@ -174,7 +187,7 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> by
     index = [b""] * n
     offset = kvd_offset + len(kvd)
     for p in reversed(range(n)):  # smallest level first in the file
-        shape = level_shape(width, height, p, layers or None)
+        shape = level_shape(width, height, p, layers)
         data = np.ascontiguousarray(levels[p], dtype=fmt.dtype.newbyteorder("<"))
         if data.shape != shape:
             raise ValueError(f"level {p} is {data.shape}, expected {shape}")
@@ -184,8 +197,8 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format) -> by
         index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)
         offset = start + data.nbytes
     header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.texel_dtype.itemsize, width,
-                          height, 0, layers, 1, n, 0, dfd_offset, len(dfd), kvd_offset, len(kvd),
-                          0, 0)
+                          height, 0, layer_count, faces, n, 0, dfd_offset, len(dfd), kvd_offset,
+                          len(kvd), 0, 0)
     return header + b"".join(index) + dfd + kvd + bytes(body)
 
 
@@ -230,9 +243,7 @@ def _check_header(fields: tuple[int | bytes, ...]) -> None:
         name = _SUPERCOMPRESSION.get(scheme, "unknown")
         raise ContainerError(f"supercompressed KTX2 (scheme {scheme}, {name}): mipview reads "
                              f"only level data stored without supercompression")
-    if faces == 6:
-        raise ContainerError("a cube map (faceCount 6): mipview checks 2D textures and arrays")
-    if faces != 1:
+    if faces not in (1, FACES):
         raise ContainerError(f"faceCount {faces} is invalid (1, or 6 for a cube map)")
     if depth:
         raise ContainerError(f"a 3D texture (pixelDepth {depth}): mipview checks 2D textures "
@@ -240,6 +251,16 @@ def _check_header(fields: tuple[int | bytes, ...]) -> None:
     if width == 0 or height == 0:
         raise ContainerError(f"a {width}x{height} texture: mipview checks 2D textures with "
                              f"both sides at least 1")
+    if faces == FACES:
+        check_cube(int(width), int(height))
+
+
+def _extent(width: int, height: int, layer_count: int, faces: int) -> str:
+    """How big the header says the texture is, for the MAX_PIXELS check's message."""
+    if faces == FACES:
+        cubes = f" x {layer_count} cubes" if layer_count else ""
+        return f"{width}x{height} x 6 faces{cubes}"
+    return f"{width}x{height}" + (f" x {layer_count} layers" if layer_count else "")
 
 
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
@@ -251,16 +272,15 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
         raise ContainerError(f"truncated KTX2 file: {len(data)} bytes, the header alone is "
                              f"{_HEADER.size}")
     fields = _HEADER.unpack_from(data)
-    (_, vk_format, _, width, height, _, layer_count, _, level_count, _,
+    (_, vk_format, _, width, height, _, layer_count, faces, level_count, _,
      dfd_offset, dfd_length, kvd_offset, kvd_length, _, _) = fields
     _check_header(fields)
     kind = _LAYOUTS.get(vk_format)
     if kind is None:
         raise ContainerError(_undefined_format(data, dfd_offset, dfd_length) if vk_format == 0
                              else _refusal(vk_format))
-    layers = max(1, layer_count)
-    check_pixels(width * height * layers,
-                 f"{width}x{height}" + (f" x {layers} layers" if layer_count else ""))
+    layers = max(1, layer_count) * faces  # images a level holds, face fastest within a layer
+    check_pixels(width * height * layers, _extent(width, height, layer_count, faces))
     n = max(1, level_count)
     check_level_count(n, width, height)
     if _HEADER.size + n * _LEVEL.size > len(data):
@@ -271,6 +291,11 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
                              "file")
     offsets = [_level_offset(data, p, kind, width, height, layers) for p in range(n)]
     flip_y, flip_x, note = _orientation(data, kvd_offset, kvd_length)
+    if faces == FACES and note:
+        # the spec fixes a cube's faces at rd: flipping them would break the edges they share
+        flip_y = flip_x = False
+        note = note.split(":")[0] + " on a cube map, whose faces the KTX2 spec fixes at 'rd': " \
+                                    "read as stored"
     levels = []
     for p, offset in enumerate(offsets):
         level = decode_level(kind, data, offset, *level_size(width, height, p), layers)
@@ -278,8 +303,8 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
             level = level[:, ::-1]
         if flip_x:
             level = level[:, :, ::-1]
-        levels.append(np.ascontiguousarray(level if layer_count else level[0]))
-    return texture_file(path, "KTX2", kind, levels, [note] if note else [])
+        levels.append(np.ascontiguousarray(level if layer_count or faces > 1 else level[0]))
+    return texture_file(path, "KTX2", kind, levels, [note] if note else [], faces)
 
 
 

@@ -82,8 +82,9 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
 
 
 def texture_file(path: str, container: str, kind: Layout, levels: Sequence[np.ndarray],
-                 notes: Sequence[str] = ()) -> TextureFile:
-    """The TextureFile of ``levels`` decoded from ``kind`` in the file at ``path``."""
+                 notes: Sequence[str] = (), faces: int = 1) -> TextureFile:
+    """The TextureFile of ``levels`` decoded from ``kind`` in the file at ``path`` (``faces``
+    6: a cube map or cube array)."""
     return TextureFile(os.path.basename(path), container, kind.name, storage_format(kind),
                        tuple(levels), kind.codec.family if isinstance(kind, Blocks) else None,
-                       tuple(notes))
+                       tuple(notes), faces)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mipview.core.cube import FACES, cube_count
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.nonfinite import count_nonfinite
@@ -44,6 +45,33 @@ def level_shape(width: int, height: int, level: int, layers: int | None) -> tupl
     None)."""
     w, h = level_size(width, height, level)
     return (h, w, 4) if layers is None else (layers, h, w, 4)
+
+
+def check_cube(width: int, height: int) -> None:
+    """A cube's faces are square (every API's rule, and the only way its edges meet)."""
+    if width != height:
+        raise ContainerError(f"a cube map with {width}x{height} faces: a cube's faces are "
+                             f"square")
+
+
+def written_layers(first: np.ndarray, faces: int) -> int | None:
+    """The layers of a chain to write whose level 0 is ``first``: None for one 2D image, else
+    its first axis. A cube (``faces`` 6) must be (6 n, N, N, 4): ValueError names the shape,
+    ContainerError non-square faces."""
+    if faces not in (1, FACES):
+        raise ValueError(f"faces is 1, or 6 for a cube map, not {faces}")
+    layers = int(first.shape[0]) if first.ndim == 4 else None
+    if faces == FACES:
+        if layers is None or layers % FACES:
+            raise ValueError(f"a cube map's levels are (6 n, N, N, 4), got {first.shape}")
+        check_cube(int(first.shape[-2]), int(first.shape[-3]))
+    return layers
+
+
+def cube_words(layers: int) -> str:
+    """"cube map" for 6 layers, "cube array of n" for 6 n."""
+    cubes = cube_count(layers)
+    return "cube map" if cubes == 1 else f"cube array of {cubes}"
 
 
 def check_level_count(count: int, width: int, height: int) -> None:
@@ -79,10 +107,12 @@ class TextureFile:
     container : "KTX2", "DDS", "EXR" or "NPY".
     pixel_format : the format as the file names it (e.g. "VK_FORMAT_BC7_SRGB_BLOCK").
     fmt : the mipview format of ``levels`` (block-compressed levels decode to UNORM or SRGB).
-    levels : storage values per level, (H, W, 4) or (layers, H, W, 4), read-only.
+    levels : storage values per level, (H, W, 4) or (layers, H, W, 4), read-only; a cube map's
+        are (6 n, N, N, 4) even for one cube (mipview.core.cube: cube c's face f at 6 c + f).
     decoded_from : the block compression the levels were decoded from ("BC7"), else None: the
         check of such a chain shows compression error plus filter error.
     notes : what a user should know (orientation flipped, non-finite or negative texels...).
+    faces : 6 for a cube map or cube array, else 1.
     """
 
     name: str
@@ -92,8 +122,11 @@ class TextureFile:
     levels: tuple[np.ndarray, ...]
     decoded_from: str | None = None
     notes: tuple[str, ...] = ()
+    faces: int = 1
 
     def __post_init__(self) -> None:
+        if self.levels:
+            written_layers(self.levels[0], self.faces)  # a cube is whole cubes of square faces
         for a in self.levels:
             a.setflags(write=False)
         if self.fmt.is_float and self.levels:  # (dataclasses.replace comes through here again)
@@ -117,10 +150,17 @@ class TextureFile:
     def has_chain(self) -> bool:
         return len(self.levels) > 1
 
+    @property
+    def is_cube(self) -> bool:
+        return self.faces == FACES
+
     def description(self) -> str:
-        """E.g. "KTX2 VK_FORMAT_R8G8B8A8_SRGB, 2 layers, 6 levels"."""
+        """E.g. "KTX2 VK_FORMAT_R8G8B8A8_SRGB, 2 layers, 6 levels", "..., cube map, 6 levels",
+        "..., cube array of 2, 6 levels"."""
         parts = [f"{self.container} {self.pixel_format}"]
-        if self.levels[0].ndim == 4:
+        if self.is_cube:
+            parts.append(cube_words(self.layers))
+        elif self.levels[0].ndim == 4:
             parts.append(f"{self.layers} layer{'s' if self.layers != 1 else ''}")
         n = len(self.levels)
         parts.append(f"{n} level{'s' if n != 1 else ''}")
