@@ -32,7 +32,7 @@ from mipview.check import reference as box
 from mipview.check.tolerances import COVERAGE_SLACK, NORMAL_LENGTH_SLACK, RELATIVE_FLOOR
 from mipview.core import cube, reductions
 from mipview.core.filters.kernels import Kernel
-from mipview.core.filters.resample import CUBE, Taps, apply_axis, axis_taps
+from mipview.core.filters.resample import CUBE, Taps, apply_axis, axis_taps, cube_taps
 from mipview.core.filters.spec import FilterSpec, parse_filter
 from mipview.core.formats import Format, decode, encode, level_size, mip_count, texels
 
@@ -141,11 +141,8 @@ def cube_filter(lin: np.ndarray, kern: Kernel, dst: int) -> np.ndarray:
     beyond N texels (small levels of long kernels: Lanczos-3 from N <= 5) is clamped to the
     pad's outer ring, N deep (docs/cube-maps.md)."""
     n = cube_side(lin)
-    taps = axis_taps(n, dst, kern, CUBE)
-    reach = max(0, -int(taps.index.min()), int(taps.index.max()) - (n - 1))
-    r = min(reach, n)
-    # the same table shifted into the padded face; clipping moves weights, never changes them
-    shifted = Taps(np.clip(taps.index + r, 0, n + 2 * r - 1), taps.weight)
+    taps, r = cube_taps(n, dst, kern)
+    shifted = Taps(taps.index + np.int32(r), taps.weight)  # into the padded face
     # x then y over the padded face: the y pass reads the x pass's border rows too, so a tap
     # past a corner meets the corner block; the tables only make the face's own texels
     x = apply_axis(cube.pad_faces(lin, r), -2, shifted)

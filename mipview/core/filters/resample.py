@@ -115,3 +115,12 @@ def apply_axis(a: np.ndarray, axis: int, taps: Taps) -> np.ndarray:
             out += term
     assert out is not None
     return out
+
+
+def cube_taps(n: int, d: int, kern: Kernel) -> tuple[Taps, int]:
+    """A cube face's table ``n -> d`` for the seamless edge: unfolded, with its reach r (how far
+    its indices leave [0, n)) capped at n, and the indices beyond that clamped to the pad's
+    outer ring [-r, n + r) (docs/cube-maps.md). Returns (table, r)."""
+    taps = axis_taps(n, d, kern, CUBE)
+    r = min(n, max(0, -int(taps.index.min()), int(taps.index.max()) - (n - 1)))
+    return Taps(np.clip(taps.index, -r, n - 1 + r).astype(np.int32), taps.weight), r

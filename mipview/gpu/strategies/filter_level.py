@@ -3,7 +3,12 @@ level's tap tables into one storage buffer (float32 weights, folded int indices)
 two dispatches per level of mipview/gpu/strategies/filter_level.comp, x into a float32 row buffer, then y into
 the level. Used by ``per-level`` when its filter options are not the default box.
 
-GPU support: every filter, edge mode, source, alpha mode and kind. ``alpha=coverage`` adds
+GPU support: every filter, edge mode, source, alpha mode and kind. ``edge=cube`` (a cube map or
+cube array: 6 n square layers, docs/cube-maps.md) is the seamless chain: the x pass also filters
+the ``pad`` rows past the top and bottom edges, and taps past a face's edge read the neighbouring
+face through the adjacency table (:func:`adjacency_table`, from mipview.core.cube), the corner
+blocks the mean of the three texels at the cube corner, as the float64 reference pads each face
+(mipview.check.filter_reference.cube_filter). ``alpha=coverage`` adds
 mipview/gpu/strategies/filter_coverage.comp: the y pass leaves the level unscaled in a float32 buffer (planar:
 the histogram reads alpha alone), then a histogram whose last workgroup chooses the scale, and a
 store pass per level (and one count of level 0's passing texels first) find and apply the
@@ -17,8 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mipview.core import cube
+from mipview.core.filters import resample
 from mipview.core.filters.kernels import FILTER_NAMES
-from mipview.core.filters.resample import EDGES, Taps, axis_taps
+from mipview.core.filters.resample import CUBE, EDGES, Taps, axis_taps
 from mipview.core.filters.spec import ALPHAS, KINDS, SOURCES, FilterSpec, from_options
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
@@ -35,9 +42,10 @@ from mipview.gpu.vulkan.vkapi import flag, vk
 FILTER_LEVEL = ShaderInterface(
     "filter_level",
     spec=(*LOCAL_XY, ("FL_PASS", 2, "int"), ("FL_PREMULTIPLIED", 3, "bool"),
-          ("FL_NORMAL", 4, "bool"), ("FL_COVERAGE", 5, "bool"), *MIP_COMMON),
+          ("FL_NORMAL", 4, "bool"), ("FL_COVERAGE", 5, "bool"), ("FL_CUBE", 6, "bool"),
+          *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("dstSize", "ivec2"), ("tapsX", "int"), ("offsetX", "int"),
-          ("tapsY", "int"), ("offsetY", "int")))
+          ("tapsY", "int"), ("offsetY", "int"), ("pad", "int")))
 
 FILTER_COVERAGE = ShaderInterface(
     "filter_coverage",
@@ -74,7 +82,10 @@ COUNT, HISTOGRAM, STORE = 2, 3, 4
 
 @dataclass(frozen=True)
 class LevelTables:
-    """Level k's two tables and where they start in the packed buffer (in taps)."""
+    """Level k's two tables and where they start in the packed buffer (in taps). ``pad``
+    (edge=cube): the rows the x pass makes past each of the face's top and bottom edges (the
+    taps' reach, at most the side); its x table then holds unfolded indices in [-pad, n + pad)
+    and its y table indices into the padded rows, [0, n + 2 pad)."""
 
     level: int
     src: tuple[int, int]
@@ -83,27 +94,73 @@ class LevelTables:
     y: Taps
     offset_x: int
     offset_y: int
+    pad: int = 0
+
+
+#: edge=cube: the tap buffer opens with the adjacency table (entries 0 ..), one per (face, edge) in
+#: mipview.core.cube's orders (FACE_NAMES, EDGE_NAMES), its index
+#: ``neighbour face | neighbour's edge << 3 | reversed << 5`` (cube_fold.glsl's cubeFold)
+ADJACENCY_ENTRIES = cube.FACES * len(cube.EDGE_NAMES)
+
+
+def adjacency_table() -> np.ndarray:
+    """The adjacency of mipview.core.cube.ADJACENCY (derived from Vulkan's face selection table)
+    as the shader reads it: ADJACENCY_ENTRIES ints, face-major."""
+    edges = {e: i for i, e in enumerate(cube.EDGE_NAMES)}
+    return np.array([g | edges[e2] << 3 | int(rev) << 5
+                     for f in range(cube.FACES) for e in cube.EDGE_NAMES
+                     for g, e2, rev in (cube.ADJACENCY[(f, e)],)], np.int32)
+
+
+def cube_taps(n: int, d: int, spec: FilterSpec) -> tuple[Taps, Taps, int]:
+    """edge=cube's tables of a face side ``n -> d``, as mipview.check.filter_reference.cube_filter
+    applies them (resample.cube_taps: reach r at most n). The x table keeps face coordinates
+    ([-r, n + r): the shader folds them across the edges), the y table is shifted by r (the x
+    pass's padded rows). Returns (x, y, r)."""
+    x, r = resample.cube_taps(n, d, spec.kernel)
+    return x, Taps(x.index + np.int32(r), x.weight), r
+
+
+def cube_reason(spec: FilterSpec, width: int, height: int, layers: int) -> str | None:
+    """Why ``spec`` cannot make this image's chain, or None: edge=cube reads across the faces of
+    a cube map, 6 n square layers (Vulkan's face order: mipview.core.cube)."""
+    if spec.edge != CUBE or (width == height and layers >= cube.FACES
+                             and layers % cube.FACES == 0):
+        return None
+    return (f"edge=cube needs a cube map: 6 n square faces as layers (this image is {width}x"
+            f"{height} x {layers} layer{'s' if layers != 1 else ''}); use edge="
+            f"{', '.join(EDGES[:-1])} or {EDGES[-1]}")
 
 
 def plan_tables(spec: FilterSpec, width: int, height: int,
                 levels: int | None = None) -> list[LevelTables]:
     """The tap tables of levels 1..levels (every level when None), packed one after the other
-    (x then y per level)."""
-    out, offset = [], 0
+    (x then y per level), after the adjacency table for edge=cube."""
+    out = []
+    offset = ADJACENCY_ENTRIES if spec.edge == CUBE else 0
     last = mip_count(width, height) - 1
     for k in range(1, 1 + (last if levels is None else min(levels, last))):
         src = (width, height) if spec.source == "level0" else level_size(width, height, k - 1)
         dst = level_size(width, height, k)
-        x = axis_taps(src[0], dst[0], spec.kernel, spec.edge)
-        y = axis_taps(src[1], dst[1], spec.kernel, spec.edge)
-        out.append(LevelTables(k, src, dst, x, y, offset, offset + x.index.size))
+        pad = 0
+        if spec.edge == CUBE:  # square faces: one table serves both axes
+            x, y, pad = cube_taps(src[0], dst[0], spec)
+        else:
+            x = axis_taps(src[0], dst[0], spec.kernel, spec.edge)
+            y = axis_taps(src[1], dst[1], spec.kernel, spec.edge)
+        out.append(LevelTables(k, src, dst, x, y, offset, offset + x.index.size, pad))
         offset += x.index.size + y.index.size
     return out
 
 
-def pack_tables(tables: list[LevelTables]) -> np.ndarray:
-    """The storage buffer's contents: (index, float32 weight) pairs in table order."""
+def pack_tables(tables: list[LevelTables], cubes: bool = False) -> np.ndarray:
+    """The storage buffer's contents: (index, float32 weight) pairs in table order, after the
+    adjacency table (weight 0) when ``cubes``."""
     parts = []
+    if cubes:
+        part = np.zeros(ADJACENCY_ENTRIES, TAP)
+        part["index"] = adjacency_table()
+        parts.append(part)
     for t in tables:
         for taps in (t.x, t.y):
             part = np.empty(taps.index.size, TAP)
@@ -140,13 +197,17 @@ def plan_steps(tables: list[LevelTables], layers: int = 1,
             groups=_tile_groups(src, COUNT_STEPS, layers)))
     for t in tables:
         push = FILTER_LEVEL.pack(srcSize=t.src, dstSize=t.dst, tapsX=t.x.count,
-                                 offsetX=t.offset_x, tapsY=t.y.count, offsetY=t.offset_y)
+                                 offsetX=t.offset_x, tapsY=t.y.count, offsetY=t.offset_y,
+                                 pad=t.pad)
         gx = -(-t.dst[0] // GROUP)
         gy = -(-t.dst[1] // GROUP)
+        across = (f" and {t.pad} rows past the top and bottom edges, across the face edges"
+                  if t.pad else "")
         steps.append(DispatchStep(
-            f"level {t.level} x", (), f"{t.x.count} taps per texel from {t.src[0]} columns",
+            f"level {t.level} x", (),
+            f"{t.x.count} taps per texel from {t.src[0]} columns{across}",
             pipeline=0, descriptor_set=t.level - 1, push=push,
-            groups=(gx, -(-t.src[1] // GROUP), layers)))
+            groups=(gx, -(-(t.src[1] + 2 * t.pad) // GROUP), layers)))
         steps.append(DispatchStep(
             f"level {t.level} y", () if coverage else (t.level,),
             f"{t.y.count} taps per texel from {t.src[1]} rows"
@@ -230,7 +291,8 @@ def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
     common = mip_constants(fmt)
     constants = {"local_size_x_id": GROUP, "local_size_y_id": GROUP,
                  "FL_PREMULTIPLIED": spec.alpha == "premultiplied",
-                 "FL_NORMAL": spec.kind == "normal", "FL_COVERAGE": covered, **common}
+                 "FL_NORMAL": spec.kind == "normal", "FL_COVERAGE": covered,
+                 "FL_CUBE": spec.edge == CUBE, **common}
     out = [get_pipeline(ctx, FILTER_LEVEL, BINDINGS, constants={**constants, "FL_PASS": p})
            for p in (0, 1)]
     if covered:
@@ -246,13 +308,18 @@ def _pipelines(ctx: GpuContext, spec: FilterSpec, fmt: Format) -> list:
 
 def prepare(ctx: GpuContext, image: MipImage, spec: FilterSpec,
             levels: int | None = None) -> FilterResources:
-    """``levels``: levels 1..levels only (filter-pairs' lead), every level when None."""
+    """``levels``: levels 1..levels only (filter-pairs' lead), every level when None. Raises
+    ValueError for edge=cube on an image that is no cube map (:func:`cube_reason`)."""
+    reason = cube_reason(spec, image.width, image.height, image.layers)
+    if reason:
+        raise ValueError(reason)
     tables = plan_tables(spec, image.width, image.height, levels)
     covered = spec.alpha == "coverage"
     pipelines = _pipelines(ctx, spec, image.fmt)
     usage = flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT")
-    taps = device_buffer(ctx, pack_tables(tables))
-    row_texels = max((t.src[1] * t.dst[0] for t in tables), default=1) * image.layers
+    taps = device_buffer(ctx, pack_tables(tables, spec.edge == CUBE))
+    row_texels = max(((t.src[1] + 2 * t.pad) * t.dst[0] for t in tables),
+                     default=1) * image.layers
     rows = Buffer(ctx, 16 * row_texels, usage)
     level_texels = max((t.dst[0] * t.dst[1] for t in tables), default=1) * image.layers
     texels = Buffer(ctx, 16 * level_texels if covered else 16, usage)
@@ -284,10 +351,19 @@ def _field_problem(field: str) -> Callable[[str], str | None]:
     return check
 
 
+def _edge_problem(value: str) -> str | None:
+    # offered (GUI, ``edge=all``): the per-axis modes, which serve every image; accepted: cube too
+    # (cube maps only: cube_reason)
+    if value in (*EDGES, CUBE):
+        return None
+    return f"must be one of {', '.join((*EDGES, CUBE))} (got {value!r})"
+
+
 #: the per-level strategy's filter options (docs/filters.md); their defaults are today's box
 FILTER_OPTIONS = (
     OptionSpec("filter", FILTER_NAMES, "box", "the filter kernel (docs/filters.md)"),
-    OptionSpec("edge", EDGES, "clamp", "taps past the edge: clamp, wrap (tiling), mirror"),
+    OptionSpec("edge", EDGES, "clamp", "taps past the edge: clamp, wrap (tiling), mirror; cube: "
+               "a cube map's faces read across their edges (6 n square layers)", _edge_problem),
     OptionSpec("source", SOURCES, "previous",
                "each level from the stored level below (fast) or from level 0 (slow)"),
     OptionSpec("alpha", ALPHAS, "straight",

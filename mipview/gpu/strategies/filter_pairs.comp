@@ -19,9 +19,18 @@
 // issued together; each lane keeps one window column, so its x taps are loaded and folded once.
 // Tables hold UNFOLDED indices; the edge mode folds them here (clamp, wrap, mirror), with
 // unsigned % only (mip_common.glsl: GLSL's int % is undefined on negative operands in Vulkan).
+// FP_CUBE (edge=cube, a cube map: cube_fold.glsl, docs/cube-maps.md): the tables hold face
+// coordinates, unfolded past the edges (clamped to the reference's pad); the tap buffer opens
+// with the adjacency table. The x pass reads past the face's edges from its neighbours, and a
+// corner block as the mean of the three texels at the cube corner (fpCubeLoad); its rows are one
+// range from the row table's first, past the top and bottom edges too (no wrap). A window texel
+// of level k past one face edge is made where it lies, on the neighbouring face, from level k-1
+// tap by tap in per-level's order (fpAcrossTexel); one past two edges, after all bands, is the
+// mean of the three level-k texels at that cube corner (as stored), as the reference pads level k.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require  // [[unroll]]: a hint to the driver
 #include "mip_common.glsl"
+#include "cube_fold.glsl"
 
 #define FP_GROUP 256
 layout(local_size_x = FP_GROUP, local_size_y = 1, local_size_z = 1) in;
@@ -32,6 +41,7 @@ layout(constant_id = 1) const int FP_SPAN = 18;  // window side (level-k texels)
 layout(constant_id = 2) const int FP_ROWS = 38;  // fpRows rows (source rows of a band), >= 8
 layout(constant_id = 3) const int FP_BAND = 18;  // window rows per band
 layout(constant_id = 4) const int FP_TAPS = 4;   // most taps per texel of any table
+layout(constant_id = 5) const bool FP_CUBE = false;  // edge=cube: faces read across their edges
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;   // level k-1
 layout(set = 0, binding = 1) writeonly uniform image2DArray midLevel;  // level k
@@ -77,6 +87,50 @@ int fpFold(int j, int n) {
     return clamp(j, 0, n - 1);
 }
 
+// FP_CUBE: texel q of a face of side n at `layer`, past one edge: the same texel across it
+ivec3 fpAcross(ivec2 q, int n, int layer) {
+    return cubeFold(q, n, layer, taps[cubeFace(layer) * 4 + cubeEdge(q, n)].index);
+}
+
+// FP_CUBE: level k-1's texel q of face `layer` (each index in [-n, 2n)), decoded: its own, its
+// neighbour's past one edge, or the mean of the three at the cube corner past two
+vec4 fpCubeLoad(ivec2 q, int layer) {
+    int n = pc.srcSize.x;
+    bvec2 outside = bvec2(q.x < 0 || q.x >= n, q.y < 0 || q.y >= n);
+    if (!any(outside)) {
+        return mipDecode(texelFetch(srcLevel, ivec3(q, layer), 0));
+    }
+    if (!all(outside)) {
+        ivec3 f = fpAcross(q, n, layer);
+        return mipDecode(texelFetch(srcLevel, f, 0));
+    }
+    ivec2 c = cubeCornerTexel(q, n);
+    ivec2 step = cubeCornerStep(q);
+    ivec3 bx = fpAcross(ivec2(c.x + step.x, c.y), n, layer);
+    ivec3 by = fpAcross(ivec2(c.x, c.y + step.y), n, layer);
+    return cubeCorner(mipDecode(texelFetch(srcLevel, ivec3(c, layer), 0)),
+                      mipDecode(texelFetch(srcLevel, bx, 0)),
+                      mipDecode(texelFetch(srcLevel, by, 0)));
+}
+
+// FP_CUBE: level k's texel j of face `layer` (inside it) before its store, from level k-1: each
+// row's x taps summed in order, then the rows, as per-level's two passes (filter_level.comp)
+vec4 fpAcrossTexel(ivec2 j, int layer) {
+    int bx = pc.offsetMid.x + j.x * pc.tapsMid.x;
+    int by = pc.offsetMid.y + j.y * pc.tapsMid.y;
+    vec4 v = vec4(0.0);
+    for (int ty = 0; ty < pc.tapsMid.y; ++ty) {
+        FilterTap row = taps[by + ty];
+        vec4 sum = vec4(0.0);
+        for (int tx = 0; tx < pc.tapsMid.x; ++tx) {
+            FilterTap col = taps[bx + tx];
+            sum += col.weight * fpCubeLoad(ivec2(col.index, row.index), layer);
+        }
+        v += row.weight * sum;
+    }
+    return v;
+}
+
 vec4 fpStore(vec4 v) {
     return mipEncode(mipUnorm() ? clamp(v, 0.0, 1.0) : v);
 }
@@ -105,7 +159,7 @@ void main() {
     [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
         if (laneOn && t < pc.tapsMid.x) {
             FilterTap tap = taps[bx + t];
-            sx[t] = fpFold(tap.index, pc.srcSize.x);
+            sx[t] = FP_CUBE ? tap.index : fpFold(tap.index, pc.srcSize.x);
             wx[t] = tap.weight;
         }
     }
@@ -119,14 +173,32 @@ void main() {
             if (tw.x < pc.tapsMid.y && w0 + tw.y < pc.span) {
                 int qy = fpFold(base.y + w0 + tw.y, pc.midSize.y);
                 FilterTap tap = taps[pc.offsetMid.y + qy * pc.tapsMid.y + tw.x];
-                int sy = fpFold(tap.index, pc.srcSize.y);
-                fpYSlot[e] = int(uint(sy - first + pc.srcSize.y) % uint(pc.srcSize.y));
+                if (FP_CUBE) {  // one range of rows, past the edges too (no wrap)
+                    fpYSlot[e] = tap.index - first;
+                } else {
+                    int sy = fpFold(tap.index, pc.srcSize.y);
+                    fpYSlot[e] = int(uint(sy - first + pc.srcSize.y) % uint(pc.srcSize.y));
+                }
                 fpYWeight[e] = tap.weight;
             }
         }
         // x pass: slot i is source row (first + i) mod side; a lane's rows are a constant
         // count of steps, so all their fetches are issued before the first sum needs one
-        if (laneOn) {
+        if (FP_CUBE && laneOn) {
+            // slot i is row first + i, past the edges read from the neighbours (rows past what
+            // the band needs, up to pc.rows, are clamped into the pad and never read)
+            int n = pc.srcSize.y;
+            for (int i = cr.y; i < pc.rows; i += FP_STEP) {
+                int sy = clamp(first + i, -n, 2 * n - 1);
+                vec4 sum = vec4(0.0);
+                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                    if (t < pc.tapsMid.x) {
+                        sum += wx[t] * fpCubeLoad(ivec2(sx[t], sy), layer);
+                    }
+                }
+                fpRows[i * FP_SPAN + c] = sum;
+            }
+        } else if (laneOn) {
             vec4 x[FP_XSTEPS * FP_TAPS];
             [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
                 int i = cr.y + k * FP_STEP;
@@ -161,11 +233,21 @@ void main() {
                 if (pc.pair == 0 && !mine) {
                     continue;
                 }
-                int e0 = (w - w0) * FP_TAPS;
+                bvec2 outside = bvec2(j.x < 0 || j.x >= pc.midSize.x,
+                                      j.y < 0 || j.y >= pc.midSize.y);
+                if (FP_CUBE && all(outside)) {
+                    continue;  // a corner block: made from three texels after all bands
+                }
                 vec4 v = vec4(0.0);
-                [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
-                    if (t < pc.tapsMid.y) {
-                        v += fpYWeight[e0 + t] * fpRows[fpYSlot[e0 + t] * FP_SPAN + c];
+                if (FP_CUBE && any(outside)) {
+                    ivec3 f = fpAcross(j, pc.midSize.x, layer);  // made on the face it lies on
+                    v = fpAcrossTexel(f.xy, f.z);
+                } else {
+                    int e0 = (w - w0) * FP_TAPS;
+                    [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
+                        if (t < pc.tapsMid.y) {
+                            v += fpYWeight[e0 + t] * fpRows[fpYSlot[e0 + t] * FP_SPAN + c];
+                        }
                     }
                 }
                 vec4 stored = fpStore(v);
@@ -181,6 +263,23 @@ void main() {
     }
     if (pc.pair == 0) {
         return;
+    }
+    if (FP_CUBE) {
+        // the window's corner blocks: the mean of the three level-k texels at the cube corner,
+        // the face's corner texel and one step off it across each edge (all in the window)
+        int n = pc.midSize.x;
+        for (int e = lane; e < pc.span * pc.span; e += FP_GROUP) {
+            ivec2 cw = mipUnflatten(e, pc.span);  // (window column, window row)
+            ivec2 j = base + cw;
+            if ((j.x < 0 || j.x >= n) && (j.y < 0 || j.y >= n)) {
+                ivec2 k = cubeCornerTexel(j, n) - base;
+                ivec2 step = cubeCornerStep(j);
+                fpMid[cw.y * FP_SPAN + cw.x] = cubeCorner(
+                    fpMid[k.y * FP_SPAN + k.x], fpMid[k.y * FP_SPAN + k.x + step.x],
+                    fpMid[(k.y + step.y) * FP_SPAN + k.x]);
+            }
+        }
+        barrier();
     }
     // level k+1, x pass: each window row filtered to the 8 columns, into fpRows (row, column)
     for (int e = lane; e < pc.span * 8; e += FP_GROUP) {

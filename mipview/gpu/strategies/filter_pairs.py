@@ -13,6 +13,14 @@ level (``pair`` 0). Level k+1 filters level k as stored (its codes decoded again
 is per-level's ``stored``. float16 runs one level per dispatch (the same shader, ``pair`` 0): a
 device may round its float16 stores either way (lavapipe truncates), which the shared copy
 cannot know, and the plan says so. Shader: mipview/gpu/strategies/filter_pairs.comp.
+
+``edge=cube`` (a cube map or cube array, 6 n square layers: docs/cube-maps.md) makes the seamless
+chain, per-level's bit for bit where a device rounds alike: the tables hold face coordinates
+(filter_level.cube_taps), the x pass reads past the face's edges from its neighbours and its
+corner blocks as the mean of the three corner texels (filter_level.adjacency_table, first in the
+tap buffer); a window texel of level k past one edge of the face (the halo level k+1 taps there)
+is made where it lies, on the neighbouring face, tap by tap in per-level's order, and one past two
+edges is the mean of the three level-k texels at that cube corner, as the reference pads level k.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from mipview.core.filters.kernels import KAISER_ALPHA_RANGE
-from mipview.core.filters.resample import EDGES, Taps, axis_taps, fold
+from mipview.core.filters.resample import CUBE, EDGES, Taps, axis_taps, fold
 from mipview.core.filters.spec import FilterSpec, format_reason
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
@@ -30,7 +38,16 @@ from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import filter_level
 from mipview.gpu.strategies.base import OptionSpec, Strategy, compute_reason
-from mipview.gpu.strategies.filter_level import FILTER_OPTIONS, TAP, FilterChoice, device_buffer
+from mipview.gpu.strategies.filter_level import (
+    ADJACENCY_ENTRIES,
+    FILTER_OPTIONS,
+    TAP,
+    FilterChoice,
+    adjacency_table,
+    cube_reason,
+    cube_taps,
+    device_buffer,
+)
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import MipImage
@@ -39,7 +56,7 @@ from mipview.gpu.vulkan.resources import MipImage
 FILTER_PAIRS = ShaderInterface(
     "filter_pairs",
     spec=(("FP_EDGE", 0, "int"), ("FP_SPAN", 1, "int"), ("FP_ROWS", 2, "int"),
-          ("FP_BAND", 3, "int"), ("FP_TAPS", 4, "int"), *MIP_COMMON),
+          ("FP_BAND", 3, "int"), ("FP_TAPS", 4, "int"), ("FP_CUBE", 5, "bool"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("midSize", "ivec2"), ("dstSize", "ivec2"), ("tapsMid", "ivec2"),
           ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int"),
           ("span", "int"), ("rows", "int"), ("bands", "int"), ("rowTable", "int")))
@@ -124,6 +141,16 @@ def lead_levels(spec: FilterSpec, width: int, height: int) -> int:
     return lead
 
 
+def _tables(spec: FilterSpec, src: tuple[int, int], dst: tuple[int, int]) -> tuple[Taps, Taps]:
+    """Both axes' unfolded tables ``src -> dst``; edge=cube: in face coordinates, clamped to the
+    taps' reach (at most the side) as the reference's pad (square faces: one table)."""
+    if spec.edge == CUBE:
+        x = cube_taps(src[0], dst[0], spec)[0]
+        return x, x
+    return (axis_taps(src[0], dst[0], spec.kernel, "none"),
+            axis_taps(src[1], dst[1], spec.kernel, "none"))
+
+
 def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True,
                first: int = 1) -> list[PairPlan]:
     """The dispatches: levels (first, first + 1), ... and a lone last one; ``paired`` False:
@@ -134,10 +161,8 @@ def plan_pairs(spec: FilterSpec, width: int, height: int, paired: bool = True,
         pair = paired and k + 1 < levels
         src, mid = level_size(width, height, k - 1), level_size(width, height, k)
         dst = level_size(width, height, k + 1) if pair else mid
-        kern = spec.kernel
-        mid_taps = (axis_taps(src[0], mid[0], kern, "none"), axis_taps(src[1], mid[1], kern, "none"))
-        dst_taps = (axis_taps(mid[0], dst[0], kern, "none"),
-                    axis_taps(mid[1], dst[1], kern, "none")) if pair else None
+        mid_taps = _tables(spec, src, mid)
+        dst_taps = _tables(spec, mid, dst) if pair else None
         span = max(_span(mid[0], dst_taps[0] if dst_taps else None),
                    _span(mid[1], dst_taps[1] if dst_taps else None))
         out.append(PairPlan(k, pair, src, mid, dst, mid_taps, dst_taps, span))
@@ -148,12 +173,21 @@ def row_windows(p: PairPlan, edge: str, band: int) -> np.ndarray:
     """``(workgroup rows, bands, 2)``: for each band of ``band`` window rows, the first source
     row its x pass filters and how many: the source rows its texels' y taps reach (folded by
     ``edge``), as one range modulo the side (wrap joins the last rows to the first), starting
-    after the widest gap between them."""
+    after the widest gap between them. edge=cube: the rows the band's texels inside the face
+    reach (face coordinates: past the edges too, no wrap), as one range from the first; a band
+    with none takes (0, 0) (its texels are made on their own faces)."""
     n_src, n_mid = p.src[1], p.mid[1]
     taps = p.mid_taps[1]
     bases = _bases(n_mid, p.dst_taps[1] if p.dst_taps else None)
     bands = -(-p.span // band)
     out = np.empty((bases.size, bands, 2), np.int64)
+    if edge == CUBE:
+        for a, base in enumerate(bases):
+            for b in range(bands):
+                q = base + np.arange(b * band, min(b * band + band, p.span))
+                rows = taps.index[q[(q >= 0) & (q < n_mid)]]
+                out[a, b] = (rows.min(), rows.max() - rows.min() + 1) if rows.size else (0, 0)
+        return out
     for b in range(bands):
         w = np.arange(b * band, min(b * band + band, p.span))
         q = fold(bases[:, None] + w[None, :], n_mid, edge)
@@ -194,11 +228,17 @@ def layout(plans: list[PairPlan], edge: str, budget: int) -> tuple[Layout, list[
     raise AssertionError("unreachable: the last candidate is returned")
 
 
-def pack(plans: list[PairPlan], windows: list[np.ndarray]
+def pack(plans: list[PairPlan], windows: list[np.ndarray], cubes: bool = False
          ) -> tuple[np.ndarray, list[tuple[int, int, int, int, int]]]:
     """The tap buffer and, per dispatch, the offsets of its mid x, mid y, dst x, dst y tables
-    and of its row table (each band's first source row)."""
+    and of its row table (each band's first source row); after the adjacency table for
+    ``cubes`` (filter_level.adjacency_table)."""
     parts, offsets, at = [], [], 0
+    if cubes:
+        part = np.zeros(ADJACENCY_ENTRIES, TAP)
+        part["index"] = adjacency_table()
+        parts.append(part)
+        at = part.size
     for p, win in zip(plans, windows, strict=True):
         these = []
         for t in [*p.mid_taps, *(p.dst_taps or p.mid_taps)]:
@@ -246,7 +286,7 @@ class FilterPairs(FilterChoice, Strategy):
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         spec = cls.filter_spec(options or {})
-        reason = format_reason(spec, fmt)
+        reason = format_reason(spec, fmt) or cube_reason(spec, width, height, layers)
         if reason:
             return reason
         plans = plan_pairs(spec, width, height)
@@ -261,6 +301,9 @@ class FilterPairs(FilterChoice, Strategy):
 
     def prepare(self, image: MipImage) -> None:
         spec = self.filter_spec(self.opts)
+        reason = cube_reason(spec, image.width, image.height, image.layers)
+        if reason:
+            raise ValueError(reason)
         self.single = image.fmt.element is Format.F16
         lead = lead_levels(spec, image.width, image.height)
         steps: list[DispatchStep] = []
@@ -284,11 +327,13 @@ class FilterPairs(FilterChoice, Strategy):
                        pipeline: int, first_set: int) -> list[DispatchStep]:
         budget = min(SHARED_BUDGET, self.ctx.caps.max_shared_memory)
         shape, windows = layout(plans, spec.edge, budget)
-        data, offsets = pack(plans, windows)
+        cubes = spec.edge == CUBE
+        data, offsets = pack(plans, windows, cubes)
         self.taps = device_buffer(self.ctx, data)
         self.pipelines.append(get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
-            "FP_EDGE": _EDGE_IDS[spec.edge], "FP_SPAN": shape.span, "FP_ROWS": shape.rows,
-            "FP_BAND": shape.band, "FP_TAPS": shape.taps, **mip_constants(image.fmt)}))
+            "FP_EDGE": _EDGE_IDS.get(spec.edge, 0), "FP_SPAN": shape.span,
+            "FP_ROWS": shape.rows, "FP_BAND": shape.band, "FP_TAPS": shape.taps,
+            "FP_CUBE": cubes, **mip_constants(image.fmt)}))
         self.sets = DescriptorSets(self.pipelines[pipeline], len(plans))
         sampler = get_sampler(self.ctx, linear=False)
         views = image.source_views(False)

@@ -93,7 +93,9 @@ class PerLevel(FilterChoice, Strategy):
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         opts = cls.check_options(options or {})
-        reason = (cls.option_reason(opts) or format_reason(cls.filter_spec(opts), fmt)
+        spec = cls.filter_spec(opts)
+        reason = (cls.option_reason(opts) or format_reason(spec, fmt)
+                  or filter_level.cube_reason(spec, width, height, layers)
                   or reductions.format_reason(opts["reduction"], fmt))
         if reason:
             return reason
