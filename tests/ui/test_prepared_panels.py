@@ -34,6 +34,9 @@ def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
     source = view.panels[0]
     view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
     assert view.pending and not view.flip_button.isEnabled()
+    # made in turns of the event loop after the press of Run, not in it
+    assert view.preparing and [p.key for p in view.panels] == ["source"]
+    qtbot.waitUntil(lambda: not view.preparing, timeout=2000)
     assert [(p.key, p.label.text) for p in view.panels] == [("a", "A"), ("b", "B"), ("c", "C")]
     # every level of a 64x48 pyramid has its image item, in the result's places
     assert all(len(p.items) == 7 and p.levels == () for p in view.panels)
@@ -65,6 +68,7 @@ def test_a_run_that_brings_nothing_gives_the_view_back(view, qtbot):
     view.panels[0].view.setRange(xRange=(3, 13), yRange=(2, 12), padding=0)
     zoomed = view.panels[0].view.viewRange()
     view.prepare([("a", "A"), ("b", "B")], 64, 48)
+    qtbot.waitUntil(lambda: not view.preparing, timeout=WAIT_MS)
     prepared = [p.view for p in view.panels]
     view.flip()  # nothing to flip while the panels wait
     assert not view.flipped
@@ -76,7 +80,7 @@ def test_a_run_that_brings_nothing_gives_the_view_back(view, qtbot):
     assert np.allclose(view.panels[0].view.viewRange(), zoomed)
 
 
-def test_run_makes_its_panels_at_once_and_its_levels_fill_them(qtbot, make_window, small_png):
+def test_run_makes_its_panels_ahead_and_its_levels_fill_them(qtbot, make_window, small_png):
     w = make_window()
     open_and_wait(qtbot, w, small_png)
     w.panel.repeat_spin.setValue(0)  # levels, then the analysis
@@ -85,11 +89,10 @@ def test_run_makes_its_panels_at_once_and_its_levels_fill_them(qtbot, make_windo
     with qtbot.waitSignal(w.sigJobFinished, timeout=WAIT_MS,
                           check_params_cb=lambda j: j == w.latest_job("run")):
         w.run(False, SPECS)
-        # Run pressed: the panels are there, before any result could come
-        assert not shown and w.pyramid.pending
+        assert w.pyramid.pending  # Run pressed: its panels are made in the next turns
+        qtbot.waitUntil(lambda: not w.pyramid.preparing, timeout=WAIT_MS)
         assert [(p.key, p.label.text) for p in w.pyramid.panels] == [
             (str(s), containers.title(s)) for s in SPECS]
-        assert all(len(p.items) == 7 for p in w.pyramid.panels)
         made = _made(w.pyramid)
     assert len(shown) == 1 and w.errors == []
     for panel in w.pyramid.panels:
@@ -103,6 +106,7 @@ def test_run_makes_its_panels_at_once_and_its_levels_fill_them(qtbot, make_windo
     with qtbot.waitSignal(w.sigJobFinished, timeout=WAIT_MS,
                           check_params_cb=lambda j: j == w.latest_job("run")):
         w.run(False, [*SPECS, extra])
+        qtbot.waitUntil(lambda: not w.pyramid.preparing, timeout=WAIT_MS)
         assert [p.key for p in w.pyramid.panels] == [*made, str(extra)]
         new = w.pyramid.panel(str(extra)).view
         w.stop()

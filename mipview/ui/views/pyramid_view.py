@@ -47,7 +47,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -95,6 +95,9 @@ from mipview.ui.views.pixel_pool import PixelPool
 
 ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
+#: prepare's steps, one panel each: a tick apart, so the window paints and handles input
+#: between them (a 0 ms timer runs in the same turn as the tick that was due)
+PREPARE_STEP_MS = 2
 REFERENCE_TITLE = "exact reference (float64)"
 OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
 #: the cull test's rectangle (dashed) and the texels it reads, each over a dark edge so they
@@ -373,6 +376,12 @@ class PyramidView(QWidget):
         #: first panel's view range before
         self._pending = False
         self._range_before: list | None = None
+        #: prepare's panels, made one per turn of the event loop: what they will show (keys and
+        #: titles, grid columns, level sizes), its generation (a later prepare or the results
+        #: end an earlier one's turns), and the panels made so far, not in the grid yet
+        self._preparing: tuple[list[tuple[str, str]], int, list[tuple[int, int]]] | None = None
+        self._prep_generation = 0
+        self._ahead: dict[str, Panel] = {}
         #: the last fit: the first panel's box, what it fitted (the levels' places) and the
         #: range it left
         self._fitted: tuple[pg.ViewBox, QRectF, list] | None = None
@@ -456,9 +465,10 @@ class PyramidView(QWidget):
     def prepare(self, pyramids: list[tuple[str, str]], width: int, height: int) -> None:
         """Make the panels of a Run's results before they come: one per (key, title), in that
         order, each with the image items of a ``width`` x ``height`` pyramid's full chain of
-        levels. Called when Run is pressed, before the worker and its analysis threads start:
-        made when the results come, these items cost the UI thread several times as long, as
-        it waits for the interpreter lock between its steps. Panels of the keys shown stay as
+        levels, in steps a few milliseconds apart (:data:`PREPARE_STEP_MS`; results that come
+        sooner take the panels made so far). Called when Run is pressed: made when the results
+        come, these items cost the UI thread several times as long, as it waits for the
+        interpreter lock between its steps. Panels of the keys shown stay as
         they are (a later Run's keep their images until the new ones are drawn); the others
         are empty until :meth:`set_pyramids` fills them, as it fills a later Run's. If the Run
         ends without results, :meth:`discard_prepared` shows the view's pyramids again."""
@@ -469,13 +479,39 @@ class PyramidView(QWidget):
         if self.flipped and self.panels:
             self._show_source(self.panels[0], self.panels[0].key)
         self._set_flipped_silently(False)
-        self._set_panels(list(pyramids), self._columns_for(len(pyramids), width, height))
         sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
-        for panel in self.panels:
-            if not panel.levels:
-                panel.expected = sizes
+        self._preparing = (list(pyramids), self._columns_for(len(pyramids), width, height), sizes)
+        self._prep_generation += 1
         self._pending = True
         self.flip_button.setEnabled(False)  # until the results come
+        # one panel per turn of the event loop, then the grid, then the image items: made in
+        # the press of Run they stalled the window 40-57 ms on the H100 machine, while the
+        # worker and the pixel pool started (docs/bench/window-31)
+        self._next_prepare_step()
+
+    def _next_prepare_step(self) -> None:
+        generation = self._prep_generation
+        QTimer.singleShot(PREPARE_STEP_MS, lambda: self._prepare_step(generation))
+
+    def _prepare_step(self, generation: int) -> None:
+        if self._preparing is None or generation != self._prep_generation:
+            return  # the results came, the Run ended, or a later Run prepares
+        wanted, cols, sizes = self._preparing
+        shown = {p.key for p in self.panels}
+        missing = [(k, t) for k, t in wanted if k not in shown and k not in self._ahead]
+        if missing:
+            key, title = missing[0]
+            self._ahead[key] = self._new_panel(key, title)
+            self._next_prepare_step()
+            return
+        if [k for k, _ in wanted] != [p.key for p in self.panels]:
+            self._set_panels(wanted, cols)
+            for panel in self.panels:
+                if not panel.levels:
+                    panel.expected = sizes
+            self._next_prepare_step()
+            return
+        self._preparing = None
         self._relayout()
 
     def discard_prepared(self) -> None:
@@ -485,9 +521,16 @@ class PyramidView(QWidget):
         if not self._pending:
             return
         before = self._range_before
+        self._preparing = None
+        self._ahead.clear()
         self._rebuild()
         if before is not None and self.panels:
             self.panels[0].view.setRange(xRange=before[0], yRange=before[1], padding=0)
+
+    @property
+    def preparing(self) -> bool:
+        """Whether :meth:`prepare` is still making panels or their image items."""
+        return self._preparing is not None
 
     @property
     def pending(self) -> bool:
@@ -558,6 +601,7 @@ class PyramidView(QWidget):
             entries.append(self.entries()[-1])
         if self._pending:  # the panels get their pyramids (or the view its own back)
             self._pending, self._range_before = False, None
+            self._preparing = None  # _set_panels takes the panels it made
             self._update_flip_choices()
         if [e[0] for e in entries] != [p.key for p in self.panels]:
             self._set_panels([(key, title) for key, title, _, _ in entries],
@@ -582,15 +626,10 @@ class PyramidView(QWidget):
         kept = {p.key: p for p in self.panels}
         panels = []
         for key, title in wanted:
-            panel = kept.pop(key, None)
-            if panel is None:
-                label = pg.LabelItem(title, color="#d8d8d8", size="10pt")
-                vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
-                vb.setBackgroundColor("#121316")
-                vb.drawing = self.cull_button.isChecked()
-                vb.sigDraw.connect(self._cull_drag)
-                panel = Panel(key, title, (), None, vb, label)
+            panel = kept.pop(key, None) or self._ahead.pop(key, None) or self._new_panel(key, title)
             panels.append(panel)
+        if self._preparing is None:
+            self._ahead.clear()
         grid = self.graphics.ci
         cells = {}
         for n, panel in enumerate(panels):
@@ -612,6 +651,14 @@ class PyramidView(QWidget):
             if panel.view.linkedView(pg.ViewBox.YAxis) is not link:
                 panel.view.setYLink(link)
         self.panels = panels
+
+    def _new_panel(self, key: str, title: str) -> Panel:
+        label = pg.LabelItem(title, color="#d8d8d8", size="10pt")
+        vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
+        vb.setBackgroundColor("#121316")
+        vb.drawing = self.cull_button.isChecked()
+        vb.sigDraw.connect(self._cull_drag)
+        return Panel(key, title, (), None, vb, label)
 
     def _columns(self, entries: list) -> int:
         """Panels per row that give each pyramid the most screen: wide pyramids stack."""
