@@ -443,6 +443,7 @@ class MainWindow(QMainWindow):
         # UI thread waited for the interpreter lock between its steps (docs/bench/window-31)
         self.pyramid.prepare([(str(s), containers.title(s)) for s in specs], source.width,
                              source.height)
+        self.chart.prepare(len(specs))
         return self._send("run", lambda job: RunRequest(
             job, source, fmt, tuple(specs), repeat=self.panel.repeat_spin.value(), live=live,
             layers=self.panel.layers_spin.value(), cold=self.panel.cold_check.isChecked()))

@@ -58,3 +58,17 @@ def test_a_mark_goes_between_the_latest_update_and_the_next():
         chart.add_mark(f"m{i}")
     assert len(chart.marks) == 20 and chart.marks[0][1] == "m5"
     assert len([i for i in chart.history_plot.items if hasattr(i, "label")]) == 20
+
+
+def test_labels_made_ahead_in_steps_are_the_ones_the_figures_use(qtbot):
+    chart = TimingChart()
+    qtbot.addWidget(chart)
+    chart.prepare(3)
+    assert chart.value_labels == []  # nothing in the press of Run itself
+    qtbot.waitUntil(lambda: len(chart.value_labels) == 3, timeout=2000)
+    assert len(chart.delta_labels) == 3
+    made = list(chart.value_labels)
+    assert not any(label.isVisible() for label in made)
+    chart.update_stats(_stats(10.0, 20.0, 30.0))
+    assert chart.value_labels == made and all(label.isVisible() for label in made)
+    assert [label.textItem.toPlainText() for label in made] == ["10.0 us", "20.0 us", "30.0 us"]

@@ -88,6 +88,7 @@ from mipview.ui.display import (
     to_display,
     value_text,
 )
+from mipview.ui.heartbeat import STEP_MS
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
@@ -95,9 +96,6 @@ from mipview.ui.views.pixel_pool import PixelPool
 
 ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
-#: prepare's steps, one panel each: a tick apart, so the window paints and handles input
-#: between them (a 0 ms timer runs in the same turn as the tick that was due)
-PREPARE_STEP_MS = 2
 REFERENCE_TITLE = "exact reference (float64)"
 OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
 #: the cull test's rectangle (dashed) and the texels it reads, each over a dark edge so they
@@ -465,7 +463,7 @@ class PyramidView(QWidget):
     def prepare(self, pyramids: list[tuple[str, str]], width: int, height: int) -> None:
         """Make the panels of a Run's results before they come: one per (key, title), in that
         order, each with the image items of a ``width`` x ``height`` pyramid's full chain of
-        levels, in steps a few milliseconds apart (:data:`PREPARE_STEP_MS`; results that come
+        levels, in steps a few milliseconds apart (:data:`STEP_MS`; results that come
         sooner take the panels made so far). Called when Run is pressed: made when the results
         come, these items cost the UI thread several times as long, as it waits for the
         interpreter lock between its steps. Panels of the keys shown stay as
@@ -491,7 +489,7 @@ class PyramidView(QWidget):
 
     def _next_prepare_step(self) -> None:
         generation = self._prep_generation
-        QTimer.singleShot(PREPARE_STEP_MS, lambda: self._prepare_step(generation))
+        QTimer.singleShot(STEP_MS, lambda: self._prepare_step(generation))
 
     def _prepare_step(self, generation: int) -> None:
         if self._preparing is None or generation != self._prep_generation:
