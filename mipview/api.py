@@ -7,7 +7,9 @@ timings) as data. The window and the command line use the same staged Run (mipvi
     done = mipview.run(image, strategies="per-level,single-pass")
     print(done.table())
 
-docs/api.md has a longer example (a test runs it).
+docs/api.md has a longer example (a test runs it). A cube map (a cube KTX2 or DDS, one face of
+six face images, ``mipview.io.synthetic.cube_image``) runs as ``mipview run`` runs it: its faces
+as array layers, each result with its seam figures (docs/cube-maps.md).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mipview.check.seams import SeamFigures
 from mipview.check.verdict import ReferenceCache, Verdict
+from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import GpuTiming, RunResult, TimingSettings
 from mipview.io import imageio
 from mipview.io.imageio import SourceImage
 from mipview.runs import report, staged
+from mipview.runs.cube import CubeSeams, cube_spec_reason, run_seams
 
 if TYPE_CHECKING:
     from mipview.gpu.vulkan.context import GpuContext
@@ -42,6 +47,9 @@ class StrategyOutcome:
     verdict: Verdict | None
     #: None when not timed (:func:`run`)
     timing: GpuTiming | None
+    #: a cube map's seam figures per level (mipview.check.seams.pyramid_seams); None for other
+    #: images
+    seams: tuple[SeamFigures, ...] | None = None
 
     @property
     def ok(self) -> bool:
@@ -60,6 +68,9 @@ class Outcome:
 
     result: RunResult
     strategies: Mapping[str, StrategyOutcome]
+    #: a cube map's seam figures: every result's, each exact reference's (``references``, by
+    #: reduction; none when not checked), and each result's convention; None for other images
+    cube: CubeSeams | None = None
 
     @property
     def ok(self) -> bool:
@@ -79,8 +90,12 @@ class Outcome:
 
 def open_image(path: str | os.PathLike[str]) -> SourceImage:
     """An image or texture file (PNG, JPEG, TIFF, EXR, KTX2, DDS, ...) as ``mipview run`` opens
-    it; raises :class:`mipview.MipviewError` saying why it cannot."""
-    return imageio.load(path)
+    it: one face of six face images (``sky_px.png`` with ``sky_nx.png``... beside it) opens the
+    cube map of all six; raises :class:`mipview.MipviewError` saying why it cannot."""
+    from mipview.io.cube_faces import find_faces, load_faces
+
+    faces = find_faces(path)
+    return imageio.load(path) if faces is None else load_faces(faces)
 
 
 def run(image: ImageLike, strategies: str = "all", format: str | None = None,
@@ -112,16 +127,23 @@ def _staged(image: ImageLike, strategies: str, format: str | None,
     source = image if isinstance(image, SourceImage) else open_image(image)
     fmt = Format.parse(format) if format else source.suggested_format()
     specs = expand_specs(strategies)
+    for spec in specs:  # as the command line: never a 2D image's layers taken for faces
+        why = cube_spec_reason(spec, source.is_cube)
+        if why:
+            raise MipviewError(f"{spec}: {why}")
     level0 = source.storage(fmt)
     level0.setflags(write=False)
+    refs = ReferenceCache()
     with GpuContext(device=device) as ctx:
         opts = options(ctx)
-        done = staged.run(ctx, level0, fmt, specs, opts, ReferenceCache(), staged.RunListener(),
+        done = staged.run(ctx, level0, fmt, specs, opts, refs, staged.RunListener(),
                           source=source)
     assert done is not None  # nothing asks it to stop
     verdicts = done.verdicts
+    cube = run_seams(done.mip, level0, refs if opts.judge else None) if source.is_cube else None
     return Outcome(done.mip, {
         # the one generating run carries a timestamp too, but only a bench is timed
         str(r.spec): StrategyOutcome(str(r.spec), tuple(r.levels), verdicts.get(str(r.spec)),
-                                     r.timing if opts.timing is not None else None)
-        for r in done.mip.results})
+                                     r.timing if opts.timing is not None else None,
+                                     None if cube is None else cube.results[str(r.spec)])
+        for r in done.mip.results}, cube)

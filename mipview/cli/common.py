@@ -9,6 +9,7 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import numpy as np
@@ -183,17 +184,60 @@ def closed_messages(ctx: GpuContext, earlier: Sequence[str] = ()) -> tuple[str, 
 
 def source_dims(args: argparse.Namespace) -> ImageDims:
     """What ``load_source`` will make, from ``--size`` (and ``--synthetic``: depth suggests
-    r32f) or the file's header: nothing decoded."""
+    r32f, cube makes 6 square faces) or the file's header (six face images: the first face's,
+    as 6 layers): nothing decoded. A cube map with ``--layers`` is a UsageError
+    (:func:`refuse_layers`)."""
     from mipview.cli.limits import F32_TEXEL, ImageDims, peek_dims
+    from mipview.core.cube import FACES
 
     layers = getattr(args, "layers", 1)
     kind = synthetic_kind(args)
     if kind:
-        from mipview.io.synthetic import kind_format
+        from mipview.io.synthetic import CUBE_KIND, kind_format
 
         w, h = parse_size(args.size)
-        return ImageDims(w, h, layers, kind_format(kind), F32_TEXEL)
-    return peek_dims(args.image, layers)
+        if kind == CUBE_KIND:
+            if w != h:
+                raise UsageError(f"--synthetic cube makes a cube map of square faces: give "
+                                 f"--size N (got {args.size})")
+            dims = ImageDims(w, w, FACES, kind_format(kind), F32_TEXEL, FACES)
+        else:
+            dims = ImageDims(w, h, layers, kind_format(kind), F32_TEXEL)
+    else:
+        faces = face_files(args)
+        if faces is None:
+            dims = peek_dims(args.image, 1)
+            refuse_layers(dims, layers)
+            if layers > 1:
+                dims = replace(dims, layers=layers)
+        else:
+            first = peek_dims(faces[0], 1)
+            dims = ImageDims(first.width, first.height, FACES, first.suggested,
+                             first.source_texel, FACES)
+    refuse_layers(dims, layers)
+    return dims
+
+
+def refuse_layers(dims: ImageDims, layers: int) -> None:
+    """``--layers N`` makes N layers of a 2D image (mirrors, flips...): a cube map's layers are
+    its faces, which it keeps as they are."""
+    if layers > 1 and dims.faces > 1:
+        what = "a cube map" if dims.layers == dims.faces else \
+            f"a cube array of {dims.layers // dims.faces} cubes"
+        raise UsageError(f"--layers {layers}: the image is {what}, whose {dims.layers} faces "
+                         f"are its layers; --layers makes layers of a 2D image: leave it out")
+
+
+def face_files(args: argparse.Namespace) -> list[str] | None:
+    """The six face files (px nx py ny pz nz) when IMAGE is one face of a cube map whose five
+    siblings lie beside it (mipview.io.cube_faces.find_faces), else None (and for a command
+    that takes no cube map, ``mean``: its parser sets ``cube_faces`` False)."""
+    image = getattr(args, "image", None)
+    if not image or getattr(args, "size", None) or not getattr(args, "cube_faces", True):
+        return None
+    from mipview.io.cube_faces import find_faces
+
+    return find_faces(image)
 
 
 def synthetic_kind(args: argparse.Namespace) -> str:
@@ -213,8 +257,9 @@ def synthetic_kind(args: argparse.Namespace) -> str:
 
 
 def load_source(args: argparse.Namespace) -> SourceImage:
-    """The IMAGE argument, or the synthetic image of ``--size WxH`` (``--synthetic KIND``;
-    ``--reversed-z`` for a reversed depth buffer)."""
+    """The IMAGE argument (one face of six: the cube map of all six, :func:`face_files`), or
+    the synthetic image of ``--size WxH`` (``--synthetic KIND``; ``--reversed-z`` for a
+    reversed depth buffer)."""
     from mipview.io import imageio, synthetic
 
     kind = synthetic_kind(args)
@@ -222,31 +267,53 @@ def load_source(args: argparse.Namespace) -> SourceImage:
         w, h = parse_size(args.size)
         return synthetic.image(w, h, seed=args.seed, kind=kind,
                                reversed_z=getattr(args, "reversed_z", False))
+    faces = face_files(args)
+    if faces is not None:
+        from mipview.io.cube_faces import load_faces
+
+        return load_faces(faces)
     return imageio.load(args.image)
 
 
 def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
-                check: bool) -> tuple[np.ndarray, Format]:
+                check: bool, refuse_cube: str | None = None) -> tuple[np.ndarray, Format]:
     """Level 0 and its format for ``run``, ``bench`` and ``mean``, after checking the image's
     size and layers against the device and the run's memory (cli/limits.py) while nothing big
-    exists yet."""
-    _, level0, fmt = prepare_source(args, ctx, strategies, check)
+    exists yet. ``refuse_cube``: why this command takes no cube map (None: it takes them)."""
+    _, level0, fmt = prepare_source(args, ctx, strategies, check, refuse_cube)
     return level0, fmt
 
 
-def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int,
-                   check: bool) -> tuple[SourceImage, np.ndarray, Format]:
+def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, check: bool,
+                   refuse_cube: str | None = None) -> tuple[SourceImage, np.ndarray, Format]:
     """:func:`prepare_run`, and the source image level 0 comes from."""
     from mipview.cli.limits import check_run
 
     dims = source_dims(args)
+    if refuse_cube is not None and dims.faces > 1:
+        raise UsageError(f"{source_label(args)} is a cube map: {refuse_cube}")
     check_run(ctx, dims, image_format(args, None, dims.suggested), strategies, check)
     source = load_source(args)
+    layers = getattr(args, "layers", 1)
+    refuse_layers(source_dims_of(source), layers)
     fmt = image_format(args, source)
     note = source.nonfinite_note(fmt)
     if note:  # once, as the image is loaded
         print(note)
-    return source, level0_of(source, fmt, getattr(args, "layers", 1)), fmt
+    return source, level0_of(source, fmt, layers), fmt
+
+
+def source_label(args: argparse.Namespace) -> str:
+    """How reports name the source: the IMAGE as given, or ``synthetic KIND SIZE``."""
+    return str(args.image or f"synthetic {synthetic_kind(args)} {args.size}")
+
+
+def source_dims_of(source: SourceImage) -> ImageDims:
+    """The dimensions of a loaded source (what :func:`source_dims` foretold)."""
+    from mipview.cli.limits import F32_TEXEL, ImageDims
+
+    return ImageDims(source.width, source.height, source.layers, source.suggested_format(),
+                     4 if source.rgba8 is not None else F32_TEXEL, source.faces)
 
 
 def image_format(args: argparse.Namespace, source: SourceImage | None,

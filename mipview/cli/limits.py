@@ -48,6 +48,8 @@ class ImageDims:
     suggested: Format
     #: bytes per texel of the decoded source (uint8 RGBA or float32 RGBA)
     source_texel: int
+    #: 6 for a cube map or cube array (its faces are its layers: mipview.core.cube), else 1
+    faces: int = 1
 
 
 def pyramid_bytes(width: int, height: int, layers: int, texel: int) -> int:
@@ -170,7 +172,8 @@ def peek_dims(path: str, layers: int) -> ImageDims:
     if decode:
         src = imageio.load(path)  # raises ImageLoadError with the reason
         return ImageDims(src.width, src.height, layers if layers > 1 else src.layers,
-                         src.suggested_format(), 4 if src.rgba8 is not None else F32_TEXEL)
+                         src.suggested_format(), 4 if src.rgba8 is not None else F32_TEXEL,
+                         src.faces)
     is_float = mode in ("F", "I")
     deep = mode.startswith("I;16") or is_float
     # as imageio.SourceImage.suggested_format: a 16-bit grey file suggests r16

@@ -27,16 +27,16 @@ from mipview.cli.common import (
     UsageError,
     closed_messages,
     duration_ms,
+    face_files,
     non_empty,
     open_context,
     out_of_memory,
     positive_int,
-    prepare_run,
     prepare_source,
     repeat_count,
     saved_bench,
+    source_label,
     strategy_specs,
-    synthetic_kind,
 )
 from mipview.cli.output import REPORT, JsonFile, RunFolder
 from mipview.core.errors import MipviewError
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from mipview.core.specs import StrategySpec
     from mipview.gpu.vulkan.context import GpuContext
     from mipview.io.imageio import SourceImage
+    from mipview.runs.cube import CubeSeams
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -100,9 +101,10 @@ def export_kinds(text: str | None) -> tuple[str, ...]:
 
 
 def write_result(folder: Path, res: StrategyResult, fmt: Format,
-                 kinds: tuple[str, ...]) -> list[Path]:
+                 kinds: tuple[str, ...], faces: int = 1) -> list[Path]:
     """A result's levels in its own subfolder of ``folder`` (imageio.save_level: PNG, and the
-    exact float values as .npy), and its chain as each of ``kinds``; returns every file."""
+    exact float values as .npy), and its chain as each of ``kinds`` (``faces`` 6: as a cube map
+    or cube array); returns every file."""
     from mipview.io import containers, imageio
 
     sub = folder / res.spec.slug
@@ -110,7 +112,7 @@ def write_result(folder: Path, res: StrategyResult, fmt: Format,
     files = [f for i, level in enumerate(res.levels)
              for f in imageio.save_level(sub / f"level_{i:02d}.png", level, fmt)]
     if kinds:
-        files += containers.export(sub, res.spec.slug, res.levels, fmt, kinds)
+        files += containers.export(sub, res.spec.slug, res.levels, fmt, kinds, faces=faces)
     return files
 
 
@@ -135,32 +137,45 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     kinds = export_kinds(args.export)
     notes = _Notes()
+    refs = ReferenceCache()
     with open_context(args) as ctx:
         source, level0, fmt = prepare_source(args, ctx, len(specs), not args.no_check)
+        refuse_cube_specs(specs, source)
         # the file's own chain, if it has one, is judged and written like a strategy's result
         done = _staged_run(ctx, level0, fmt, specs, RunOptions(judge=not args.no_check),
-                           notes, source)
+                           notes, source, refs)
     mip = replace(done.mip, validation_messages=closed_messages(ctx, done.mip.validation_messages))
+    seams = cube_seams(mip, level0, source, refs if not args.no_check else None)
     warning = kind_warning(level0, fmt, [r.reduction for r in mip.results])
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
     said = source.nonfinite_note(fmt)  # said at load: not again among the file's notes
     lines = tuple(n for n in notes.lines if not (said and said.startswith(n)))
     checks = done.verdicts if not args.no_check else None
-    source_name = str(args.image or f"synthetic {synthetic_kind(args)} {args.size}")
-    data = report.result_dict(mip, checks, {"source": source_name,
-                                            "source_nonfinite": source.nonfinite.as_dict()})
+    data = report.result_dict(mip, checks, {"source": source_label(args),
+                                            "source_nonfinite": source.nonfinite.as_dict()},
+                              seams)
+    faces = face_files(args) if seams is not None else None
+    if faces is not None:  # six face images: which, in layer order
+        data["cube"]["face_files"] = faces
     for res, entry in zip(mip.results, data["strategies"], strict=True):
         entry["files"] = [f.relative_to(folder).as_posix()
-                          for f in write_result(folder, res, fmt, kinds)]
+                          for f in write_result(folder, res, fmt, kinds, source.faces)]
     (folder / REPORT).write_text(json.dumps(data, indent=2))
+    if seams is not None:
+        print(seams.headline())
     for res in mip.results:
         if checks is None:
             print(f"{str(res.spec):<30} not checked (--no-check)")
-            continue
-        c = checks[str(res.spec)]
-        print(f"{str(res.spec):<30} step {c.exact.max_step:.3g} chain {c.exact.max_chain:.3g} "
-              f"{fmt.error_unit}  {c.summary()}")
+        else:
+            c = checks[str(res.spec)]
+            print(f"{str(res.spec):<30} step {c.exact.max_step:.3g} chain {c.exact.max_chain:.3g} "
+                  f"{fmt.error_unit}  {c.summary()}")
+        if seams is not None:
+            print(f"{'':<30} {seams.result_line(str(res.spec))}")
+    if seams is not None:
+        for line in seams.reference_lines(30):
+            print(line)
     for spec, why in mip.skipped:
         print(f"{str(spec):<30} skipped: {why}")
     for line in dict.fromkeys(lines):  # a file's notes may count what the loader counted
@@ -191,8 +206,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from mipview.gpu import dirty
 
         rect = dirty.parse_rect(args.dirty)  # the image's bounds are checked once it exists
+    refs = ReferenceCache()
     with open_context(args) as ctx:
-        level0, fmt = prepare_run(args, ctx, len(specs), not args.no_check)
+        source, level0, fmt = prepare_source(args, ctx, len(specs), not args.no_check)
+        refuse_cube_specs(specs, source)
         if rect is not None:
             dirty.parse_rect(args.dirty, level0.shape[-2], level0.shape[-3])
         bandwidth = copy_bandwidth(ctx)
@@ -205,13 +222,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         options = RunOptions(settings, judge=not args.no_check, measure=lambda session: image_read(
             # the sampled-read ceiling of level 0, emptied from the caches like the runs
             ctx, level0, fmt, session.evictor, repeats=max(5, min(args.repeat, 50))))
-        done = _staged_run(ctx, level0, fmt, specs, options, staged.RunListener())
+        done = _staged_run(ctx, level0, fmt, specs, options, staged.RunListener(), refs=refs)
         mip, read = replace(done.mip, copy_bandwidth_gbps=floor), done.measured
         dirty_rows = None
         if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
     mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
     checks = done.verdicts if not args.no_check else None
+    seams = cube_seams(mip, level0, source, refs if not args.no_check else None)
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
     print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
@@ -220,6 +238,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
           f"compute copy {bandwidth.compute_gbps:.1f}); reading level 0 through the sampler "
           f"alone: {read.timing.median:.1f} us ({read.gbps:.1f} GB/s)")
     print(report.bench_table(mip, checks))
+    if seams is not None:
+        print(seams.headline())
+        print("\n".join([f"{str(r.spec):<34} {seams.result_line(str(r.spec))}"
+                         for r in mip.results] + seams.reference_lines(34)))
     if dirty_rows is not None:
         print(dirty.format_rows(dirty_rows))
     if checks is not None:
@@ -227,11 +249,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
             if not c.within_tolerance or c.nonfinite is not None:
                 print(f"{name}: {c.summary()}")
     data = report.result_dict(mip, checks, {
-        "source": str(args.image or f"synthetic {synthetic_kind(args)} {args.size}"),
+        "source": source_label(args),
         "repeat": args.repeat,
         "warmup_ms": settings.warmup_ms,
         "cache": settings.cache,
-        "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()})
+        "copy_bandwidth": bandwidth.as_dict(), "image_read": read.as_dict()}, seams)
     for entry in data["strategies"]:
         entry.pop("errors", None)  # per-level detail belongs to `mipview run`
     if dirty_rows is not None:
@@ -265,13 +287,37 @@ class _Notes(staged.RunListener):
 
 def _staged_run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: list[StrategySpec],
                 options: RunOptions, listener: staged.RunListener,
-                source: SourceImage | None = None) -> staged.RunOutcome:
+                source: SourceImage | None = None,
+                refs: ReferenceCache | None = None) -> staged.RunOutcome:
     """The window's staged Run, for ``run`` and ``bench``: one reference cache for this
-    command; nothing stops it but Ctrl+C."""
-    done = staged.run(ctx, level0, fmt, specs, options, ReferenceCache(), listener,
+    command (``refs``, or a new one); nothing stops it but Ctrl+C."""
+    done = staged.run(ctx, level0, fmt, specs, options, refs or ReferenceCache(), listener,
                       source=source)
     assert done is not None  # stopped only when asked to
     return done
+
+
+def refuse_cube_specs(specs: list[StrategySpec], source: SourceImage) -> None:
+    """Before any GPU work: a strategy asked for ``edge=cube`` (the seamless chain) on an image
+    that is not a cube map is one line and exit 2, not a skipped row: a 2D image or array, even
+    one of 6 square layers (``--layers 6``), has no faces to read across."""
+    from mipview.runs.cube import cube_spec_reason
+
+    for spec in specs:
+        why = cube_spec_reason(spec, source.is_cube)
+        if why:
+            raise UsageError(f"{spec}: {why}")
+
+
+def cube_seams(mip: RunResult, level0: np.ndarray, source: SourceImage,
+               refs: ReferenceCache | None) -> CubeSeams | None:
+    """A cube map run's seam figures (every result's, and with ``refs`` every reference's);
+    None for other sources."""
+    if not source.is_cube:
+        return None
+    from mipview.runs.cube import run_seams
+
+    return run_seams(mip, level0, refs)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
@@ -296,17 +342,22 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--validate", action="store_true",
                        help="Khronos validation + synchronization checks (env MIPVIEW_VALIDATE=1)")
 
-    def image_opts(p: argparse.ArgumentParser, size: bool, layers: bool = True) -> None:
+    def image_opts(p: argparse.ArgumentParser, size: bool, layers: bool = True,
+                   cube: bool = True) -> None:
         from mipview.core.formats import Format
 
-        p.add_argument("image", nargs="?", help="image file")
+        p.add_argument("image", nargs="?", help="image file (one face of six, sky_px.png: the "
+                                                "cube map of all six)" if cube else "image file")
+        p.set_defaults(cube_faces=cube)  # common.face_files
         if size:
-            from mipview.io.synthetic import KINDS
+            from mipview.io.synthetic import CUBE_KIND, KINDS
 
+            kinds = (*KINDS, CUBE_KIND) if cube else KINDS
             p.add_argument("--size", help="synthetic image of N or WxH texels (--synthetic)")
-            p.add_argument("--synthetic", choices=KINDS, metavar="KIND",
-                           help=f"what --size makes: {' | '.join(KINDS)} (default {KINDS[0]}); "
-                                "depth is a perspective depth buffer, r32f unless --format")
+            p.add_argument("--synthetic", choices=kinds, metavar="KIND",
+                           help=f"what --size makes: {' | '.join(kinds)} (default {KINDS[0]}); "
+                                "depth is a perspective depth buffer, r32f unless --format"
+                                + ("; cube a cube map of 6 faces N x N (a sky)" if cube else ""))
             p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
         p.add_argument("--reversed-z", action="store_true",
                        help="depth is reversed-Z (near 1, far 0): reduction=nearest is max, "
@@ -318,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
         if layers:
             p.add_argument("--layers", type=positive_int, default=1,
                            help="array layers made from the image (mirrors, flips, channel "
-                                "swaps)")
+                                "swaps); not for a cube map, whose faces are its layers")
 
     def check_opt(p: argparse.ArgumentParser, what: str) -> None:
         p.add_argument("--no-check", action="store_true",

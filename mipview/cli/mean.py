@@ -42,7 +42,9 @@ def cmd_mean(args: argparse.Namespace) -> int:
     target = JsonFile(args.json)
     bench = (args.repeat, args.warmup_ms) if args.bench else None
     with open_context(args) as ctx:
-        level0, fmt = prepare_run(args, ctx, len(specs), False)
+        level0, fmt = prepare_run(args, ctx, len(specs), False, refuse_cube=(
+            "`mipview mean` takes a 2D image (the mean of its texels); `mipview run` checks a "
+            "cube map's chains"))
         unit = fmt.error_unit
         exact = mean_reference(level0, fmt, "mean")
         exact_log = mean_reference(level0, fmt, "log-mean")
@@ -152,7 +154,7 @@ def add_parsers(add: Callable[[str, str], argparse.ArgumentParser],
     from mipview.io.synthetic import KINDS
 
     p = add("mean", "exact image mean vs GPU mean vs each strategy's 1x1 level")
-    image_opts(p, True, layers=False)  # one layer: the mean of an image
+    image_opts(p, True, layers=False, cube=False)  # one layer: the mean of an image
     p.add_argument("--block", type=int, choices=(8, 16), default=8,
                    help="work group side s of the mean reduction (4s x 4s texels per group)")
     p.add_argument("--method", choices=("weighted", "padded"), default="weighted",

@@ -15,6 +15,7 @@ from mipview.check.filter_reference import BOX_NAMES, result_figures
 from mipview.check.verdict import Verdict
 from mipview.core.formats import Format
 from mipview.core.results import RunResult, StrategyResult, TimingStats
+from mipview.runs.cube import CubeSeams, cube_dict, strategy_cube_dict
 
 #: the key of report.json (and bench's JSON) that says mipview wrote it: ``mipview run`` only
 #: ever replaces a folder whose report.json has it (mipview/cli/output.py)
@@ -94,9 +95,12 @@ def strategy_dict(res: StrategyResult, mip: RunResult, check: Verdict | None) ->
 
 
 def result_dict(mip: RunResult, checks: dict[str, Verdict] | None = None,
-                extra: dict[str, Any] | None = None) -> dict[str, Any]:
+                extra: dict[str, Any] | None = None,
+                cube: CubeSeams | None = None) -> dict[str, Any]:
+    """The JSON of a run or bench; ``cube``: a cube map's seam figures (mipview.runs.cube), as
+    the entry ``cube`` and each strategy's ``cube`` and ``seams``."""
     checks = checks or {}
-    return {
+    data = {
         GENERATOR_KEY: f"mipview {__version__}",
         "device": {"name": mip.device.name, "type": mip.device.device_type,
                    "driver": mip.device.driver, "api_version": mip.device.api_version,
@@ -115,6 +119,11 @@ def result_dict(mip: RunResult, checks: dict[str, Verdict] | None = None,
         "skipped": [{"strategy": str(s), "reason": why} for s, why in mip.skipped],
         "validation_messages": list(mip.validation_messages),
     }
+    if cube is not None:
+        data["cube"] = cube_dict(cube)
+        for entry in data["strategies"]:
+            entry.update(strategy_cube_dict(cube, entry["strategy"]))
+    return data
 
 
 def bench_table(mip: RunResult, checks: dict[str, Verdict] | None = None) -> str:
