@@ -33,7 +33,10 @@ import numpy as np
 import pyqtgraph as pg
 
 from mipview.check.reference import step_level
+from mipview.core.cube import FACES
 from mipview.core.formats import Format, linear_to_srgb
+from mipview.core.turns import give_turn
+from mipview.ui.cube_cross import unfold
 
 
 def first_layer(a: np.ndarray) -> np.ndarray:
@@ -282,6 +285,19 @@ def to_display(a: np.ndarray, fmt: Format | None, layer: int = 0,
     return out
 
 
+def cross_display(a: np.ndarray, fmt: Format | None, cube: int = 0,
+                  settings: DisplaySettings | None = None) -> np.ndarray:
+    """Cube ``cube`` of a cube map level (6 k, N, N, C) unfolded as the cross
+    (``ui.cube_cross``): :func:`to_display` of each of its faces, unfolded, so exposure and tone
+    mapping are those of a face shown alone; uint8 (3 N, 4 N, 4), empty cells transparent.
+    Gives the UI thread its turn between faces (mipview/core/turns.py)."""
+    faces = []
+    for f in range(FACES):
+        give_turn()
+        faces.append(to_display(a, fmt, FACES * cube + f, settings))
+    return unfold(np.stack(faces))
+
+
 def display_layers(a: np.ndarray, fmt: Format | None) -> np.ndarray:
     """:func:`to_display` of every layer: uint8 (H, W, 4), or (L, H, W, 4) for layered input."""
     a = np.asarray(a)
@@ -383,6 +399,23 @@ def hiz_overlay(below: np.ndarray, level: np.ndarray, fmt: Format | None, reduct
     for kind, mask in marks.items():
         out[mask] = (*HIZ_MARKS[kind], 255)
     return out, {k: int(np.count_nonzero(m)) for k, m in marks.items()}
+
+
+def cross_hiz_overlay(below: np.ndarray, level: np.ndarray, fmt: Format | None, reduction: str,
+                      cube: int = 0) -> tuple[np.ndarray | None, dict[str, int]]:
+    """:func:`hiz_overlay` of each face of cube ``cube``, unfolded as the cross (None: none
+    marked), and the texels marked per kind over the six faces."""
+    faces, counts = [], {}
+    for f in range(FACES):
+        marks, n = hiz_overlay(below, level, fmt, reduction, FACES * cube + f)
+        faces.append(marks)
+        for kind, k in n.items():
+            counts[kind] = counts.get(kind, 0) + k
+    if all(m is None for m in faces):
+        return None, {}
+    side = layer_of(level, 0).shape[:2]
+    blank = np.zeros((*side, 4), np.uint8)
+    return unfold(np.stack([blank if m is None else m for m in faces])), counts
 
 
 def footprint_of(below: np.ndarray, x: int, y: int, layer: int = 0) -> np.ndarray:

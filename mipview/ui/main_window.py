@@ -771,7 +771,7 @@ class MainWindow(QMainWindow):
         # the levels' display path (colormap, range, Depth): an image looks the same before and
         # after a run
         self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.level0,),
-                                    opened.fmt)])
+                                    opened.fmt)], faces=src.faces)
         self._tell_nonfinite(src, fmt)
         self._drop_comparisons()
         self.heatmap.clear()
@@ -798,9 +798,13 @@ class MainWindow(QMainWindow):
         self.output, self.analysis = out, None
         self.export_action.setEnabled(True)
         mip = out.mip
+        # a cube map's faces, unless the Layers control made the run's layers from its first
+        req = self._latest["run"]
+        faces = req.source.faces if req.layers <= 1 else 1
         self.pyramid.set_pyramids([(str(r.spec), containers.title(r.spec), r.levels, mip.fmt)
                                    for r in mip.results],
-                                  reductions={str(r.spec): r.reduction for r in mip.results})
+                                  reductions={str(r.spec): r.reduction for r in mip.results},
+                                  faces=faces)
         self._drop_comparisons()
         self.heatmap.set_run(out)  # fills in as each strategy's analysis arrives
         self.preview.set_strategies([str(r.spec) for r in mip.results])

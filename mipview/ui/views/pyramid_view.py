@@ -32,6 +32,17 @@ the level count and sizes), before the worker's threads start; its results then 
 image lays its levels out where the last one's were, and is not fitted again when the view
 still shows what the last fit left (``fit``).
 
+A cube map (``set_pyramids``' ``faces`` 6, or :meth:`PyramidView.set_cube`, with levels of 6 k
+square layers) is shown by default with each level unfolded as a cross (``ui.cube_cross``: +Y
+above; -X, +Z, +X, -Z; -Y below), the layer selector offering each cube's cross besides its
+faces. Each face goes through ``display.to_display`` and the uint8 result is unfolded
+(``display.cross_display``, in the pixel pool), so exposure and tone mapping are a face's own.
+"Seams" draws the cube's 12 edges over the crosses (one item per panel: joined edges pale, the
+two sides of each open edge in one colour and number), and the panel's label and tooltip give
+each level's seam metric (``check.seams.seam_metric``, in the pixel pool). Coordinates (hover,
+lock, go to) are the cross's texels; the readout names the face and the texel in it, and
+nothing over an empty cell. The cull test serves faces, not crosses.
+
 Signals
 -------
 sigHover(str)     the readout under the cursor ("" when it leaves every level)
@@ -40,6 +51,7 @@ sigLocked(object) the locked texel, (level, x, y), or None when unlocked
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -68,14 +80,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mipview.check.seams import SeamFigures, seam_metric
+from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
+from mipview.ui.cube_cross import (
+    FACE_LABELS,
+    SeamLine,
+    cross_position,
+    cross_size,
+    cross_texel,
+    seam_lines,
+)
 from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
     EXTREMES,
     HIZ_MARKS,
     DisplaySettings,
     channel_count,
+    cross_display,
+    cross_hiz_overlay,
     first_layer,
     footprint_text,
     hiz_overlay,
@@ -106,6 +130,13 @@ CULL_EDGE = QColor(0, 0, 0, 200)
 #: the cull test's verdicts in the text
 CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative": "#ff5050",
                 "nan": "#ffb060"}
+#: a cube's edges on the cross: joined ones (faces touching) pale, each open edge's two sides in
+#: one of these colours, by its number
+SEAM_JOINED = QColor(255, 255, 255, 120)
+SEAM_COLOURS = tuple(QColor(c) for c in ("#ff5a5a", "#ffb347", "#ffe066", "#6ee07a", "#4fc3f7",
+                                          "#b388ff", "#ff80c0"))
+#: the seam metric's text in a panel's label
+SEAM_TEXT = "#9ecbff"
 
 Entry = tuple[str, str, tuple[np.ndarray, ...], Format | None]
 
@@ -139,6 +170,8 @@ class Panel:
     #: (width, height) of each level a prepared panel (``PyramidView.prepare``) lays out before
     #: its levels come
     expected: list[tuple[int, int]] = field(default_factory=list)
+    #: a cube's edges over its crosses (made when first shown)
+    seam_item: SeamItem | None = None
 
     def __post_init__(self) -> None:
         self.source = self.source or self.key
@@ -222,6 +255,56 @@ class LevelImage(pg.ImageItem):
         self.forgetViewWidget()
 
 
+class SeamItem(pg.GraphicsObject):
+    """A cube's 12 edges over the crosses a panel shows (``cube_cross.seam_lines``): joined
+    edges thin and pale, the two sides of each open edge in one colour with its number, just
+    inside the face (cosmetic pens and upright text of a fixed size: legible at any zoom)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: (p0, p1, number (0: joined), the centre of the face it borders), view coordinates
+        self.lines: list[tuple[QPointF, QPointF, int, QPointF]] = []
+        self._bounds = QRectF()
+        self.setZValue(25)
+
+    def set_lines(self, lines: list[tuple[QPointF, QPointF, int, QPointF]],
+                  bounds: QRectF) -> None:
+        self.prepareGeometryChange()
+        self.lines, self._bounds = lines, QRectF(bounds)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return QRectF(self._bounds)
+
+    def paint(self, p, *args) -> None:
+        for p0, p1, label, _ in self.lines:
+            pen = QPen(SEAM_JOINED if label == 0 else SEAM_COLOURS[(label - 1) % len(SEAM_COLOURS)])
+            pen.setCosmetic(True)
+            pen.setWidthF(1.0 if label == 0 else 2.0)
+            p.setPen(pen)
+            p.drawLine(p0, p1)
+        t = p.transform()
+        p.save()
+        p.resetTransform()
+        font = p.font()
+        font.setPixelSize(11)
+        font.setBold(True)
+        p.setFont(font)
+        for p0, p1, label, centre in self.lines:
+            a, b = t.map(p0), t.map(p1)
+            if label == 0 or math.hypot(b.x() - a.x(), b.y() - a.y()) < 24:
+                continue  # joined, or too small on screen for a number
+            mid = (a + b) / 2
+            d = t.map(centre) - mid
+            norm = math.hypot(d.x(), d.y()) or 1.0
+            at = mid + d * (10.0 / norm)
+            box = QRectF(at.x() - 8, at.y() - 8, 16, 16)
+            p.fillRect(box, QColor(0, 0, 0, 170))
+            p.setPen(SEAM_COLOURS[(label - 1) % len(SEAM_COLOURS)])
+            p.drawText(box, Qt.AlignmentFlag.AlignCenter, str(label))
+        p.restore()
+
+
 def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
              dashed: bool = False) -> list[QGraphicsRectItem]:
     """A rectangle outline over a wider dark edge (legible on any colormap), cosmetic pens."""
@@ -257,8 +340,18 @@ class PyramidView(QWidget):
         bar.addWidget(self.mode_combo)
         # shown only when a pyramid has array layers (multi-page TIFF, or the Layers control)
         self.layer_spin = LayerSelector("Layer", "array layer shown in every panel")
-        self.layer_spin.valueChanged.connect(lambda _: self._relayout(fit=False))
+        self.layer_spin.valueChanged.connect(lambda _: self._layer_changed())
         bar.addWidget(self.layer_spin)
+        # a cube map's edges over its crosses (shown with the crosses only)
+        self.seams_check = QCheckBox("Seams")
+        self.seams_check.setChecked(True)
+        self.seams_check.setToolTip("Draw the cube's 12 edges over each cross: joined edges "
+                                    "pale, the two sides of each open edge in one colour and "
+                                    "number. The panel's title gives the seam metric (hover it "
+                                    "for every level)")
+        self.seams_check.toggled.connect(lambda _: self._draw_all_seams())
+        self.seams_check.setVisible(False)
+        bar.addWidget(self.seams_check)
         self.reference_check = QCheckBox("Exact reference")
         self.reference_check.setToolTip("Add a panel with the float64 reference pyramid")
         self.reference_check.toggled.connect(lambda _: self._rebuild(keep_view=True))
@@ -355,6 +448,12 @@ class PyramidView(QWidget):
         self._images: dict[tuple[str, int, int], np.ndarray] = {}
         #: pyramid key -> its reduction (min/max ones get the Hi-Z overlay)
         self._reductions: dict[str, str] = {}
+        #: 6 when the pyramids shown are of a cube map (``set_cube``), else 1
+        self._faces = 1
+        #: (source, level, cube) -> the seam metric of that cube of that level (None: none)
+        self._seams: dict[tuple[str, int, int], SeamFigures | None] = {}
+        #: the cube shown as a cross at the last layout (None: a layer), and the layer
+        self._geometry: tuple[int | None, int] = (None, 0)
         #: (source, level, layer) -> its Hi-Z overlay (None: nothing marked) and counts
         self._marks: dict[tuple[str, int, int], tuple[np.ndarray | None, dict[str, int]]] = {}
         #: images wait for the auto range of a one- or two-channel pyramid (or new depth units)
@@ -388,17 +487,22 @@ class PyramidView(QWidget):
 
     # --- data -----------------------------------------------------------------------------
     def set_pyramids(self, pyramids: list[Entry], keep_view: bool = False,
-                     reductions: dict[str, str] | None = None) -> None:
+                     reductions: dict[str, str] | None = None, faces: int | None = None) -> None:
         """Show these pyramids as (key, title, levels, fmt); arrays are kept as given.
         ``reductions``: each key's reduction (a result's ``reduction``); min and max ones get
         the Hi-Z overlay. A one- or two-channel first pyramid sets the range to its level 0's
-        finite extent before its levels are drawn."""
+        finite extent before its levels are drawn. ``faces``: 6 when they are of a cube map
+        (their source's ``SourceImage.faces``), 1 when not, None: as the last ones
+        (:meth:`set_cube`)."""
         old = self.panels[0].view.viewRange() if (keep_view and self.panels) else None
         self._pyramids = list(pyramids)
         self._reductions = dict(reductions or {})
+        if faces is not None:
+            self._faces = faces
         self._reference = None
         self._images.clear()
         self._marks.clear()
+        self._seams.clear()
         self.pool.forget()
         first = self._pyramids[0] if self._pyramids and self._pyramids[0][2] else None
         fmt = first[3] if first is not None else None
@@ -422,6 +526,10 @@ class PyramidView(QWidget):
         self._set_flipped_silently(False)
         self._update_modes()
         self._update_layers()
+        if (self.cross() is None) != (self._geometry[0] is None) and self.lock is not None:
+            self.lock = None  # a cross's texels are not a layer's: the lock goes
+            self.sigLocked.emit(None)
+        self._update_cull_enabled()  # not over a cross
         self._update_flip_choices()
         self._rebuild()
         if reset:
@@ -439,9 +547,9 @@ class PyramidView(QWidget):
             self._awaiting_range = False
             return False
         _, _, levels, fmt = self._pyramids[0]
-        a = layer_of(levels[0], self.layer_spin.value())
+        a = self._shown_array(levels[0])
         self._awaiting_range = True
-        self.pool.submit("extent", a.shape[0] * a.shape[1], _extent, (a, fmt, self.settings),
+        self.pool.submit("extent", _texels(a), _extent, (a, fmt, self.settings),
                          self._range_found)
         return True
 
@@ -580,6 +688,210 @@ class PyramidView(QWidget):
     def _update_layers(self) -> None:
         n = self.layers()
         self.layer_spin.set_count(n)
+        cubes = self.cube_count()
+        self.layer_spin.set_cubes(cubes)
+        self.seams_check.setVisible(cubes > 0)
+
+    # --- cube maps ------------------------------------------------------------------------
+    def set_cube(self, faces: int) -> None:
+        """6: the pyramids shown (and those set later, until told otherwise) are of a cube map,
+        shown as crosses when their levels are 6 k square layers; 1: they are not."""
+        if faces == self._faces:
+            return
+        self._faces = faces
+        self._update_layers()
+        self._layer_changed()
+
+    def cube_count(self) -> int:
+        """Cubes of the pyramids shown: their source is a cube map (:meth:`set_cube`) and every
+        level of each is 6 k square layers (the same k); 0 otherwise."""
+        if self._faces != FACES:
+            return 0
+        counts = set()
+        for _, _, levels, _ in self._pyramids:
+            for a in levels:
+                if a.ndim != 4 or a.shape[0] % FACES or a.shape[1] != a.shape[2]:
+                    return 0
+                counts.add(a.shape[0] // FACES)
+        return counts.pop() if len(counts) == 1 else 0
+
+    def cross(self) -> int | None:
+        """The cube each level is shown unfolded of (a cross), or None (a layer is shown)."""
+        return self.layer_spin.cross()
+
+    def set_cross(self, cube: int = 0) -> None:
+        """Show each level of cube ``cube`` as a cross (a cube map only)."""
+        self.layer_spin.set_cross(cube)
+
+    def _crossable(self, a: np.ndarray) -> bool:
+        """Whether level ``a`` is shown as a cross: a cross is chosen and ``a`` holds that cube."""
+        c = self.cross()
+        return c is not None and a.ndim == 4 and a.shape[1] == a.shape[2] \
+            and a.shape[0] >= FACES * (c + 1)
+
+    def _level_sizes(self, levels: tuple[np.ndarray, ...]) -> list[tuple[int, int]]:
+        """(width, height) each level takes on screen: a cross's, or the level's."""
+        return self._shown_sizes(level_sizes(levels))
+
+    def _shown_sizes(self, sizes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Sizes of levels (of faces while a cross is shown) -> their size on screen."""
+        return [cross_size(w) for w, _ in sizes] if self.cross() is not None else sizes
+
+    def _shown_array(self, a: np.ndarray) -> np.ndarray:
+        """The texels of level ``a`` on screen: the cross's cube's faces, or the layer's."""
+        if self._crossable(a):
+            c = self.cross()
+            return a[FACES * c:FACES * (c + 1)]
+        return layer_of(a, self.layer_spin.value())
+
+    def _image_key(self, a: np.ndarray) -> int | tuple[str, int]:
+        """What of level ``a`` is shown: ("cross", cube), or the layer (clamped)."""
+        if self._crossable(a):
+            return ("cross", self.cross())
+        return min(self.layer_spin.value(), layer_count(a) - 1)
+
+    def texel_of(self, a: np.ndarray, x: int, y: int) -> tuple[int, int, int] | None:
+        """(layer, x, y) of the texel of level ``a`` shown at (x, y): in a cross, the face's
+        layer and the texel in that face (None over an empty cell); else the layer shown."""
+        if not self._crossable(a):
+            return self.layer_spin.value(), x, y
+        found = cross_texel(a.shape[1], x, y)
+        if found is None:
+            return None
+        f, i, j = found
+        return FACES * self.cross() + f, i, j
+
+    def _layer_changed(self) -> None:
+        """Another layer or cross: between a layer and a cross the places change, so the lock
+        moves to the same texel in the other's coordinates (or goes), the cull rectangle goes,
+        and the view is fitted again."""
+        cross = self.cross()
+        was, layer = self._geometry
+        if (cross is None) == (was is None):
+            self._relayout(fit=False)
+            return
+        if self.lock is not None:
+            self.lock = self._moved_lock(self.lock, cross, layer)
+            self.sigLocked.emit(self.lock)
+        self.cull_rect = None
+        self._update_cull_enabled()
+        self._relayout()
+
+    def _moved_lock(self, lock: tuple[int, int, int], cross: int | None,
+                    layer: int) -> tuple[int, int, int] | None:
+        """The locked texel in a cross's coordinates (``cross`` not None: from ``layer``'s
+        face) or in a face's (from a cross's), None where there is none."""
+        sizes = level_sizes(self._pyramids[0][2]) if self._pyramids and self._pyramids[0][2] \
+            else []
+        level, x, y = lock
+        if level >= len(sizes):
+            return None
+        n = sizes[level][0]
+        if cross is not None:
+            return (level, *cross_position(n, layer % FACES, x, y))
+        found = cross_texel(n, x, y)
+        return None if found is None else (level, found[1], found[2])
+
+    def seam_figures(self, key: str) -> dict[int, SeamFigures]:
+        """Level -> the seam metric of the cube panel ``key`` shows as crosses (of the levels
+        shown whose metric is in; {} when no cross is shown)."""
+        panel = self.panel(key)
+        c = self.cross()
+        if c is None:
+            return {}
+        got = {lv: self._seams.get((panel.source, lv, c)) for lv in panel.shown}
+        return {lv: f for lv, f in got.items() if f is not None}
+
+    def seam_segments(self, key: str) -> list[tuple[QPointF, QPointF, int]]:
+        """The edges panel ``key`` draws over its crosses: (p0, p1, number; 0 for a joined
+        edge), view coordinates ([] with Seams off or no cross shown)."""
+        item = self.panel(key).seam_item
+        if item is None or not item.isVisible():
+            return []
+        return [(a, b, k) for a, b, k, _ in item.lines]
+
+    def _draw_all_seams(self) -> None:
+        for panel in self.panels:
+            self._draw_seams(panel)
+
+    def _draw_seams(self, panel: Panel) -> None:
+        """The cube's edges over each cross the panel shows (Seams on), and each shown level's
+        seam metric: from the cache, else measured in the pixel pool."""
+        c = self.cross()
+        on = c is not None and self.seams_check.isChecked() and bool(panel.rects)
+        if not on:
+            if panel.seam_item is not None:
+                panel.seam_item.setVisible(False)
+        else:
+            lines, bounds = [], QRectF()
+            for rect in panel.rects:
+                n = int(rect.height()) // 3
+                for line in _seam_lines(n):
+                    p0 = QPointF(rect.x() + line.p0[0], rect.y() + line.p0[1])
+                    p1 = QPointF(rect.x() + line.p1[0], rect.y() + line.p1[1])
+                    centre = QPointF(*_face_centre(n, line))
+                    lines.append((p0, p1, line.label, centre + rect.topLeft()))
+                bounds = bounds.united(rect)
+            if panel.seam_item is None:
+                panel.seam_item = SeamItem()
+                panel.view.addItem(panel.seam_item, ignoreBounds=True)
+            panel.seam_item.set_lines(lines, bounds)
+            panel.seam_item.setVisible(True)
+        self._measure_seams(panel)
+
+    def _measure_seams(self, panel: Panel) -> None:
+        job = ("seams", panel.key)
+        c = self.cross()
+        todo = []
+        for level in panel.shown if c is not None else []:
+            if level < len(panel.levels) and self._crossable(panel.levels[level]) \
+                    and (panel.source, level, c) not in self._seams:
+                todo.append(level)
+        if not todo:
+            self.pool.forget_key(job)
+            self._label(panel)
+            return
+        faces = [panel.levels[lv][FACES * c:FACES * (c + 1)] for lv in todo]
+        keys = [(panel.source, lv, c) for lv in todo]
+        self.pool.submit(job, sum(_texels(a) for a in faces), _seam_figures,
+                         (faces, panel.fmt), lambda got, p=panel, k=keys: self._measured(p, k, got))
+
+    def _measured(self, panel: Panel, keys: list, got: list[SeamFigures | None]) -> None:
+        for key, figures in zip(keys, got, strict=True):
+            self._seams[key] = figures
+        if panel in self.panels:
+            self._label(panel)
+
+    def _seam_label(self, panel: Panel) -> tuple[str, str]:
+        """The seam metric of the levels panel ``panel`` shows as crosses: the label's part
+        (the one level shown, else the level of the largest mean ratio) and the tooltip (every
+        level); ("", "") without crosses or figures."""
+        figures = self.seam_figures(panel.key) if panel in self.panels else {}
+        if not figures:
+            return "", ""
+
+        def ratio(v: float | None) -> str:
+            return "-" if v is None else f"{v:.2f}"
+
+        def worst(lv: int) -> tuple[float, float]:
+            f = figures[lv]
+            return (-1.0 if f.mean_ratio is None else f.mean_ratio, f.max_step)
+
+        lv = max(figures, key=worst)
+        f = figures[lv]
+        which = f"L{lv}" if len(panel.shown) == 1 else f"worst L{lv}"
+        label = (f"   <span style='color:{SEAM_TEXT}'>seams {which}: mean ratio "
+                 f"{ratio(f.mean_ratio)}, max step {f.max_step:.3g}</span>")
+        lines = ["Seam metric per level (the step across each of the 12 cube edges against "
+                 "the variation inside the faces beside it, linear units; a mean ratio near 1 "
+                 "is seamless):"]
+        for k in sorted(figures):
+            g = figures[k]
+            _, face, edge = g.worst
+            lines.append(f"level {k} ({g.size}x{g.size}): mean ratio {ratio(g.mean_ratio)}, "
+                         f"max ratio {ratio(g.max_ratio)}, max step {g.max_step:.3g}, mean step "
+                         f"{g.mean_step:.3g}; worst edge {face} {edge}")
+        return label, "\n".join(lines)
 
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
@@ -660,10 +972,9 @@ class PyramidView(QWidget):
 
     def _columns(self, entries: list) -> int:
         """Panels per row that give each pyramid the most screen: wide pyramids stack."""
-        first = first_layer(entries[0][2][0]) if entries and entries[0][2] else None
-        if first is None:
+        if not entries or not entries[0][2]:
             return max(1, len(entries))
-        h, w = first.shape[:2]
+        w, h = self._level_sizes((entries[0][2][0],))[0]
         return self._columns_for(len(entries), w, h)
 
     def _columns_for(self, n: int, w: int, h: int) -> int:
@@ -685,7 +996,8 @@ class PyramidView(QWidget):
         mode = self.mode_combo.currentData()
         for panel in self.panels:
             shown, rects = self._placement(
-                level_sizes(panel.levels) if panel.levels else panel.expected, mode)
+                self._level_sizes(panel.levels) if panel.levels
+                else self._shown_sizes(panel.expected), mode)
             if (shown, rects) != (panel.shown, panel.rects):
                 # images keep their items where the places are the same: the new levels
                 # replace the old ones' pixels when drawn, with no blank frame between
@@ -701,6 +1013,8 @@ class PyramidView(QWidget):
                 panel.rects, panel.shown = rects, shown
             self._draw_panel(panel)
             self._draw_marks(panel)
+            self._draw_seams(panel)
+        self._geometry = (self.cross(), self.layer_spin.value())
         self._show_lock()
         self._show_cull()
         self._update_histogram()
@@ -724,13 +1038,12 @@ class PyramidView(QWidget):
         than the small levels cost in numpy)."""
         if self._awaiting_range:  # drawn once the range is known
             return
-        layer = self.layer_spin.value()
         todo = []
         for level, item in zip(panel.shown, panel.items, strict=True):
             if level >= len(panel.levels):  # a prepared panel's: its levels have not come
                 continue
             a = panel.levels[level]
-            key = (panel.source, level, min(layer, layer_count(a) - 1))
+            key = (panel.source, level, self._image_key(a))
             if key in self._images:
                 item.setImage(self._images[key], autoLevels=False, levels=None)
             else:
@@ -738,7 +1051,8 @@ class PyramidView(QWidget):
         if not todo:
             self.pool.forget_key(("image", panel.key))
             return
-        texels = sum(math.prod(first_layer(a).shape[:2]) for _, _, a in todo)
+        texels = sum(math.prod(first_layer(a).shape[:2]) * (FACES if isinstance(key[2], tuple)
+                                                             else 1) for key, _, a in todo)
         self.pool.submit(("image", panel.key), texels, _to_displays,
                          ([(a, panel.fmt, key[2]) for key, _, a in todo], self.settings),
                          lambda images, p=panel, t=todo: self._rendered(p, t, images))
@@ -754,7 +1068,6 @@ class PyramidView(QWidget):
         else computed in the pixel pool; cleared when off."""
         reduction = self._reductions.get(panel.source)
         on = self.settings.hiz and reduction in EXTREMES
-        layer = self.layer_spin.value()
         for i, level in enumerate(panel.shown):
             job, item = ("hiz", panel.key, level), panel.marks[i]
             if not on or level == 0 or level >= len(panel.levels):
@@ -768,13 +1081,16 @@ class PyramidView(QWidget):
                 item.setZValue(10)
                 panel.view.addItem(item)
             a = panel.levels[level]
-            key = (panel.source, level, min(layer, layer_count(a) - 1))
+            key = (panel.source, level, self._image_key(a))
             if key in self._marks:
                 self._show_marks(item, self._marks[key][0])
                 continue
             h, w = first_layer(a).shape[:2]
-            self.pool.submit(job, 5 * h * w, hiz_overlay,
-                             (panel.levels[level - 1], a, panel.fmt, reduction, key[2]),
+            cross = isinstance(key[2], tuple)
+            self.pool.submit(job, 5 * h * w * (FACES if cross else 1),
+                             cross_hiz_overlay if cross else hiz_overlay,
+                             (panel.levels[level - 1], a, panel.fmt, reduction,
+                              key[2][1] if cross else key[2]),
                              lambda got, k=key, p=panel, it=item: self._marked(k, p, it, got))
         self._label(panel)
 
@@ -796,11 +1112,10 @@ class PyramidView(QWidget):
         """Level -> texels the Hi-Z overlay marks per kind, of the levels panel ``key`` shows
         whose overlay is in ({} for an exact level)."""
         panel = self.panel(key)
-        layer = self.layer_spin.value()
         out = {}
         for level in panel.shown:
             if level < len(panel.levels):
-                k = (panel.source, level, min(layer, layer_count(panel.levels[level]) - 1))
+                k = (panel.source, level, self._image_key(panel.levels[level]))
                 if k in self._marks:
                     out[level] = self._marks[k][1]
         return out
@@ -825,9 +1140,13 @@ class PyramidView(QWidget):
             colour = f"#{r:02x}{g:02x}{b:02x}"
             text += (f"   <span style='color:{colour}'>Hi-Z: {bad} non-conservative, "
                      f"{off} inexact</span>")
+        seams, tip = self._seam_label(panel)
+        text += seams
         colour = "#ffb060" if flipped else "#d8d8d8"
         if (panel.label.text, panel.label.opts.get("color")) != (text, colour):  # a relayout
             panel.label.setText(text, color=colour)
+        if panel.label.toolTip() != tip:
+            panel.label.setToolTip(tip)
 
     def displayed(self, key: str, level: int) -> np.ndarray | None:
         """The RGBA image panel ``key`` shows for ``level`` (None: not shown, or not yet)."""
@@ -904,12 +1223,12 @@ class PyramidView(QWidget):
             self.histogram.set_histogram(None, "Histogram")
             return
         panel, level = target
-        a = layer_of(panel.levels[level], self.layer_spin.value())
+        a = self._shown_array(panel.levels[level])
         # the channel as the first panel shows it ("R" for a one-channel format, not "rgba")
         what = "linear depth" if self.settings.depth else \
             f"{self.controls.channel_combo.currentText()} values"
         title = f"{panel.title}, level {level}: {what}"
-        self.pool.submit("histogram", a.shape[0] * a.shape[1], _histogram,
+        self.pool.submit("histogram", _texels(a), _histogram,
                          (a, panel.fmt, self.settings),
                          lambda h: self.histogram.set_histogram(h, title))
 
@@ -971,6 +1290,9 @@ class PyramidView(QWidget):
             if rect.contains(pos):
                 x = int(math.floor(pos.x() - rect.x()))
                 y = int(math.floor(pos.y() - rect.y()))
+                if self.cross() is not None and \
+                        cross_texel(int(rect.height()) // 3, x, y) is None:
+                    return None  # an empty cell of a cross: no texel
                 if 0 <= x < rect.width() and 0 <= y < rect.height():
                     return level, x, y
         return None
@@ -1015,7 +1337,7 @@ class PyramidView(QWidget):
                 self.readout.setText(str(e))
 
     def _sizes(self) -> list[tuple[int, int]]:
-        return level_sizes(self._pyramids[0][2]) if self._pyramids and self._pyramids[0][2] \
+        return self._level_sizes(self._pyramids[0][2]) if self._pyramids and self._pyramids[0][2] \
             else []
 
     def locked_texels(self) -> dict[int, tuple[int, int]]:
@@ -1029,11 +1351,12 @@ class PyramidView(QWidget):
         """(pyramid key, level) -> normalised RGBA of :meth:`locked_texels` in every pyramid and
         the reference (of the layer shown)."""
         out = {}
-        layer = self.layer_spin.value()
         for key, _, levels, fmt in self.entries():
             for k, (x, y) in self.locked_texels().items():
-                if k < len(levels):
-                    out[(key, k)] = texel_values(levels[k], x, y, fmt, layer)
+                at = self.texel_of(levels[k], x, y) if k < len(levels) else None
+                if at is not None:
+                    layer, i, j = at
+                    out[(key, k)] = texel_values(levels[k], i, j, fmt, layer)
         return out
 
     def _show_lock(self) -> None:
@@ -1045,15 +1368,17 @@ class PyramidView(QWidget):
         table.setVisible(bool(texels))  # no blank box beside the histogram until a lock
         if texels:
             table.setHorizontalHeaderLabels([title for _, title, _, _ in entries])
-            table.setVerticalHeaderLabels([f"L{k} ({x}, {y})" for k, (x, y) in texels.items()])
-        layer = self.layer_spin.value()
+            table.setVerticalHeaderLabels([self._lock_header(k, x, y)
+                                           for k, (x, y) in texels.items()])
         for col, (_, _, levels, fmt) in enumerate(entries if texels else []):
             for k, (x, y) in texels.items():
-                if k >= len(levels):
+                at = self.texel_of(levels[k], x, y) if k < len(levels) else None
+                if at is None:
                     continue
-                own = texel_values(levels[k], x, y, fmt, layer)[:channel_count(fmt)]
+                layer, i, j = at
+                own = texel_values(levels[k], i, j, fmt, layer)[:channel_count(fmt)]
                 item = QTableWidgetItem(", ".join(f"{c:.5g}" for c in own))
-                item.setToolTip(texel_text(levels[k], x, y, fmt, layer))
+                item.setToolTip(texel_text(levels[k], i, j, fmt, layer))
                 table.setItem(k, col, item)
         sizes = self._sizes()
         for panel in self.panels:
@@ -1078,6 +1403,17 @@ class PyramidView(QWidget):
                     panel.view.addItem(outline)
                 outline.setRect(r)
 
+    def _lock_header(self, level: int, x: int, y: int) -> str:
+        """A row of the lock table: the level and texel (in a cross: the face's texel)."""
+        levels = self._pyramids[0][2] if self._pyramids else ()
+        if self.cross() is None or level >= len(levels):
+            return f"L{level} ({x}, {y})"
+        at = self.texel_of(levels[level], x, y)
+        if at is None:
+            return f"L{level} (no face)"
+        layer, i, j = at
+        return f"L{level} {FACE_LABELS[layer % FACES]} ({i}, {j})"
+
     def footprints(self, key: str) -> dict[int, QRectF]:
         """Level -> the outline drawn in panel ``key`` (view coordinates)."""
         return {lv: o.rect() for lv, o in self.panel(key).outlines.items()}
@@ -1085,7 +1421,8 @@ class PyramidView(QWidget):
     # --- cull test ------------------------------------------------------------------------
     def _update_cull_enabled(self) -> None:
         """The cull test serves min/max results: off (and its rectangle gone) without one."""
-        on = any(self._reductions.get(key) in EXTREMES for key, _, _, _ in self._pyramids)
+        on = self.cross() is None and \
+            any(self._reductions.get(key) in EXTREMES for key, _, _, _ in self._pyramids)
         self.cull_button.setEnabled(on)
         if not on:
             self.cull_button.setChecked(False)
@@ -1297,11 +1634,20 @@ class PyramidView(QWidget):
 
     # --- hover ----------------------------------------------------------------------------
     def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
+        """The readout of texel (x, y) of ``level`` as shown (of a cross: the face and the
+        texel in that face; "" over an empty cell)."""
         a = panel.levels[level]
         h, w = first_layer(a).shape[:2]
         layers = layer_count(a)
-        layer = min(self.layer_spin.value(), layers - 1)
+        at = self.texel_of(a, x, y)
+        if at is None:
+            return ""
+        layer, x, y = at
+        layer = min(layer, layers - 1)
         where = f"layer {layer}/{layers} | " if layers > 1 else ""
+        if self._crossable(a):
+            cube = f"cube {layer // FACES} " if layers > FACES else ""
+            where = f"{cube}face {FACE_LABELS[layer % FACES]} (layer {layer}/{layers}) | "
         text = (f"{panel.title} | {where}level {level} ({w}x{h}) | x {x}, y {y} | "
                 f"{texel_text(a, x, y, panel.fmt, layer)}")
         s = self.settings
@@ -1346,15 +1692,49 @@ def _histogram(a: np.ndarray, fmt: Format | None, settings: DisplaySettings):
     return value_histogram(level_values(a, fmt, settings))
 
 
-def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int]],
+def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int | tuple[str, int]]],
                  settings: DisplaySettings) -> list[np.ndarray]:
     """``to_display`` of each (level, format, layer), for one pixel-pool job (giving the UI
-    thread its turn between levels: mipview/core/turns.py)."""
+    thread its turn between levels: mipview/core/turns.py); a layer ("cross", c) is cube c of
+    the level unfolded (``display.cross_display``: each face's display, unfolded)."""
     out = []
     for a, fmt, layer in jobs:
         give_turn()
-        out.append(to_display(a, fmt, layer, settings))
+        if isinstance(layer, tuple):
+            out.append(cross_display(a, fmt, layer[1], settings))
+        else:
+            out.append(to_display(a, fmt, layer, settings))
     return out
+
+
+def _texels(a: np.ndarray) -> int:
+    """Texels of an (H, W, C) or (L, H, W, C) array (a pixel-pool job's size)."""
+    return int(a.size // a.shape[-1]) if a.ndim >= 3 else int(a.size)
+
+
+def _seam_figures(faces: list[np.ndarray], fmt: Format | None) -> list[SeamFigures | None]:
+    """``seams.seam_metric`` of each cube (6, N, N, C) of storage values of ``fmt`` (None:
+    values already linear), for one pixel-pool job; None where it cannot be measured."""
+    out = []
+    for a in faces:
+        give_turn()
+        try:
+            out.append(seam_metric(a, fmt))
+        except (ValueError, TypeError):  # a format or shape the metric does not read
+            out.append(None)
+    return out
+
+
+@functools.cache
+def _seam_lines(n: int) -> tuple[SeamLine, ...]:
+    return tuple(seam_lines(n))
+
+
+def _face_centre(n: int, line: SeamLine) -> tuple[float, float]:
+    """The centre of the cell of the face ``line`` borders, in cross pixels."""
+    x, y = cross_position(n, line.face, 0, 0)
+    x0, y0 = (x // n) * n, (y // n) * n
+    return x0 + n / 2, y0 + n / 2
 
 
 def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
