@@ -24,19 +24,13 @@ from mipview.core.cube import FACE_NAMES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.io import containers, imageio, synthetic
 from mipview.runs.cube import figures_dict
+from tests.bits import same_bits
+from tests.run_report import read_report
 from tests.stderr import without_compile_progress
 
 HEADLINE = "faces filtered independently"
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal shape, type and bits."""
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
-        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
-
-
-def _report(out) -> dict:
-    return json.loads((out / "report.json").read_text())
 
 
 def _entry(report: dict, name: str) -> dict:
@@ -81,7 +75,7 @@ def test_a_synthetic_cube_runs_each_strategy_on_its_faces_with_seams(tmp_path, c
     assert main(["run", "--synthetic", "cube", "--size", "5", "--strategies",
                  "per-level,npot-exact", "--export", "ktx2", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    report = _report(out)
+    report = read_report(out)
     assert report["image"] == {**report["image"], "width": 5, "height": 5, "layers": 6}
     assert report["cube"]["cubes"] == 1 and report["cube"]["side"] == 5
     assert HEADLINE in report["cube"]["note"] and "docs/cube-maps.md" in report["cube"]["note"]
@@ -106,7 +100,7 @@ def test_a_synthetic_cube_runs_each_strategy_on_its_faces_with_seams(tmp_path, c
         # exported as a cube map, read back bit for bit
         chain = imageio.read_chain(out / slug / f"{slug}.ktx2")
         assert chain.faces == 6 and chain.fmt is fmt
-        assert all(_same(a, b) for a, b in zip(chain.levels, levels, strict=True))
+        assert all(same_bits(a, b) for a, b in zip(chain.levels, levels, strict=True))
     lines = printed.splitlines()
     seam_lines = [line for line in lines if "seams: mean ratio per level" in line]
     assert len(seam_lines) == 3 and "[independent faces]" in seam_lines[0]
@@ -130,7 +124,7 @@ def test_a_cube_ktx2_runs_its_chain_and_exports_cubes_read_back_bit_exactly(tmp_
     assert main(["run", str(path), "--strategies", "per-level,per-level:filter=tent,edge=cube",
                  "--export", "ktx2,dds", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    report = _report(out)
+    report = read_report(out)
     assert report["image"]["layers"] == 6 and report["cube"]["cubes"] == 1
     assert "edge=cube" in report["cube"]["note"]
     file_entry = _entry(report, "file:name=sky.ktx2")
@@ -147,10 +141,10 @@ def test_a_cube_ktx2_runs_its_chain_and_exports_cubes_read_back_bit_exactly(tmp_
         for kind in ("ktx2", "dds"):
             back = imageio.load(out / slug / f"{slug}.{kind}")
             assert back.is_cube and back.texture is not None and back.texture.faces == 6
-            assert all(_same(a, b) for a, b in zip(back.texture.levels, exact, strict=True))
+            assert all(same_bits(a, b) for a, b in zip(back.texture.levels, exact, strict=True))
     # the file in, run, exported, read back: the chain it came with, bit for bit
     again = imageio.read_chain(out / next(f for f in file_entry["files"] if f.endswith(".ktx2")))
-    assert all(_same(a, b) for a, b in zip(again.levels, levels, strict=True))
+    assert all(same_bits(a, b) for a, b in zip(again.levels, levels, strict=True))
     assert "[seamless]" in printed and "reference tent,edge=cube" in printed
 
 
@@ -159,17 +153,17 @@ def test_six_png_faces_run_as_one_cube_and_a_1x1_cube_too(tmp_path, capsys):
     names = _write_faces(tmp_path, faces)
     out = tmp_path / "out"
     assert main(["run", names[5], "--strategies", "per-level", "--out", str(out)]) == 0
-    report = _report(out)
+    report = read_report(out)
     assert report["cube"]["face_files"] == names  # found from -Z, in layer order
     assert report["image"]["layers"] == 6
     per_level = _entry(report, "per-level")
     levels = _png_levels(out, "per-level", 4)
-    assert _same(levels[0], faces) and per_level["within_tolerance"] is True
+    assert same_bits(levels[0], faces) and per_level["within_tolerance"] is True
     assert per_level["seams"] == figures_dict(pyramid_seams(levels, Format.UNORM))
 
     assert main(["run", "--synthetic", "cube", "--size", "1", "--strategies", "per-level",
                  "--out", str(out)]) == 0
-    seams = _entry(_report(out), "per-level")["seams"]
+    seams = _entry(read_report(out), "per-level")["seams"]
     assert seams["size"] == [1] and seams["max_ratio"] == [None] and seams["max_step"][0] > 0
     assert "(1x1: step" in capsys.readouterr().out
 
@@ -197,7 +191,7 @@ def test_the_api_runs_a_cube_as_the_command_line(tmp_path):
     faces = np.rint(source.pixels * 255).astype(np.uint8)
     names = _write_faces(tmp_path, faces)
     opened = mipview.open_image(names[2])
-    assert opened.is_cube and _same(opened.storage(Format.UNORM), faces)
+    assert opened.is_cube and same_bits(opened.storage(Format.UNORM), faces)
     with pytest.raises(mipview.MipviewError, match="edge=cube needs a cube map"):
         mipview.run(synthetic.image(6, 6), strategies="per-level:filter=tent,edge=cube")
 

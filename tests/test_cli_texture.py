@@ -6,8 +6,6 @@ exit 2 before any GPU work."""
 
 from __future__ import annotations
 
-import json
-
 import ktx2_spec_reader
 import numpy as np
 import pytest
@@ -19,19 +17,13 @@ from mipview.cli.main import main
 from mipview.core.formats import Format
 from mipview.io import containers, imageio, synthetic
 from mipview.io.layers import make_layers
+from tests.bits import same_bits
+from tests.run_report import read_report
 from tests.stderr import without_compile_progress
 
 SIZE = "37x23"
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal shape, type and bits (NaN payloads included)."""
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
-        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
-
-
-def _report(out) -> dict:
-    return json.loads((out / "report.json").read_text())
 
 
 def _entry(report: dict, name: str) -> dict:
@@ -60,7 +52,7 @@ def test_export_all_of_a_float_run_writes_every_kind_per_strategy(tmp_path, caps
     out = tmp_path / "out"
     assert main(["run", "--size", SIZE, "--format", "f16", "--strategies", "per-level,subgroup",
                  "--export", "all", "--out", str(out)]) == 0
-    report = _report(out)
+    report = read_report(out)
     written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
     listed = [f for s in report["strategies"] for f in s["files"]]
     assert sorted(listed) == sorted(written - {"report.json"})  # every file, once
@@ -77,7 +69,7 @@ def test_export_all_of_a_float_run_writes_every_kind_per_strategy(tmp_path, caps
             chain = imageio.read_chain(out / kind_file)
             assert chain.fmt is Format.F16 and len(chain.levels) == 6
             for mine, theirs in zip(chain.levels, exact, strict=True):
-                assert _same(mine, theirs), kind_file
+                assert same_bits(mine, theirs), kind_file
     assert "wrote" in capsys.readouterr().out
 
 
@@ -85,7 +77,7 @@ def test_export_of_an_8bit_run_reads_back_as_its_png_levels(tmp_path):
     out = tmp_path / "out"
     assert main(["run", "--size", SIZE, "--format", "srgb", "--strategies", "per-level",
                  "--export", "exr,dds,ktx2", "--out", str(out)]) == 0
-    files = _entry(_report(out), "per-level")["files"]
+    files = _entry(read_report(out), "per-level")["files"]
     assert files[6:] == ["per-level/per-level.ktx2", "per-level/per-level.dds"] + [
         f"per-level/per-level.level{i:02d}.exr" for i in range(6)]
     pngs = [np.asarray(Image.open(out / f)) for f in files[:6]]
@@ -93,7 +85,7 @@ def test_export_of_an_8bit_run_reads_back_as_its_png_levels(tmp_path):
         chain = imageio.read_chain(out / name)
         assert len(chain.levels) == 6
         for mine, png in zip(chain.levels, pngs, strict=True):
-            assert _same(mine, png), name
+            assert same_bits(mine, png), name
         # the DX10 header and the EXR's mipviewFormat say sRGB (EXR: colour in linear light)
         assert chain.fmt is Format.SRGB, name
 
@@ -136,17 +128,17 @@ def test_run_of_a_ktx2_chain_judges_it_like_a_strategy(tmp_path, capsys, how):
     assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "file:name=chain.ktx2" in printed and "OUT OF TOLERANCE" not in printed
-    entry = _entry(_report(out), "file")
+    entry = _entry(read_report(out), "file")
     assert entry["strategy"] == "file:name=chain.ktx2" and entry["promise"] == "file"
     assert entry["within_tolerance"] is True and "timing" not in entry
     assert len(entry["files"]) == 6  # written like a strategy's levels
     png = np.asarray(Image.open(out / entry["files"][3]))
-    assert _same(png, imageio.read_chain(path).levels[3])
+    assert same_bits(png, imageio.read_chain(path).levels[3])
 
     _swap_level3_texels(path)
-    assert not _same(imageio.read_chain(path).levels[3], png)
+    assert not same_bits(imageio.read_chain(path).levels[3], png)
     assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 1
-    report = _report(out)
+    report = read_report(out)
     entry = _entry(report, "file")
     assert entry["within_tolerance"] is False
     assert {b["level"] for b in entry["breaches"]} == {3}
@@ -164,7 +156,7 @@ def test_run_of_a_file_whose_level0_the_run_does_not_use_says_why_in_one_line(tm
     lines = capsys.readouterr().out.splitlines()
     assert "c.dds: its own chain is not checked: level 0 of the run is not the file's level 0 " \
            "(e.g. --layers made others)" in lines
-    assert [s["name"] for s in _report(out)["strategies"]] == ["per-level"]
+    assert [s["name"] for s in read_report(out)["strategies"]] == ["per-level"]
 
 
 def test_nonfinite_texels_of_a_texture_file_are_told_once(tmp_path, capsys):

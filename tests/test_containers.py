@@ -22,6 +22,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.session import Session
 from mipview.io import containers, imageio, synthetic
 from mipview.io.layers import make_layers
+from tests.bits import same_bits
 from tests.gpu_formats import GPU_FORMATS
 
 WIDTH, HEIGHT, LAYERS = 37, 23, 2
@@ -53,11 +54,6 @@ def _levels(chains, fmt: Format, layered: bool) -> tuple[np.ndarray, ...]:
     return chains[fmt] if layered else tuple(a[0] for a in chains[fmt])
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal shape, type and bits (NaN payloads included)."""
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
-        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
-
 
 def _first_file(files, kind: str):
     return next(f for f in files if f.name.endswith(".level00.exr" if kind == "exr" else kind))
@@ -81,9 +77,9 @@ def test_round_trip_is_bit_exact(chains, tmp_path, fmt, kind, layered):
     assert texture is not None and texture.fmt is fmt
     assert len(texture.levels) == len(levels) == 6
     for mine, theirs in zip(texture.levels, levels, strict=True):
-        assert _same(mine, np.asarray(theirs))
+        assert same_bits(mine, np.asarray(theirs))
     assert source.suggested_format() is fmt
-    assert _same(source.storage(fmt), np.asarray(levels[0]))
+    assert same_bits(source.storage(fmt), np.asarray(levels[0]))
     assert source.layers == (LAYERS if layered else 1)
     # the run of a mipview pyramid of this very level 0 can check the file's chain
     assert texture.mismatch(fmt, source.storage(fmt)) == ""
@@ -265,7 +261,7 @@ def test_a_chain_altered_at_level_3_is_out_of_tolerance_exactly_at_level_3(chain
     assert judge(before.levels, before.levels[0], fmt).within_tolerance
     _alter_level3(path, kind, fmt)
     after = imageio.read_chain(path)
-    assert not _same(after.levels[3], before.levels[3])
+    assert not same_bits(after.levels[3], before.levels[3])
     verdict = judge(after.as_result().levels, after.levels[0], fmt)
     assert not verdict.within_tolerance
     assert verdict.failing_levels == (3,)

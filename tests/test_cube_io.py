@@ -19,6 +19,7 @@ from mipview.io.containers import dds_header
 from mipview.io.containers.decode import decode_texture
 from mipview.io.containers.texture import ContainerError, TextureFile
 from mipview.io.imageio import ImageLoadError, SourceImage
+from tests.bits import same_bits
 
 SIDE = 12
 FORMATS = [Format.UNORM, Format.SRGB, Format.F16, Format.F32, Format.R32F, Format.RG8,
@@ -41,11 +42,6 @@ def _cube_chain(fmt: Format, cubes: int, side: int = SIDE, seed: int = 0) -> lis
     return out
 
 
-def _same(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal shape, type and bits (NaN payloads included)."""
-    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
-        np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8))
-
 
 # --- round trips ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("cubes", [1, 2], ids=["cube", "cube-array"])
@@ -63,8 +59,8 @@ def test_cubes_round_trip_bit_exactly(tmp_path, fmt, kind, cubes):
     assert source.layers == 6 * cubes and source.width == source.height == SIDE
     assert len(texture.levels) == len(levels)
     for mine, written in zip(texture.levels, levels, strict=True):
-        assert _same(mine, written)
-    assert _same(source.storage(fmt), levels[0])
+        assert same_bits(mine, written)
+    assert same_bits(source.storage(fmt), levels[0])
     what = "cube map" if cubes == 1 else "cube array of 2"
     assert f", {what}, {len(levels)} levels" in texture.description()
     assert texture.mismatch(fmt, source.storage(fmt)) == ""
@@ -80,7 +76,7 @@ def test_ktx2_cubes_meet_the_spec(fmt, cubes):
     assert parsed.fields["layerCount"] == (0 if cubes == 1 else cubes)  # one cube: no array
     for p, level in enumerate(levels):  # face fastest within a layer: mipview's own order
         own = fmt.pack(level)
-        assert _same(parsed.images[p].view(np.uint8), own.reshape(parsed.images[p].shape)
+        assert same_bits(parsed.images[p].view(np.uint8), own.reshape(parsed.images[p].shape)
                      .view(np.uint8))
 
 
@@ -95,7 +91,7 @@ def test_dds_cubes_meet_the_documentation(fmt, cubes):
     assert parsed.header["dwCaps2"] == 0xFE00  # DDSCAPS2_CUBEMAP and every face
     for p, level in enumerate(levels):
         own = fmt.pack(level)
-        assert _same(parsed.images[p].view(np.uint8), own.reshape(parsed.images[p].shape)
+        assert same_bits(parsed.images[p].view(np.uint8), own.reshape(parsed.images[p].shape)
                      .view(np.uint8))
 
 
@@ -122,7 +118,7 @@ def test_a_cube_read_from_ktx2_with_another_orientation_is_read_as_stored(tmp_pa
         b"KTXorientation\0rd", b"KTXorientation\0ru")
     (tmp_path / "up.ktx2").write_bytes(data)
     texture = imageio.read_chain(tmp_path / "up.ktx2")
-    assert _same(texture.levels[0], levels[0])  # flipping faces would tear the cube's edges
+    assert same_bits(texture.levels[0], levels[0])  # flipping faces would tear the cube's edges
     assert "KTXorientation 'ru' on a cube map" in texture.notes[0]
 
 
@@ -173,7 +169,7 @@ def test_a_legacy_dds_cube_map_is_read(tmp_path, fmt, fourcc):
     assert texture is not None and texture.faces == source.faces == 6
     assert texture.fmt is fmt and len(texture.levels) == len(levels)
     for mine, written in zip(texture.levels, levels, strict=True):
-        assert _same(mine, written)
+        assert same_bits(mine, written)
     assert ", cube map, " in texture.description()
 
 
@@ -322,7 +318,7 @@ def test_load_faces_of_texture_files_keeps_their_chains(tmp_path):
     assert cube.texture is not None and cube.texture.faces == 6
     assert cube.suggested_format() is Format.F16
     for mine, written in zip(cube.texture.levels, levels, strict=True):
-        assert _same(mine, written)
+        assert same_bits(mine, written)
 
 
 # --- the synthetic cube --------------------------------------------------------------------------
