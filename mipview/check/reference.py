@@ -64,7 +64,7 @@ def _odd_weights(m: int, ndim: int, axis: int, first: int = 0,
     return ((m - i) / n).reshape(shape), m / n, ((i + 1) / n).reshape(shape)
 
 
-def _reduce_axis_mean(a: np.ndarray, axis: int, first: int = 0, side: int | None = None,
+def reduce_axis_mean(a: np.ndarray, axis: int, first: int = 0, side: int | None = None,
                       out: np.ndarray | None = None) -> np.ndarray:
     """Reduce one axis of ``a`` (into ``out`` when given). ``a`` may be a band of a larger
     side: source rows ``2 * first ..`` of a side of ``side`` texels (the odd weights are the
@@ -88,7 +88,10 @@ def _reduce_axis_mean(a: np.ndarray, axis: int, first: int = 0, side: int | None
     return out
 
 
-def _reduce_axis_extreme(a: np.ndarray, axis: int, fn: np.ufunc) -> np.ndarray:
+def reduce_axis_extreme(a: np.ndarray, axis: int, fn: np.ufunc) -> np.ndarray:
+    """Reduce one axis of ``a`` to the extreme ``fn`` (np.fmin, np.fmax) of each texel's 2 or 3 taps
+    (3 on an odd side): conservative, NaN taps dropped; any axis of any array (a volume's depth
+    too: mipview/check/volume_reference.py)."""
     n = a.shape[axis]
     if n == 1:
         return a
@@ -115,7 +118,7 @@ def reduce_level(values: np.ndarray) -> np.ndarray:
     a = texels(values)
     h = a.shape[_Y]
     if h == 1:
-        out = _reduce_axis_mean(a.astype(np.float64, copy=False), _X)
+        out = reduce_axis_mean(a.astype(np.float64, copy=False), _X)
         return out.copy() if out is a or out is values else out
     rows, odd = h // 2, h % 2
     w = a.shape[_X]
@@ -127,7 +130,7 @@ def reduce_level(values: np.ndarray) -> np.ndarray:
         # before the strided y pass), so the bands give the same bytes
         with np.errstate(**_IEEE_QUIET):
             src = a[..., 2 * start:2 * stop + odd, :, :].astype(np.float64, copy=False)
-            _reduce_axis_mean(_reduce_axis_mean(src, _X), _Y, start, h,
+            reduce_axis_mean(reduce_axis_mean(src, _X), _Y, start, h,
                               out[..., start:stop, :, :])
 
     bands.for_rows(band, rows, a.size)
@@ -150,7 +153,7 @@ def reduce_level_minmax(values: np.ndarray,
     a = texels(values)
 
     def reduce(c: np.ndarray, fn: np.ufunc) -> np.ndarray:
-        return _reduce_axis_extreme(_reduce_axis_extreme(c, _X, fn), _Y, fn)
+        return reduce_axis_extreme(reduce_axis_extreme(c, _X, fn), _Y, fn)
     if op == "minmax":
         out = np.concatenate([reduce(a[..., :1], np.fmin), reduce(a[..., 1:], np.fmax)],
                              axis=-1)
