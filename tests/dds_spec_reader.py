@@ -4,7 +4,8 @@ every header field of a DX10 file against what the documentation requires of an 
 documented layout.
 
 Sources: "DDS_HEADER structure", "DDS_PIXELFORMAT structure", "DDS_HEADER_DXT10 structure" and
-"DDS File Layout for Textures" (learn.microsoft.com/windows/win32/direct3ddds): magic
+"DDS File Layout for Textures", "DDS File Layout for Volume Textures"
+(learn.microsoft.com/windows/win32/direct3ddds, and the DirectX 9 SDK's volume page): magic
 "DDS " (0x20534444), dwSize 124, DDSD_CAPS/HEIGHT/WIDTH/PIXELFORMAT required in every file,
 DDSD_MIPMAPCOUNT in a mipmapped texture, DDSD_PITCH with the pitch of an uncompressed texture,
 (width * bits-per-pixel + 7) / 8; ddspf.dwSize 32 and DDPF_FOURCC "DX10" for the extension;
@@ -15,6 +16,11 @@ environment map...)"), DDSCAPS2_CUBEMAP and the six DDSCAPS2_CUBEMAP_POSITIVEX..
 when these surfaces are stored in a cube map"), DDS_RESOURCE_MISC_TEXTURECUBE (0x4) in miscFlag,
 arraySize "the number of cubes"; the faces stored +X, -X, +Y, -Y, +Z, -Z, each a whole mip chain,
 cube after cube.
+Volumes: resourceDimension 4 (DDS_DIMENSION_TEXTURE3D), arraySize 1 ("For a 3D texture, you must
+set this number to 1"), DDSD_DEPTH ("Required in a depth texture") with dwDepth ("Depth of a
+volume texture"), DDSCAPS2_VOLUME ("Required for a volume texture"), DDSCAPS_COMPLEX for a
+mipmapped volume; "all depth slices for a given mipmap level are written together, with each
+level containing half as many slices as the previous level with a minimum of 1".
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ FLAG = {"CAPS": 0x1, "HEIGHT": 0x2, "WIDTH": 0x4, "PITCH": 0x8, "PIXELFORMAT": 0
         "MIPMAPCOUNT": 0x20000, "LINEARSIZE": 0x80000, "DEPTH": 0x800000}
 DDPF_FOURCC = 0x4
 CAPS_COMPLEX, CAPS_TEXTURE, CAPS_MIPMAP = 0x8, 0x1000, 0x400000
-CAPS2_CUBEMAP = 0x200
+CAPS2_CUBEMAP, CAPS2_VOLUME = 0x200, 0x200000
 CAPS2_FACES = {"POSITIVEX": 0x400, "NEGATIVEX": 0x800, "POSITIVEY": 0x1000,
                "NEGATIVEY": 0x2000, "POSITIVEZ": 0x4000, "NEGATIVEZ": 0x8000}
 MISC_TEXTURECUBE = 0x4
@@ -55,9 +61,11 @@ DXGI = {28: ("DXGI_FORMAT_R8G8B8A8_UNORM", 32, "u1"),
 class Dds:
     header: dict[str, object]
     dx10: dict[str, int]
-    #: images[p] is level p, (layers, h, w, channels); a cube's layers are its faces
+    #: images[p] is level p, (layers, h, w, channels); a cube's layers are its faces, a
+    #: volume's are its slices (d_p, h, w, channels)
     images: list[np.ndarray] = field(default_factory=list)
-    #: offsets[layer][p]: where that subresource starts in the file
+    #: offsets[layer][p]: where that subresource starts in the file (a volume: offsets[0][p],
+    #: where level p's first slice starts)
     offsets: list[list[int]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -82,7 +90,17 @@ def parse(data: bytes) -> Dds:
     rule(size == 124, f"dwSize {size} != 124")
     for name in ("CAPS", "HEIGHT", "WIDTH", "PIXELFORMAT"):
         rule(flags & FLAG[name] != 0, f"DDSD_{name} is required in every .dds file")
-    rule(not flags & FLAG["DEPTH"] and depth == 0, "not a depth (volume) texture")
+    dxgi, dimension, misc, array_size, misc2 = struct.unpack_from("<5I", data, 128)
+    volume = dimension == 4
+    if volume:
+        rule(flags & FLAG["DEPTH"] != 0, "DDSD_DEPTH is required in a depth (volume) texture")
+        rule(depth >= 1, "dwDepth: a volume texture has at least one slice")
+        rule(caps[1] == CAPS2_VOLUME, "DDSCAPS2_VOLUME (and nothing else in dwCaps2) is required "
+                                      "for a volume texture")
+        rule(array_size == 1, "arraySize must be 1 for a 3D texture")
+        rule(misc & MISC_TEXTURECUBE == 0, "a 3D texture is no cube map")
+    else:
+        rule(not flags & FLAG["DEPTH"] and depth == 0, "not a depth (volume) texture")
     rule(not flags & FLAG["LINEARSIZE"], "DDSD_LINEARSIZE is for compressed textures")
     rule(reserved1 == (0,) * 11, "dwReserved1 is not zero")
     rule(pf[0] == 32, "ddspf.dwSize != 32")
@@ -91,7 +109,6 @@ def parse(data: bytes) -> Dds:
     rule(pf[3:] == (0, 0, 0, 0, 0), "ddspf bit count and masks are for DDPF_RGB formats")
     rule(caps[0] & CAPS_TEXTURE != 0, "DDSCAPS_TEXTURE is required")
     rule(caps[2:] == (0, 0, 0), "dwCaps3, dwCaps4 and dwReserved2 must be 0")
-    dxgi, dimension, misc, array_size, misc2 = struct.unpack_from("<5I", data, 128)
     cube = misc & MISC_TEXTURECUBE != 0
     if cube:
         rule(width == height, "a cube map's faces are square: dwWidth != dwHeight")
@@ -102,7 +119,7 @@ def parse(data: bytes) -> Dds:
             rule(caps[1] & bit != 0, f"DDSCAPS2_CUBEMAP_{name} is required: the face is stored")
         rule(caps[1] & ~(CAPS2_CUBEMAP | sum(CAPS2_FACES.values())) == 0,
              "dwCaps2 holds more than the cube map bits")
-    else:
+    elif not volume:
         rule(caps[1] == 0, "dwCaps2 must be 0 (no cube map, volume)")
     levels = max(1, mips)
     if levels > 1:
@@ -110,12 +127,13 @@ def parse(data: bytes) -> Dds:
                                                "texture")
         rule(caps[0] & CAPS_COMPLEX and caps[0] & CAPS_MIPMAP,
              "DDSCAPS_COMPLEX | DDSCAPS_MIPMAP are required for a mipmap")
-    most = max(width, height).bit_length()
+    most = max(width, height, depth if volume else 0).bit_length()
     rule(levels <= most, f"dwMipMapCount {levels} > {most}")
 
     dx10 = {"dxgiFormat": dxgi, "resourceDimension": dimension, "miscFlag": misc,
             "arraySize": array_size, "miscFlags2": misc2}
-    rule(dimension == 3, f"resourceDimension {dimension} != DDS_DIMENSION_TEXTURE2D (3)")
+    rule(dimension in (3, 4), f"resourceDimension {dimension} is neither "
+                              f"DDS_DIMENSION_TEXTURE2D (3) nor DDS_DIMENSION_TEXTURE3D (4)")
     rule(misc & ~MISC_TEXTURECUBE == 0, "miscFlag says more than TEXTURECUBE")
     rule(array_size >= 1, "arraySize must be at least 1")
     rule(misc2 & ~0x7 == 0 and misc2 & 0x7 <= 4, "miscFlags2 alpha mode is 0..4")
@@ -128,6 +146,17 @@ def parse(data: bytes) -> Dds:
     rule(pitch == (width * bpp + 7) // 8, f"pitch {pitch} != (width * bpp + 7) / 8")
 
     at = 148
+    if volume:  # level by level, each level all its slices
+        images, offsets = [], [[]]
+        for p in range(levels):
+            offsets[0].append(at)
+            w, h, d = max(1, width >> p), max(1, height >> p), max(1, depth >> p)
+            n = d * w * h * bpp // 8
+            images.append(np.frombuffer(data, dtype, n // np.dtype(dtype).itemsize, at).reshape(
+                d, h, w, bpp // 8 // np.dtype(dtype).itemsize))
+            at += n
+        rule(at == len(data), f"the data ends at {at}, the file at {len(data)}")
+        return Dds(header, dx10, images, offsets, problems)
     per_layer, offsets = [], []
     subresources = array_size * (6 if cube else 1)  # arraySize counts cubes
     for _ in range(subresources):

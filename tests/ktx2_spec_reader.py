@@ -1,14 +1,18 @@
 """A KTX 2.0 reader written from the specification, not from mipview's writer: it checks every
 field of a file against the rules the KTX File Format Specification 2.0 states for an
-uncompressed 2D texture, 2D array, cubemap or cubemap array (the rules KTX-Software's
-``ktx validate`` enforces), and decodes its levels by the layout the spec gives.
+uncompressed 2D texture, 2D array, cubemap, cubemap array or 3D texture (the rules
+KTX-Software's ``ktx validate`` enforces), and decodes its levels by the layout the spec gives.
 
 Sources: KTX File Format Specification 2.0 (KhronosGroup/KTX-Specification ktxspec.adoc),
 sections File Structure, Field Descriptions, Index, Level Index, Data Format Descriptor,
-Key/Value Data, Mip Level Array, Texture Type, faceCount, KTXorientation, KTXwriter; Khronos
-Data Format
-Specification 1.3 (basic descriptor block, sample layout, sampleLower/Upper of float samples:
-"described in floating point", i.e. the IEEE bits of -1.0f and 1.0f).
+Key/Value Data, Mip Level Array, Texture Type, faceCount, KTXorientation, KTXwriter. For 3D
+textures: pixelWidth, pixelHeight, pixelDepth ("If faceCount is equal to 6 ... pixelDepth must
+be 0"), Texture Type (3D: pixelDepth > 0, layerCount 0, faceCount 1), levelImages ("for each
+z_slice_of_blocks in num_blocks_z", num_blocks_z = max(1, floor(pixelDepth / 2^p))), levelCount
+(M = floor(log2(max(pixelWidth, pixelHeight, pixelDepth)))), KTXorientation (/^[rl][du][oi]$/
+for 3D). Khronos Data Format Specification 1.3 (basic descriptor block, sample layout,
+sampleLower/Upper of float samples: "described in floating point", i.e. the IEEE bits of -1.0f
+and 1.0f).
 """
 
 from __future__ import annotations
@@ -133,17 +137,20 @@ def parse(data: bytes) -> Ktx2:
     # --- header fields
     rule(f["typeSize"] == fmt.type_size, f"typeSize {f['typeSize']} != {fmt.type_size}")
     rule(f["pixelWidth"] > 0, "pixelWidth must not be 0")
-    rule(f["pixelHeight"] > 0, "a 2D texture has pixelHeight > 0")
-    rule(f["pixelDepth"] == 0, "a 2D texture has pixelDepth 0")
+    rule(f["pixelHeight"] > 0, "a 2D or 3D texture has pixelHeight > 0")
     # "For cubemaps and cubemap arrays this must be 6. For non cubemaps this must be 1."
     rule(f["faceCount"] in (1, 6), f"faceCount {f['faceCount']} is neither 1 nor 6 (cubemaps)")
     cube = f["faceCount"] == 6
+    volume = f["pixelDepth"] > 0
     if cube:
         rule(f["pixelHeight"] == f["pixelWidth"],
              "faceCount 6: pixelHeight must be equal to pixelWidth")
+        rule(not volume, "faceCount 6: pixelDepth must be 0")
+    if volume:  # Texture Type: a 3D array is a valid KTX file, but no API has one
+        rule(f["layerCount"] == 0, "mipview writes 3D textures, not 3D arrays: layerCount 0")
     rule(f["supercompressionScheme"] == 0, "mipview writes no supercompression")
     num_levels = max(1, f["levelCount"])
-    most = math.floor(math.log2(max(f["pixelWidth"], f["pixelHeight"], 1))) + 1
+    most = math.floor(math.log2(max(f["pixelWidth"], f["pixelHeight"], f["pixelDepth"], 1))) + 1
     rule(num_levels <= most, f"levelCount {num_levels} > the maximum {most}")
     layers = max(1, f["layerCount"])
     images_per_level = layers * max(1, f["faceCount"])  # for each layer, for each face
@@ -220,8 +227,9 @@ def parse(data: bytes) -> Ktx2:
              f"reserved key {key!r} not defined by the spec (for mipview's files)")
     values = dict(kv)
     orientation = values.get("KTXorientation", b"rd\0")
-    rule(orientation.endswith(b"\0") and re.fullmatch(rb"[rl][du]", orientation[:-1]) is not None,
-         f"KTXorientation {orientation!r} does not match /^[rl][du]$/ with a NUL")
+    pattern = rb"[rl][du][oi]" if volume else rb"[rl][du]"
+    rule(orientation.endswith(b"\0") and re.fullmatch(pattern, orientation[:-1]) is not None,
+         f"KTXorientation {orientation!r} does not match /^{pattern.decode()}$/ with a NUL")
     if cube:
         rule(orientation == b"rd\0", "all cubemap faces must have the orientation 'rd'")
     writer = values.get("KTXwriter")
@@ -237,7 +245,8 @@ def parse(data: bytes) -> Ktx2:
         offset, length, uncompressed = levels[p]
         w = max(1, f["pixelWidth"] >> p)
         h = max(1, f["pixelHeight"] >> p)
-        expect = images_per_level * w * h * fmt.texel_bytes
+        d = max(1, f["pixelDepth"] >> p)  # num_blocks_z: 1 for a 2D texture (pixelDepth 0)
+        expect = images_per_level * d * w * h * fmt.texel_bytes
         rule(length == expect, f"levels[{p}].byteLength {length} != {expect}")
         rule(uncompressed == length, f"levels[{p}].uncompressedByteLength != byteLength")
         rule(uncompressed % images_per_level == 0,
@@ -251,7 +260,7 @@ def parse(data: bytes) -> Ktx2:
         rule(offset + length <= len(data), f"level {p} ends past the end of the file")
         if length == expect and offset + length <= len(data):
             images.append(np.frombuffer(data, fmt.dtype, expect // np.dtype(fmt.dtype).itemsize,
-                                        offset).reshape(images_per_level, h, w,
+                                        offset).reshape(images_per_level * d, h, w,
                                                         fmt.texel_bytes
                                                         // np.dtype(fmt.dtype).itemsize))
         position = offset + length

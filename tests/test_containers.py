@@ -176,7 +176,9 @@ def test_the_dds_spec_reader_catches_what_breaks_the_documentation(chains):
         "DDSD_MIPMAPCOUNT": _corrupt(good, 8, (0x1 | 0x2 | 0x4 | 0x8 | 0x1000).to_bytes(4,
                                                                                      "little")),
         "pitch": _corrupt(good, 20, (WIDTH * 3).to_bytes(4, "little")),
-        "resourceDimension": _corrupt(good, 132, b"\x04\0\0\0"),
+        "resourceDimension": _corrupt(good, 132, b"\x02\0\0\0"),  # a 1D texture
+        # a 2D file that says it is 3D: no depth, no DDSCAPS2_VOLUME (volumes: test_volume_io)
+        "DDSD_DEPTH is required": _corrupt(good, 132, b"\x04\0\0\0"),
         "the data ends": good + b"\0",
     }
     for expected, data in cases.items():

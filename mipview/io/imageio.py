@@ -70,6 +70,8 @@ class SourceImage:
         others the file's own chain to check. None for other images.
     faces : 6 for a cube map or cube array: ``pixels`` are then (6 n, N, N, 4), cube c's face f
         at layer 6 c + f (mipview.core.cube); 1 otherwise. A texture file gives its own.
+    volume : a volume (3D image): ``pixels`` are (D, H, W, 4), slice z = 0 first; its slices
+        are no array layers (``layers`` is 1, ``depth`` D). A texture file gives its own.
 
     ``SourceImage(pixels, ...)`` takes float32 pixels, or uint8 RGBA samples (then ``rgba8``).
     """
@@ -82,18 +84,22 @@ class SourceImage:
     texture: TextureFile | None
     grey: bool
     faces: int
+    volume: bool
 
     def __init__(self, pixels: np.ndarray, path: str | None = None, description: str = "",
                  bit_depth: int = 8, is_float: bool = False,
                  texture: TextureFile | None = None, grey: bool = False, *,
-                 faces: int = 1) -> None:
+                 faces: int = 1, volume: bool = False) -> None:
         p = pixels
         if p.ndim not in (3, 4) or p.shape[-1] != 4 or p.dtype not in (np.float32, np.uint8):
             raise ValueError(f"SourceImage wants float32 (or uint8) (H, W, 4) or (L, H, W, 4) "
                              f"pixels, got {p.dtype} {p.shape}")
         if texture is not None and faces == 1:
             faces = texture.faces
+        if texture is not None and not volume:
+            volume = texture.volume
         _check_faces(p, faces, texture)
+        _check_volume(p, volume, faces, texture)
         if texture is not None and texture.fmt.channels == 1:
             # one channel opened in more is grey, as a greyscale PNG is: a depth opened in
             # rg32f starts a min+max pyramid with the depth in both (mipview.core.reductions)
@@ -104,7 +110,8 @@ class SourceImage:
         for name, value in (("path", path), ("description", description),
                             ("bit_depth", bit_depth), ("is_float", is_float),
                             ("rgba8", p if p.dtype == np.uint8 else None),
-                            ("texture", texture), ("grey", grey), ("faces", faces)):
+                            ("texture", texture), ("grey", grey), ("faces", faces),
+                            ("volume", volume)):
             object.__setattr__(self, name, value)
         if p.dtype == np.float32:
             self.__dict__["pixels"] = p  # what the cached property would return
@@ -143,8 +150,14 @@ class SourceImage:
 
     @property
     def layers(self) -> int:
+        """Array layers (a cube's faces); 1 for a volume, whose slices are no layers."""
         a = self._array
-        return int(a.shape[0]) if a.ndim == 4 else 1
+        return int(a.shape[0]) if a.ndim == 4 and not self.volume else 1
+
+    @property
+    def depth(self) -> int:
+        """A volume's slices; 1 for any other image."""
+        return int(self._array.shape[0]) if self.volume else 1
 
     @property
     def is_cube(self) -> bool:
@@ -193,6 +206,34 @@ def _check_faces(pixels: np.ndarray, faces: int, texture: TextureFile | None) ->
     if faces == 6 and (pixels.ndim != 4 or pixels.shape[0] % 6
                        or pixels.shape[1] != pixels.shape[2]):
         raise ValueError(f"a cube map's pixels are (6 n, N, N, 4), got {pixels.shape}")
+
+
+def _check_volume(pixels: np.ndarray, volume: bool, faces: int,
+                  texture: TextureFile | None) -> None:
+    """A volume's pixels are (D, H, W, 4), it has no faces, and it agrees with its texture."""
+    if texture is not None and texture.volume != volume:
+        raise ValueError(f"volume {volume}, but the texture file's is {texture.volume}")
+    if volume and (pixels.ndim != 4 or faces != 1):
+        raise ValueError(f"a volume's pixels are (D, H, W, 4) with no faces, got "
+                         f"{pixels.shape} and faces {faces}")
+
+
+def volume_refusal(source: SourceImage) -> str:
+    """Why ``source`` cannot be used where volumes are not taken: "" for anything but a volume.
+    One line (what :func:`load` says without ``volumes``), for callers that check a source they
+    did not load, e.g. a synthetic volume."""
+    if not source.volume:
+        return ""
+    what = source.texture.description() if source.texture is not None else \
+        f"volume {source.width}x{source.height}x{source.depth}"
+    return _volume_refusal(what)
+
+
+def _volume_refusal(what: str) -> str:
+    """E.g. "KTX2 VK_FORMAT_R8_UNORM, volume 64x64x32, 7 levels: mipview runs and shows 2D
+    textures, arrays and cube maps, not volumes (3D textures) yet"."""
+    return f"{what}: mipview runs and shows 2D textures, arrays and cube maps, not volumes " \
+           f"(3D textures) yet"
 
 
 # --------------------------------------------------------------------------------------------
@@ -464,11 +505,16 @@ def _tiff_unsupported_samples(data: bytes) -> str | None:
     return None
 
 
-def load(path: str | os.PathLike[str]) -> SourceImage:
+def load(path: str | os.PathLike[str], *, volumes: bool = False) -> SourceImage:
     """Read an image file (PNG 8/16-bit, JPEG, TIFF incl. float and multi-page, BMP, GIF, TGA...),
     or a texture file (KTX2, DDS, EXR: :mod:`mipview.io.containers`; every level it holds comes
     with it as ``texture``). A cube map file gives ``faces`` 6 and its faces as layers (6 n, N,
     N, 4); six face images make one with :func:`mipview.io.cube_faces.load_faces`.
+
+    A volume (a 3D KTX2 or DDS, a ``*.volume.npy``) is opened only with ``volumes`` True
+    (``volume`` True, pixels (D, H, W, 4)); by default it is refused in one line
+    (:func:`volume_refusal`), so that no caller that knows only 2D images, arrays and cubes
+    takes its slices for array layers.
 
     Raises
     ------
@@ -501,7 +547,7 @@ def load(path: str | os.PathLike[str]) -> SourceImage:
     from mipview.io.containers import decode
 
     if decode.claims(name, data):
-        return _load_texture(name, data)
+        return _load_texture(name, data, volumes)
 
     signed = _sniff(data)
     try:
@@ -533,8 +579,9 @@ def load(path: str | os.PathLike[str]) -> SourceImage:
         raise fail(f"truncated or corrupt {kind} data ({detail})") from None
 
 
-def _load_texture(name: str, data: bytes) -> SourceImage:
-    """A KTX2, DDS or EXR file: level 0 as the image, every level as ``texture``."""
+def _load_texture(name: str, data: bytes, volumes: bool) -> SourceImage:
+    """A KTX2, DDS, EXR or NPY file: level 0 as the image, every level as ``texture``; a volume
+    refused unless ``volumes``."""
     from mipview.io.containers.decode import decode_texture
     from mipview.io.containers.texture import ContainerError
 
@@ -544,6 +591,8 @@ def _load_texture(name: str, data: bytes) -> SourceImage:
         raise _cannot_open(name, str(e)) from None
     except MemoryError:
         raise _cannot_open(name, "not enough memory to decode it") from None
+    if texture.volume and not volumes:
+        raise _cannot_open(name, _volume_refusal(texture.description()))
     level0 = texture.levels[0]
     if texture.fmt.is_float:
         pixels = level0.astype(np.float32, copy=False)  # float16 -> float32 is exact
@@ -650,11 +699,12 @@ def save_level(path: str | os.PathLike[str], level_storage: np.ndarray,
     return written
 
 
-def read_chain(path: str | os.PathLike[str]) -> TextureFile:
-    """The texture file at ``path``, every level decoded (``load(path).texture``).
+def read_chain(path: str | os.PathLike[str], *, volumes: bool = False) -> TextureFile:
+    """The texture file at ``path``, every level decoded (``load(path).texture``); a volume only
+    with ``volumes`` True (as :func:`load`).
 
     Raises ImageLoadError, naming the file: unreadable, malformed, or not a texture container."""
-    texture = load(path).texture
+    texture = load(path, volumes=volumes).texture
     if texture is None:
         raise ImageLoadError(f"cannot open '{os.fspath(path)}': not a texture file "
                              f"(KTX2, DDS or EXR)")

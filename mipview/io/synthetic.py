@@ -5,6 +5,7 @@
 - :func:`cube_image`: a cube map (or cube array) of a sky with a longitude/latitude grid, whose
   faces meet at their edges as a renderer samples them (kind ``cube``, apart from the 2D
   :data:`KINDS`);
+- :func:`volume_image`: a volume (3D image) of smooth 3D noise with spheres in it;
 - ``make_*``: the bundled sample images of ``resources/`` (mipview.io.samples writes them);
 - :func:`synthetic_sizes` and :func:`synthetic_batch`: seeded batches (``--batch-synthetic``)
   of heavy-tailed image sizes from 1x1 to 2048x2048. The longer side is 2^x with x exponential (mean :data:`LOG2_SCALE`) capped at 11, so most images
@@ -343,6 +344,81 @@ def cube_image(size: int, seed: int = 0, layers: int = 1) -> SourceImage:
     label = f"synthetic cube {size}x{size}" + (f" x {layers} cubes" if layers > 1 else "") \
         + f" (seed {seed})"
     return SourceImage(out, None, label, 8, False, faces=FACES)
+
+
+# --- the synthetic volume ---------------------------------------------------------------------
+def _smooth_lerp(values: np.ndarray, t: np.ndarray, axis: int) -> np.ndarray:
+    """``values`` along ``axis`` (a lattice's points) at the positions ``t`` (1D, in lattice
+    units, at least 0 and below the axis's length - 1), blended with smoothstep weights."""
+    i = np.floor(t).astype(np.intp)
+    f = t - i
+    w = f * f * (np.float32(3) - np.float32(2) * f)
+    shape = [1] * values.ndim
+    shape[axis] = len(t)
+    w = w.reshape(shape)
+    lo, hi = np.take(values, i, axis=axis), np.take(values, i + 1, axis=axis)
+    return lo + w * (hi - lo)
+
+
+def volume_image(width: int, height: int, depth: int, seed: int = 0) -> SourceImage:
+    """A volume (3D image) of ``width`` x ``height`` x ``depth``: float32 (D, H, W, 4) in [0, 1],
+    alpha 1, ``volume`` True, slice z = 0 first. Smooth 3D value noise of four octaves (cells of
+    16, 8, 4 and 2 voxels), a different field per colour channel (a cloud that changes along
+    every axis), with a few solid-coloured spheres in it whose surfaces are antialiased over a
+    voxel: structure along x, y and z alike, so a filter that treats an axis wrongly shows.
+    ``seed`` picks the noise and the spheres. Vectorised (the noise separably, axis by axis), a
+    band of slices at a time: 256^3 in a few seconds."""
+    if min(width, height, depth) < 1:
+        raise MipviewError(f"a synthetic volume is at least 1x1x1, got {width}x{height}x{depth}")
+    rng = np.random.default_rng(seed)
+    size = (depth, height, width)
+    octaves = []  # per octave: amplitude, voxel centres in lattice units (z, y, x), lattice
+    for octave in range(4):
+        cells = tuple(max(1, -(-n // (16 >> octave))) for n in size)
+        lattice = rng.random((*(c + 2 for c in cells), 3), dtype=np.float32)  # R, G, B
+        # voxel centres in lattice units: the cells span the volume
+        centres = [(np.arange(n, dtype=np.float32) + np.float32(0.5)) * np.float32(c / n)
+                   for c, n in zip(cells, size, strict=True)]
+        # along x, then y, once: a slab of lattice planes (z) over the whole slice
+        plane = _smooth_lerp(_smooth_lerp(lattice, centres[2], 2), centres[1], 1)
+        octaves.append((np.float32(0.5 ** octave), centres[0], plane))
+    norm = np.float32(1 / sum(0.5 ** octave for octave in range(4)))
+    spheres = []
+    for _ in range(max(1, min(6, min(size) // 3))):
+        centre = rng.uniform(0.15, 0.85, 3) * np.array(size)
+        radius = float(rng.uniform(0.1, 0.25) * min(size)) + 0.75
+        spheres.append((centre.astype(np.float32), np.float32(radius),
+                        rng.uniform(0.1, 1.0, 3).astype(np.float32)))
+    out = np.empty((depth, height, width, 4), np.float32)
+    out[..., 3] = 1.0
+    y = np.arange(height, dtype=np.float32)[None, :, None]
+    x = np.arange(width, dtype=np.float32)[None, None, :]
+    band = max(1, (1 << 19) // (width * height))
+    for z0 in range(0, depth, band):
+        z1 = min(depth, z0 + band)
+        rgb = out[z0:z1, ..., :3]
+        rgb[...] = 0.0
+        for amplitude, zc, plane in octaves:
+            rgb += amplitude * _smooth_lerp(plane, zc[z0:z1], 0)
+        rgb *= norm
+        for centre, radius, colour in spheres:
+            # only the voxels of the sphere's bounding box (and its antialiased rim)
+            lo = [max(0, int(c - radius - 1)) for c in centre]
+            hi = [min(n, int(np.ceil(c + radius + 1))) for c, n in zip(centre, size, strict=True)]
+            za, zb = max(lo[0], z0), min(hi[0], z1)
+            if za >= zb:
+                continue
+            z = np.arange(za, zb, dtype=np.float32)[:, None, None]
+            dist = np.sqrt((z + np.float32(0.5) - centre[0]) ** 2
+                           + (y[:, lo[1]:hi[1]] + np.float32(0.5) - centre[1]) ** 2
+                           + (x[..., lo[2]:hi[2]] + np.float32(0.5) - centre[2]) ** 2)
+            cover = np.clip(radius - dist + np.float32(0.5), 0.0, 1.0)[..., None]
+            box = rgb[za - z0:zb - z0, lo[1]:hi[1], lo[2]:hi[2]]
+            box *= np.float32(1) - cover
+            box += cover * colour
+        np.clip(rgb, 0.0, 1.0, out=rgb)
+    return SourceImage(out, None, f"synthetic volume {width}x{height}x{depth} (seed {seed})", 8,
+                       False, volume=True)
 
 
 # --- the bundled sample images ----------------------------------------------------------------

@@ -8,6 +8,10 @@ to :mod:`mipview.io.containers.decode`; the source image it returns carries the 
 ``StrategyResult`` ("file:name=<file>", promise ``file``) for ``verdict.judge`` and the views;
 :func:`mipview.runs.staged.with_file_chain` adds it to a run's results (``mipview run`` and the
 window alike).
+
+Volumes (3D textures, levels (D, H, W, 4)) go out as KTX2 and DDS with ``export(...,
+volume=True)`` and come back with ``imageio.load(path, volumes=True)`` (``TextureFile.volume``);
+without it ``imageio.load`` refuses them in one line, so nothing takes their slices for layers.
 """
 
 from __future__ import annotations
@@ -46,24 +50,29 @@ def parse_kinds(text: str) -> tuple[str, ...]:
 
 
 def export(folder: str | os.PathLike[str], stem: str, levels: Sequence[np.ndarray], fmt: Format,
-           kinds: Sequence[str] = EXPORT_KINDS, *, faces: int = 1) -> list[Path]:
+           kinds: Sequence[str] = EXPORT_KINDS, *, faces: int = 1,
+           volume: bool = False) -> list[Path]:
     """Write the chain ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
     (layers, H, W, 4)) into ``folder`` (made if missing) as each of ``kinds``: ``stem.ktx2``,
     ``stem.dds``, ``stem.levelNN.exr``. ``faces`` 6: the levels are a cube map or cube array,
     (6 n, N, N, 4) (mipview.core.cube), written as one (KTX2 faceCount 6, DDS TEXTURECUBE, EXR
-    parts marked ``mipviewCube``). Every file is written atomically. Returns the files, in
-    order.
+    parts marked ``mipviewCube``). ``volume``: the levels are a volume's, (D, H, W, 4) with
+    level k max(1, D >> k) slices deep, written as a 3D texture (KTX2 pixelDepth, DDS
+    TEXTURE3D). Every file is written atomically. Returns the files, in order.
 
-    Raises MipviewError when a file cannot be written, or when a cube's faces are not square.
-    Every kind holds every format (EXR as floats that read back as the format's codes:
-    :mod:`.exr`)."""
+    Raises MipviewError when a file cannot be written, or when a cube's faces are not square;
+    ValueError for a volume with ``exr`` among ``kinds`` (EXR holds no volumes), before anything
+    is written. Every other kind holds every format (EXR as floats that read back as the
+    format's codes: :mod:`.exr`)."""
     folder = Path(folder)
+    if volume and "exr" in kinds:
+        raise ValueError("EXR holds no volumes: export KTX2 or DDS")
     files: list[tuple[Path, bytes]] = []
     for kind in kinds:
         if kind == "ktx2":
-            files.append((folder / f"{stem}.ktx2", ktx2.encode(levels, fmt, faces)))
+            files.append((folder / f"{stem}.ktx2", ktx2.encode(levels, fmt, faces, volume)))
         elif kind == "dds":
-            files.append((folder / f"{stem}.dds", dds.encode(levels, fmt, faces)))
+            files.append((folder / f"{stem}.dds", dds.encode(levels, fmt, faces, volume)))
         elif kind == "exr":
             files += [(folder / exr.level_name(stem, p), data)
                       for p, data in enumerate(exr.encode(levels, fmt, faces))]

@@ -7,12 +7,15 @@ as Vulkan's A2B10G10R10 and B10G11R11 hold it) and the one- and two-channel form
 mip count and array size in the headers; the data layer by layer, each layer's whole chain
 (level 0 first), as Direct3D lays out a texture array's subresources. Cube maps and cube arrays
 (mipview.core.cube: 6 n layers) are written with MISC_TEXTURECUBE and arraySize n, each face a
-layer in that order.
+layer in that order. Volumes (3D textures, (D, H, W, 4) levels) are written with
+resourceDimension TEXTURE3D, arraySize 1 and dwDepth D, and, as Direct3D lays a 3D texture
+out, level by level, each level all its max(1, D >> k) slices (not a chain per slice).
 
 Read: the formats above, D32_FLOAT and D16_UNORM (as ``d32``, ``d16``), BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`),
 in DX10 files and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks,
 8-bit luminance), cube maps too (DX10 MISC_TEXTURECUBE; legacy DDSCAPS2_CUBEMAP with all six
-faces). Sizes are checked against the file before any level is decoded.
+faces), volumes too (DX10 TEXTURE3D with arraySize 1; legacy DDSCAPS2_VOLUME or DDSD_DEPTH
+with dwDepth). Sizes are checked against the file before any level is decoded.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
+from mipview.core.volume import volume_level_size, volume_mip_count
 from mipview.io.containers import bcn, dds_header, pixels, texture
 from mipview.io.containers.dds_header import HEADER, Header
 from mipview.io.containers.pixels import BGRA, BGRX, Blocks, Layout, Plain
@@ -100,14 +104,17 @@ _LEGACY_NOTE = ("a legacy DDS header does not say whether colour is sRGB-encoded
 
 # --- writing -------------------------------------------------------------------------------------
 def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
-           faces: int = 1) -> bytes:
+           faces: int = 1, volume: bool = False) -> bytes:
     """A DX10 DDS file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4)
     or (layers, H, W, 4): a texture array of arraySize layers). ``faces`` 6: the levels are
     (6 n, N, N, 4) cube faces, written with MISC_TEXTURECUBE and arraySize n (Direct3D counts
-    cubes there). A depth source's chain is written in its levels' format (``d32``:
-    R32_FLOAT, ``d16``: R16_UNORM)."""
+    cubes there). ``volume``: the levels are a 3D texture's, (D, H, W, 4), written as
+    TEXTURE3D, every slice of level 0, then every slice of level 1... A depth source's chain
+    is written in its levels' format (``d32``: R32_FLOAT, ``d16``: R16_UNORM)."""
     fmt = fmt.chain
     first = np.asarray(levels[0])
+    if volume:
+        return _encode_volume(levels, fmt, texture.written_volume(first, faces))
     layers = texture.written_layers(first, faces)
     height, width = int(first.shape[-3]), int(first.shape[-2])
     stack = []
@@ -124,6 +131,25 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
     # Direct3D's subresource order: every level of layer 0, then every level of layer 1... (a
     # cube's faces are its layers: face 0 of cube 0, face 1 of cube 0, ...)
     return header + b"".join(level[i].tobytes() for i in range(layers or 1) for level in stack)
+
+
+def _encode_volume(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
+                   size: tuple[int, int, int]) -> bytes:
+    width, height, depth = size
+    most = volume_mip_count(width, height, depth)
+    if len(levels) > most:
+        raise ValueError(f"{len(levels)} levels, but a {width}x{height}x{depth} volume has at "
+                         f"most {most}")
+    body = []
+    for p, level in enumerate(levels):
+        data = np.ascontiguousarray(level, dtype=fmt.dtype.newbyteorder("<"))
+        shape = texture.volume_level_shape(width, height, depth, p)
+        if data.shape != shape:
+            raise ValueError(f"level {p} is {data.shape}, expected {shape}")
+        body.append(fmt.pack(data).tobytes())  # its slices, z = 0 first
+    header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt], 1,
+                                  width * fmt.bytes_per_texel, depth=depth)
+    return header + b"".join(body)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -149,13 +175,15 @@ def _legacy_uncompressed(h: Header) -> Plain:
 @dataclass(frozen=True)
 class _Layout:
     """What the headers say: the texel layout, where the level data starts, the images each
-    level holds (None: one, returned as (H, W, 4)), faces (6: a cube map), notes."""
+    level holds (None: one, returned as (H, W, 4)), faces (6: a cube map), notes, and a
+    volume's depth (0: no volume)."""
 
     kind: Layout
     offset: int
     layers: int | None
     faces: int
     notes: tuple[str, ...]
+    depth: int = 0
 
 
 def _legacy_cube(h: Header) -> int | None:
@@ -172,14 +200,27 @@ def _legacy_cube(h: Header) -> int | None:
     return FACES
 
 
+def _legacy_volume(h: Header) -> int:
+    """A legacy volume's depth (DDSCAPS2_VOLUME, or DDSD_DEPTH with dwDepth > 1: DirectXTex
+    reads DDSD_DEPTH so), else 0; refuses depth 0 and volumes that say they are cubes."""
+    if not (h.caps2 & dds_header.DDSCAPS2_VOLUME or h.flags & dds_header.DDSD_DEPTH
+            and h.depth > 1):
+        return 0
+    if h.depth == 0:
+        raise ContainerError("a volume texture of depth 0 (DDSCAPS2_VOLUME with dwDepth 0): a "
+                             "volume has at least one slice")
+    if h.caps2 & dds_header.DDSCAPS2_CUBEMAP:
+        raise ContainerError(f"a volume texture (depth {h.depth}) that says it is a cube map "
+                             f"too (DDSCAPS2_CUBEMAP): it cannot be both")
+    return h.depth
+
+
 def _layout(data: bytes, h: Header) -> _Layout:
     """The layout of the level data, from the headers."""
-    if h.caps2 & dds_header.DDSCAPS2_VOLUME or h.flags & dds_header.DDSD_DEPTH and h.depth > 1:
-        raise ContainerError(f"a volume texture (depth {h.depth}): mipview checks 2D textures "
-                             f"and arrays")
     if not (h.pf_flags & dds_header.DDPF_FOURCC and h.fourcc == dds_header.FOURCC_DX10):
         fourcc = h.fourcc.to_bytes(4, "little")
-        cube = _legacy_cube(h)
+        depth = _legacy_volume(h)
+        cube = None if depth else _legacy_cube(h)
         if h.pf_flags & dds_header.DDPF_FOURCC:
             if fourcc in _FOURCC_REFUSED:
                 raise ContainerError(_FOURCC_REFUSED[fourcc])
@@ -190,15 +231,18 @@ def _layout(data: bytes, h: Header) -> _Layout:
         else:
             kind = _legacy_uncompressed(h)
         notes = (_LEGACY_NOTE,) if not pixels.storage_format(kind).is_float else ()
-        return _Layout(kind, HEADER.size, cube, cube or 1, notes)
+        return _Layout(kind, HEADER.size, cube, cube or 1, notes, depth)
     if len(data) < HEADER.size + dds_header.DX10.size:
         raise ContainerError(f"truncated DDS file: {len(data)} bytes, the headers alone are "
                              f"{HEADER.size + dds_header.DX10.size}")
     dxgi, dimension, misc, array_size, _ = dds_header.DX10.unpack_from(data, HEADER.size)
-    if dimension != dds_header.DIMENSION_TEXTURE2D:
-        kind_of = {2: "a 1D texture", 4: "a 3D texture"}.get(dimension, "an unknown resource")
-        raise ContainerError(f"resource dimension {dimension} ({kind_of}): mipview checks 2D "
-                             f"textures and arrays")
+    volume = dimension == dds_header.DIMENSION_TEXTURE3D
+    if dimension != dds_header.DIMENSION_TEXTURE2D and not volume:
+        kind_of = "a 1D texture" if dimension == 2 else "an unknown resource"
+        raise ContainerError(f"resource dimension {dimension} ({kind_of}): mipview reads 2D "
+                             f"textures, arrays, cube maps and 3D textures")
+    if volume:
+        _check_volume(h, misc, array_size)
     if dxgi in _DXGI_REFUSED:
         raise ContainerError(_DXGI_REFUSED[dxgi])
     kind = _DXGI.get(dxgi)
@@ -208,6 +252,8 @@ def _layout(data: bytes, h: Header) -> _Layout:
                              f"R32F, RG32F, D16, D32, R10G10B10A2 UNORM, R11G11B10 FLOAT, "
                              f"BC1-BC5, BC7)")
     offset = HEADER.size + dds_header.DX10.size
+    if volume:
+        return _Layout(kind, offset, None, 1, (), h.depth)
     # with the DX10 header its miscFlag says what a cube is (DirectXTex ignores dwCaps2 then),
     # and arraySize counts cubes
     if misc & dds_header.MISC_TEXTURECUBE:
@@ -215,6 +261,19 @@ def _layout(data: bytes, h: Header) -> _Layout:
         return _Layout(kind, offset, FACES * max(1, array_size), FACES, ())
     # arraySize 0 is no array (Pillow writes it so): one layer
     return _Layout(kind, offset, array_size if array_size > 1 else None, 1, ())
+
+
+def _check_volume(h: Header, misc: int, array_size: int) -> None:
+    """A DX10 3D texture: one (arraySize 1: Direct3D has no arrays of them), no cube, a depth."""
+    if array_size > 1:
+        raise ContainerError(f"a 3D texture with arraySize {array_size}: Direct3D's 3D textures "
+                             f"have arraySize 1 (there are no arrays of volumes)")
+    if misc & dds_header.MISC_TEXTURECUBE:
+        raise ContainerError("a 3D texture flagged as a cube map (MISC_TEXTURECUBE): it cannot "
+                             "be both")
+    if h.depth == 0:
+        raise ContainerError("a 3D texture of depth 0 (dwDepth 0): a volume has at least one "
+                             "slice")
 
 
 def _images(shape: _Layout) -> str:
@@ -239,6 +298,8 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
         raise ContainerError(f"a {h.width}x{h.height} texture: mipview checks 2D textures with "
                              f"both sides at least 1")
     shape = _layout(data, h)
+    if shape.depth:
+        return _read_volume(path, data, h, shape, check_pixels)
     kind, offset, layers = shape.kind, shape.offset, shape.layers or 1
     check_pixels(h.width * h.height * layers, f"{h.width}x{h.height}{_images(shape)}")
     n = max(1, h.mip_count)
@@ -260,3 +321,26 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
                                 for i in range(layers)])
         levels.append(level if shape.layers else level[0])
     return pixels.texture_file(path, "DDS", kind, levels, shape.notes, shape.faces)
+
+
+def _read_volume(path: str, data: bytes, h: Header, shape: _Layout,
+                 check_pixels: PixelCheck) -> TextureFile:
+    """A 3D texture's levels: level p is its max(1, D >> p) slices, one after the other, right
+    after level p - 1's (the documented volume layout)."""
+    kind, depth = shape.kind, shape.depth
+    what = f"a {h.width}x{h.height}x{depth} volume"
+    check_pixels(h.width * h.height * depth, what)
+    n = max(1, h.mip_count)
+    texture.check_volume_level_count(n, h.width, h.height, depth)
+    sizes = [volume_level_size(h.width, h.height, depth, p) for p in range(n)]
+    nbytes = [d * pixels.image_bytes(kind, w, hh) for w, hh, d in sizes]
+    need = shape.offset + sum(nbytes)
+    if need > len(data):
+        raise ContainerError(f"truncated DDS file: {n} level{'s' if n > 1 else ''} of {what} "
+                             f"of {kind.name} need {need} bytes, the file holds {len(data)}")
+    levels = []
+    start = shape.offset
+    for (w, hh, d), size in zip(sizes, nbytes, strict=True):
+        levels.append(pixels.decode_level(kind, data, start, w, hh, d))
+        start += size
+    return pixels.texture_file(path, "DDS", kind, levels, shape.notes, volume=True)

@@ -23,7 +23,7 @@ DDSCAPS2_CUBEMAP, DDSCAPS2_VOLUME = 0x200, 0x200000
 #: faces a legacy cube map holds, in the order they are stored (mipview.core.cube's)
 DDSCAPS2_CUBEMAP_FACES = (0x400, 0x800, 0x1000, 0x2000, 0x4000, 0x8000)
 DDSCAPS2_CUBEMAP_ALLFACES = sum(DDSCAPS2_CUBEMAP_FACES)
-DIMENSION_TEXTURE2D = 3
+DIMENSION_TEXTURE2D, DIMENSION_TEXTURE3D = 3, 4
 MISC_TEXTURECUBE = 0x4
 FOURCC_DX10 = int.from_bytes(b"DX10", "little")
 
@@ -51,12 +51,18 @@ class Header:
 
 
 def pack_dx10(width: int, height: int, mip_count: int, dxgi: int, array_size: int,
-              pitch: int, linear_size: bool = False, cube: bool = False) -> bytes:
+              pitch: int, linear_size: bool = False, cube: bool = False,
+              depth: int = 0) -> bytes:
     """Magic, header and DX10 extension of a 2D texture (array) of ``mip_count`` levels.
     ``pitch`` is the bytes of a row (uncompressed), or of the top level with ``linear_size``
     (block-compressed). ``cube``: a cube map (array) of ``array_size`` cubes, flagged as
     DirectXTex writes one: MISC_TEXTURECUBE, and in the legacy header DDSCAPS_COMPLEX and
-    DDSCAPS2_CUBEMAP with all six faces (for readers that look there)."""
+    DDSCAPS2_CUBEMAP with all six faces (for readers that look there). ``depth`` > 0: a 3D
+    texture of that many slices (``array_size`` must be 1): resourceDimension TEXTURE3D,
+    dwDepth, DDSD_DEPTH and DDSCAPS2_VOLUME as DirectXTex writes them, and DDSCAPS_COMPLEX,
+    which the volume layout's documentation asks for."""
+    if depth and (cube or array_size != 1):
+        raise ValueError("a 3D texture is no cube map and no array (arraySize 1)")
     flags = DDSD_CAPS | DDSD_HEIGHT | DDSD_WIDTH | DDSD_PIXELFORMAT
     flags |= DDSD_LINEARSIZE if linear_size else DDSD_PITCH
     caps = DDSCAPS_TEXTURE
@@ -64,15 +70,20 @@ def pack_dx10(width: int, height: int, mip_count: int, dxgi: int, array_size: in
         flags |= DDSD_MIPMAPCOUNT
         caps |= DDSCAPS_COMPLEX | DDSCAPS_MIPMAP
     caps2 = misc = 0
+    if depth:
+        flags |= DDSD_DEPTH
+        caps |= DDSCAPS_COMPLEX
+        caps2 = DDSCAPS2_VOLUME
     if cube:
         caps |= DDSCAPS_COMPLEX
         caps2 = DDSCAPS2_CUBEMAP | DDSCAPS2_CUBEMAP_ALLFACES
         misc = MISC_TEXTURECUBE
-    return (HEADER.pack(MAGIC, 124, flags, height, width, pitch, 0, mip_count,
+    return (HEADER.pack(MAGIC, 124, flags, height, width, pitch, depth, mip_count,
                         32, DDPF_FOURCC, FOURCC_DX10, 0, 0, 0, 0, 0,
                         caps, caps2, 0, 0, 0)
             # alpha mode 0 (unknown): mipview averages every channel alike, claiming nothing
-            + DX10.pack(dxgi, DIMENSION_TEXTURE2D, misc, array_size, 0))
+            + DX10.pack(dxgi, DIMENSION_TEXTURE3D if depth else DIMENSION_TEXTURE2D, misc,
+                        array_size, 0))
 
 
 def unpack(data: bytes) -> Header:

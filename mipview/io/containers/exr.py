@@ -24,6 +24,9 @@ back as a cube. Other tools see a multi-part EXR of square images; an EXR withou
 reads as an array, whatever its parts hold. (OpenEXR's own cube layout, the ``envmap`` attribute
 with the six faces stacked in one tall image, is neither written nor read.)
 
+Volumes (3D textures) are neither written nor read: EXR has no 3D images, and
+:func:`mipview.io.containers.export` refuses a volume for EXR (export KTX2 or DDS).
+
 The OpenEXR package is imported only when an EXR is written or read, so the core and the GPU
 code import without it.
 """

@@ -8,6 +8,11 @@ mipPadding, a basic Data Format Descriptor matching the Vulkan format, sorted ke
 Cube maps and cube arrays (faceCount 6; mipview.core.cube) are written and read as 6 n layers, in
 the order KTX2 stores them (layer by layer, face by face).
 
+Volumes (3D textures: pixelDepth D > 0, layerCount 0, faceCount 1) are written and read as
+(D, H, W, 4) levels, level k holding max(1, D >> k) slices one after the other (the spec's
+"for each z_slice"), z = 0 first, with ``KTXorientation`` "rdi". Arrays of volumes (which the
+spec allows and no graphics API has), cube volumes, and 3D depth formats are refused.
+
 Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16 UNORM, RGBA16F, RGBA32F,
 every one- and two-channel format of the table, D32_SFLOAT and D16_UNORM (as ``d32``, ``d16``),
 and BC1-BC5,
@@ -25,6 +30,7 @@ import numpy as np
 from mipview import __version__
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
+from mipview.core.volume import volume_level_size, volume_mip_count
 from mipview.io.containers import bcn
 from mipview.io.containers.pixels import (
     BGRA,
@@ -42,8 +48,11 @@ from mipview.io.containers.texture import (
     check_cube,
     check_level_count,
     check_magic,
+    check_volume_level_count,
     level_shape,
+    volume_level_shape,
     written_layers,
+    written_volume,
 )
 
 IDENTIFIER = b"\xabKTX 20\xbb\r\n\x1a\n"
@@ -163,23 +172,34 @@ def _align(offset: int, alignment: int) -> int:
 
 
 def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
-           faces: int = 1) -> bytes:
+           faces: int = 1, volume: bool = False) -> bytes:
     """A KTX2 file of ``levels`` (storage values of ``fmt``, level 0 first, each (H, W, 4) or
     (layers, H, W, 4): an array texture, layerCount = layers). ``faces`` 6: the levels are
     (6 n, N, N, 4) cube faces, written with faceCount 6 and layerCount n (0 for one cube);
     KTX2 stores a level's images layer by layer, face by face within a layer, which is the
-    order mipview holds them in. A depth source's chain is written in its levels' format
-    (``d32``: R32_SFLOAT, ``d16``: R16_UNORM)."""
+    order mipview holds them in. ``volume``: the levels are a 3D texture's, (D, H, W, 4) with
+    level k (max(1, D >> k), ...), written with pixelDepth D, its slices in order. A depth
+    source's chain is written in its levels' format (``d32``: R32_SFLOAT, ``d16``:
+    R16_UNORM)."""
     fmt = fmt.chain
     first = np.asarray(levels[0])
-    layers = written_layers(first, faces)
-    layer_count = (layers or 0) // faces
-    if faces == FACES and layer_count == 1:
-        layer_count = 0  # one cube is no array: the spec's cubemap, not a cubemap array of 1
-    height, width = int(first.shape[-3]), int(first.shape[-2])
     n = len(levels)
+    if volume:
+        width, height, depth = written_volume(first, faces)
+        if n > volume_mip_count(width, height, depth):
+            raise ValueError(f"{n} levels, but a {width}x{height}x{depth} volume has at most "
+                             f"{volume_mip_count(width, height, depth)}")
+        layers, layer_count = None, 0
+    else:
+        layers = written_layers(first, faces)
+        layer_count = (layers or 0) // faces
+        if faces == FACES and layer_count == 1:
+            layer_count = 0  # one cube is no array: the spec's cubemap, not a cubemap array of 1
+        height, width, depth = int(first.shape[-3]), int(first.shape[-2]), 0
     dfd = _dfd(fmt)
-    kvd = _kvd([("KTXorientation", b"rd\0"), ("KTXwriter", f"mipview {__version__}\0".encode())])
+    orientation = b"rdi\0" if volume else b"rd\0"  # z increasing away from the viewer
+    kvd = _kvd([("KTXorientation", orientation),
+                ("KTXwriter", f"mipview {__version__}\0".encode())])
     dfd_offset = _HEADER.size + n * _LEVEL.size
     kvd_offset = dfd_offset + len(dfd)
     alignment = math.lcm(fmt.bytes_per_texel, 4)
@@ -187,7 +207,8 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
     index = [b""] * n
     offset = kvd_offset + len(kvd)
     for p in reversed(range(n)):  # smallest level first in the file
-        shape = level_shape(width, height, p, layers)
+        shape = volume_level_shape(width, height, depth, p) if volume \
+            else level_shape(width, height, p, layers)
         data = np.ascontiguousarray(levels[p], dtype=fmt.dtype.newbyteorder("<"))
         if data.shape != shape:
             raise ValueError(f"level {p} is {data.shape}, expected {shape}")
@@ -197,7 +218,7 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
         index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)
         offset = start + data.nbytes
     header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.texel_dtype.itemsize, width,
-                          height, 0, layer_count, faces, n, 0, dfd_offset, len(dfd), kvd_offset,
+                          height, depth, layer_count, faces, n, 0, dfd_offset, len(dfd), kvd_offset,
                           len(kvd), 0, 0)
     return header + b"".join(index) + dfd + kvd + bytes(body)
 
@@ -218,15 +239,19 @@ def _key_values(data: bytes, offset: int, length: int) -> dict[str, bytes]:
     return out
 
 
-def _orientation(data: bytes, kvd_offset: int, kvd_length: int) -> tuple[bool, bool, str]:
-    """(flip rows, flip columns, note) so that row 0 is the top and column 0 the left."""
+def _orientation(data: bytes, kvd_offset: int,
+                 kvd_length: int) -> tuple[bool, bool, bool, str]:
+    """(flip rows, flip columns, flip slices, note) so that row 0 is the top, column 0 the left
+    and (a volume's) slice 0 the nearest ("rdi")."""
     value = _key_values(data, kvd_offset, kvd_length).get("KTXorientation", b"rd\0")
     text = value.rstrip(b"\0").decode("ascii", "replace")
     flip_x = text[:1] == "l"
     flip_y = text[1:2] == "u"
+    flip_z = text[2:3] == "o"
+    nearest = ", slice 0 the nearest" if flip_z else ""
     note = f"KTXorientation '{text}': shown with row 0 at the top, column 0 at the left" \
-        if flip_x or flip_y else ""
-    return flip_y, flip_x, note
+           f"{nearest}" if flip_x or flip_y or flip_z else ""
+    return flip_y, flip_x, flip_z, note
 
 
 def _undefined_format(data: bytes, dfd_offset: int, dfd_length: int) -> str:
@@ -238,7 +263,7 @@ def _undefined_format(data: bytes, dfd_offset: int, dfd_length: int) -> str:
 
 
 def _check_header(fields: tuple[int | bytes, ...]) -> None:
-    (_, vk_format, _, width, height, depth, _, faces, _, scheme, *_) = fields
+    (_, vk_format, _, width, height, depth, layer_count, faces, _, scheme, *_) = fields
     if scheme:
         name = _SUPERCOMPRESSION.get(scheme, "unknown")
         raise ContainerError(f"supercompressed KTX2 (scheme {scheme}, {name}): mipview reads "
@@ -246,8 +271,16 @@ def _check_header(fields: tuple[int | bytes, ...]) -> None:
     if faces not in (1, FACES):
         raise ContainerError(f"faceCount {faces} is invalid (1, or 6 for a cube map)")
     if depth:
-        raise ContainerError(f"a 3D texture (pixelDepth {depth}): mipview checks 2D textures "
-                             f"and arrays")
+        if faces == FACES:
+            raise ContainerError(f"faceCount 6 with pixelDepth {depth}: a cube map has no "
+                                 f"depth (the spec's pixelDepth 0), and a 3D texture no faces")
+        if layer_count:
+            raise ContainerError(f"an array of {layer_count} 3D textures (pixelDepth {depth}, "
+                                 f"layerCount {layer_count}): mipview reads single 3D "
+                                 f"textures (layerCount 0); no graphics API has arrays of them")
+        if vk_format in (124, 126):
+            raise ContainerError(f"a 3D texture (pixelDepth {depth}) of a depth format: the "
+                                 f"spec's depth formats have pixelDepth 0")
     if width == 0 or height == 0:
         raise ContainerError(f"a {width}x{height} texture: mipview checks 2D textures with "
                              f"both sides at least 1")
@@ -255,8 +288,10 @@ def _check_header(fields: tuple[int | bytes, ...]) -> None:
         check_cube(int(width), int(height))
 
 
-def _extent(width: int, height: int, layer_count: int, faces: int) -> str:
+def _extent(width: int, height: int, layer_count: int, faces: int, depth: int = 0) -> str:
     """How big the header says the texture is, for the MAX_PIXELS check's message."""
+    if depth:
+        return f"a {width}x{height}x{depth} volume"
     if faces == FACES:
         cubes = f" x {layer_count} cubes" if layer_count else ""
         return f"{width}x{height} x 6 faces{cubes}"
@@ -272,7 +307,7 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
         raise ContainerError(f"truncated KTX2 file: {len(data)} bytes, the header alone is "
                              f"{_HEADER.size}")
     fields = _HEADER.unpack_from(data)
-    (_, vk_format, _, width, height, _, layer_count, faces, level_count, _,
+    (_, vk_format, _, width, height, depth, layer_count, faces, level_count, _,
      dfd_offset, dfd_length, kvd_offset, kvd_length, _, _) = fields
     _check_header(fields)
     kind = _LAYOUTS.get(vk_format)
@@ -280,17 +315,23 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
         raise ContainerError(_undefined_format(data, dfd_offset, dfd_length) if vk_format == 0
                              else _refusal(vk_format))
     layers = max(1, layer_count) * faces  # images a level holds, face fastest within a layer
-    check_pixels(width * height * layers, _extent(width, height, layer_count, faces))
+    check_pixels(width * height * layers * max(1, depth),
+                 _extent(width, height, layer_count, faces, depth))
     n = max(1, level_count)
-    check_level_count(n, width, height)
+    if depth:
+        check_volume_level_count(n, width, height, depth)
+    else:
+        check_level_count(n, width, height)
     if _HEADER.size + n * _LEVEL.size > len(data):
         raise ContainerError(f"truncated KTX2 file: the level index of {n} levels ends past the "
                              f"end of the file ({len(data)} bytes)")
     if kvd_length and kvd_offset + kvd_length > len(data):
         raise ContainerError("truncated KTX2 file: the key/value data ends past the end of the "
                              "file")
+    if depth:
+        return _read_volume(path, data, kind, (width, height, depth), n, kvd_offset, kvd_length)
     offsets = [_level_offset(data, p, kind, width, height, layers) for p in range(n)]
-    flip_y, flip_x, note = _orientation(data, kvd_offset, kvd_length)
+    flip_y, flip_x, _, note = _orientation(data, kvd_offset, kvd_length)
     if faces == FACES and note:
         # the spec fixes a cube's faces at rd: flipping them would break the edges they share
         flip_y = flip_x = False
@@ -307,17 +348,40 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     return texture_file(path, "KTX2", kind, levels, [note] if note else [], faces)
 
 
+def _read_volume(path: str, data: bytes, kind: Layout, size: tuple[int, int, int], n: int,
+                 kvd_offset: int, kvd_length: int) -> TextureFile:
+    """The levels of a 3D texture: level p holds its slices one after the other."""
+    width, height, depth = size
+    offsets = []
+    for p in range(n):
+        w, h, d = volume_level_size(width, height, depth, p)
+        offsets.append(_level_offset(data, p, kind, w, h, d, f"{d} slice{'s' if d > 1 else ''}"))
+    flip_y, flip_x, flip_z, note = _orientation(data, kvd_offset, kvd_length)
+    levels = []
+    for p, offset in enumerate(offsets):
+        w, h, d = volume_level_size(width, height, depth, p)
+        level = decode_level(kind, data, offset, w, h, d)
+        if flip_z:
+            level = level[::-1]
+        if flip_y:
+            level = level[:, ::-1]
+        if flip_x:
+            level = level[:, :, ::-1]
+        levels.append(np.ascontiguousarray(level))
+    return texture_file(path, "KTX2", kind, levels, [note] if note else [], volume=True)
+
 
 def _level_offset(data: bytes, p: int, kind: Layout, width: int, height: int,
-                  layers: int) -> int:
+                  layers: int, images: str = "") -> int:
     """Where level ``p`` starts, once its index entry is checked against the format and the
-    file's size."""
+    file's size. ``width`` x ``height`` is level 0's size, or with ``images`` (a volume's "3
+    slices") level ``p``'s own, ``layers`` images of it."""
     offset, length, _ = _LEVEL.unpack_from(data, _HEADER.size + p * _LEVEL.size)
-    w, h = level_size(width, height, p)
+    w, h = (width, height) if images else level_size(width, height, p)
     need = layers * image_bytes(kind, w, h)
     if length != need:
-        raise ContainerError(f"level {p} holds {length} bytes, but {layers} x {w}x{h} of "
-                             f"{kind.name} is {need}")
+        raise ContainerError(f"level {p} holds {length} bytes, but {images or layers} x {w}x{h} "
+                             f"of {kind.name} is {need}")
     if offset + length > len(data):
         raise ContainerError(f"level {p} lies past the end of the file (bytes {offset} to "
                              f"{offset + length} of {len(data)}): truncated?")

@@ -60,7 +60,8 @@ def storage_format(kind: Layout) -> Format:
 def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int,
                  layers: int) -> np.ndarray:
     """(layers, height, width, 4) storage values of the ``layers`` images that lie one after
-    the other at ``offset`` (the caller has checked that they lie inside ``data``)."""
+    the other at ``offset`` (the caller has checked that they lie inside ``data``); a volume's
+    level is its slices so laid out (KTX2 and DDS alike: z = 0 first)."""
     size = image_bytes(kind, width, height)
     if isinstance(kind, Blocks):
         return np.stack([bcn.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
@@ -82,9 +83,9 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
 
 
 def texture_file(path: str, container: str, kind: Layout, levels: Sequence[np.ndarray],
-                 notes: Sequence[str] = (), faces: int = 1) -> TextureFile:
+                 notes: Sequence[str] = (), faces: int = 1, volume: bool = False) -> TextureFile:
     """The TextureFile of ``levels`` decoded from ``kind`` in the file at ``path`` (``faces``
-    6: a cube map or cube array)."""
+    6: a cube map or cube array; ``volume``: a 3D texture, levels (D, H, W, 4))."""
     return TextureFile(os.path.basename(path), container, kind.name, storage_format(kind),
                        tuple(levels), kind.codec.family if isinstance(kind, Blocks) else None,
-                       tuple(notes), faces)
+                       tuple(notes), faces, volume)

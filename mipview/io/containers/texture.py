@@ -18,6 +18,7 @@ from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.nonfinite import count_nonfinite
 from mipview.core.results import StrategyResult
 from mipview.core.specs import StrategySpec
+from mipview.core.volume import volume_level_size, volume_mip_count
 
 #: name of the pseudo-strategy a file's own chain is reported under ("file:name=a.ktx2")
 FILE_SPEC_NAME = "file"
@@ -45,6 +46,39 @@ def level_shape(width: int, height: int, level: int, layers: int | None) -> tupl
     None)."""
     w, h = level_size(width, height, level)
     return (h, w, 4) if layers is None else (layers, h, w, 4)
+
+
+# --- volumes -------------------------------------------------------------------------------------
+# level k of W x H x D is max(1, W >> k) x max(1, H >> k) x max(1, D >> k), down to 1x1x1
+# (mipview.core.volume)
+def volume_level_shape(width: int, height: int, depth: int, level: int) -> tuple[int, ...]:
+    """Storage shape (D, H, W, 4) of ``level`` of a volume."""
+    w, h, d = volume_level_size(width, height, depth, level)
+    return (d, h, w, 4)
+
+
+def volume_words(width: int, height: int, depth: int) -> str:
+    """"volume 64x64x32"."""
+    return f"volume {width}x{height}x{depth}"
+
+
+def written_volume(first: np.ndarray, faces: int) -> tuple[int, int, int]:
+    """(width, height, depth) of a volume to write whose level 0 is ``first``, (D, H, W, 4); a
+    volume has no faces and is no array (ValueError otherwise)."""
+    if faces != 1:
+        raise ValueError(f"a volume has no cube faces (faces {faces})")
+    if first.ndim != 4 or first.shape[-1] != 4:
+        raise ValueError(f"a volume's levels are (D, H, W, 4), got {first.shape}")
+    depth, height, width = (int(n) for n in first.shape[:3])
+    return width, height, depth
+
+
+def check_volume_level_count(count: int, width: int, height: int, depth: int) -> None:
+    """A volume's chain cannot have more levels than :func:`volume_mip_count`."""
+    most = volume_mip_count(width, height, depth)
+    if count > most:
+        raise ContainerError(f"the header claims {count} mip levels, but a {width}x{height}x"
+                             f"{depth} volume has at most {most}")
 
 
 def check_cube(width: int, height: int) -> None:
@@ -108,11 +142,15 @@ class TextureFile:
     pixel_format : the format as the file names it (e.g. "VK_FORMAT_BC7_SRGB_BLOCK").
     fmt : the mipview format of ``levels`` (block-compressed levels decode to UNORM or SRGB).
     levels : storage values per level, (H, W, 4) or (layers, H, W, 4), read-only; a cube map's
-        are (6 n, N, N, 4) even for one cube (mipview.core.cube: cube c's face f at 6 c + f).
+        are (6 n, N, N, 4) even for one cube (mipview.core.cube: cube c's face f at 6 c + f); a
+        volume's (D, H, W, 4) even for D = 1.
     decoded_from : the block compression the levels were decoded from ("BC7"), else None: the
         check of such a chain shows compression error plus filter error.
     notes : what a user should know (orientation flipped, non-finite or negative texels...).
     faces : 6 for a cube map or cube array, else 1.
+    volume : a volume (3D texture): ``levels`` are (D, H, W, 4), slice z = 0 first, level k
+        max(1, W >> k) x max(1, H >> k) x max(1, D >> k). Its slices are no array layers:
+        ``layers`` is 1, ``depth`` D.
     """
 
     name: str
@@ -123,9 +161,16 @@ class TextureFile:
     decoded_from: str | None = None
     notes: tuple[str, ...] = ()
     faces: int = 1
+    volume: bool = False
 
     def __post_init__(self) -> None:
-        if self.levels:
+        if self.levels and self.volume:
+            width, height, depth = written_volume(self.levels[0], self.faces)
+            for k, a in enumerate(self.levels):
+                shape = volume_level_shape(width, height, depth, k)
+                if a.shape != shape:
+                    raise ValueError(f"level {k} of a volume is {a.shape}, expected {shape}")
+        elif self.levels:
             written_layers(self.levels[0], self.faces)  # a cube is whole cubes of square faces
         for a in self.levels:
             a.setflags(write=False)
@@ -143,8 +188,14 @@ class TextureFile:
 
     @property
     def layers(self) -> int:
+        """Array layers (a cube's faces); 1 for a volume, whose slices are no layers."""
         a = self.levels[0]
-        return int(a.shape[0]) if a.ndim == 4 else 1
+        return int(a.shape[0]) if a.ndim == 4 and not self.volume else 1
+
+    @property
+    def depth(self) -> int:
+        """Slices of a volume's level 0; 1 for anything else."""
+        return int(self.levels[0].shape[0]) if self.volume else 1
 
     @property
     def has_chain(self) -> bool:
@@ -156,9 +207,12 @@ class TextureFile:
 
     def description(self) -> str:
         """E.g. "KTX2 VK_FORMAT_R8G8B8A8_SRGB, 2 layers, 6 levels", "..., cube map, 6 levels",
-        "..., cube array of 2, 6 levels"."""
+        "..., cube array of 2, 6 levels", "KTX2 VK_FORMAT_R8_UNORM, volume 64x64x32, 7
+        levels"."""
         parts = [f"{self.container} {self.pixel_format}"]
-        if self.is_cube:
+        if self.volume:
+            parts.append(volume_words(self.width, self.height, self.depth))
+        elif self.is_cube:
             parts.append(cube_words(self.layers))
         elif self.levels[0].ndim == 4:
             parts.append(f"{self.layers} layer{'s' if self.layers != 1 else ''}")
