@@ -39,3 +39,12 @@ def gpu(gpu_session):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture
+def no_gpu_work(monkeypatch):
+    """A run that gets as far as making a Session fails the test (main lets AssertionError
+    through): what is refused must be refused before."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("GPU work started")
+    monkeypatch.setattr("mipview.gpu.session.Session", refuse)

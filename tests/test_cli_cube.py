@@ -26,7 +26,7 @@ from mipview.io import containers, imageio, synthetic
 from mipview.runs.cube import figures_dict
 from tests.bits import same_bits
 from tests.run_report import read_report
-from tests.stderr import without_compile_progress
+from tests.stderr import one_line_error
 
 HEADLINE = "faces filtered independently"
 
@@ -43,21 +43,6 @@ def _png_levels(out, slug: str, side: int) -> list[np.ndarray]:
                       for f in range(6)]) for k in range(mip_count(side, side))]
 
 
-def _one_line_error(capsys, *fragments: str) -> str:
-    err = without_compile_progress(capsys.readouterr().err).strip()
-    assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
-
-
-@pytest.fixture
-def no_gpu_work(monkeypatch):
-    """A run that gets as far as making a Session fails the test: what is refused must be
-    refused before."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("GPU work started")
-    monkeypatch.setattr("mipview.gpu.session.Session", refuse)
 
 
 def _write_faces(folder, cube: np.ndarray, stem: str = "sky") -> list[str]:
@@ -236,5 +221,5 @@ def _bad_cases(tmp_path) -> list[tuple[list[str], tuple[str, ...]]]:
 def test_bad_cube_input_is_one_line_and_exit_2_before_gpu_work(tmp_path, capsys, no_gpu_work):
     for argv, fragments in _bad_cases(tmp_path):
         assert main(argv) == 2, argv
-        _one_line_error(capsys, *fragments)
+        one_line_error(capsys, *fragments)
     assert not (tmp_path / "o").exists()

@@ -19,7 +19,7 @@ from mipview.io import containers, imageio, synthetic
 from mipview.io.layers import make_layers
 from tests.bits import same_bits
 from tests.run_report import read_report
-from tests.stderr import without_compile_progress
+from tests.stderr import one_line_error
 
 SIZE = "37x23"
 
@@ -30,21 +30,6 @@ def _entry(report: dict, name: str) -> dict:
     return next(s for s in report["strategies"] if s["name"] == name)
 
 
-def _one_line_error(capsys, *fragments: str) -> str:
-    err = without_compile_progress(capsys.readouterr().err).strip()
-    assert err.count("\n") == 0 and err.startswith("mipview: error:"), err
-    for fragment in fragments:
-        assert fragment in err, err
-    return err
-
-
-@pytest.fixture
-def no_gpu_work(monkeypatch):
-    """A run that gets as far as making a Session fails the test (main lets AssertionError
-    through): what is refused must be refused before."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("GPU work started")
-    monkeypatch.setattr("mipview.gpu.session.Session", refuse)
 
 
 # --- --export -----------------------------------------------------------------------------------
@@ -93,7 +78,7 @@ def test_export_of_an_8bit_run_reads_back_as_its_png_levels(tmp_path):
 def test_an_unknown_export_kind_is_refused_before_any_work(tmp_path, capsys, no_gpu_work):
     out = tmp_path / "out"
     assert main(["run", "--size", SIZE, "--export", "ktx2,png", "--out", str(out)]) == 2
-    _one_line_error(capsys, "--export", "unknown export kind png")
+    one_line_error(capsys, "--export", "unknown export kind png")
     assert list(tmp_path.iterdir()) == []  # no output folder, no temporary one
 
 
@@ -187,7 +172,7 @@ def test_a_damaged_texture_file_is_one_line_and_exit_2(tmp_path, capsys, no_gpu_
     bad = tmp_path / name
     bad.write_bytes(damage(good.read_bytes()))
     assert main(["run", str(bad), "--out", str(tmp_path / "o")]) == 2
-    _one_line_error(capsys, f"cannot open '{bad}'", fragment)
+    one_line_error(capsys, f"cannot open '{bad}'", fragment)
     assert not (tmp_path / "o").exists()
 
 

@@ -16,10 +16,11 @@ from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, level_size, mip_count, to_storage
 from mipview.io import containers, cube_faces, imageio, synthetic
 from mipview.io.containers import dds_header
-from mipview.io.containers.decode import decode_texture
 from mipview.io.containers.texture import ContainerError, TextureFile
-from mipview.io.imageio import ImageLoadError, SourceImage
+from mipview.io.imageio import SourceImage
 from tests.bits import same_bits
+from tests.legacy_dds import legacy_header
+from tests.refusals import refused
 
 SIDE = 12
 FORMATS = [Format.UNORM, Format.SRGB, Format.F16, Format.F32, Format.R32F, Format.RG8,
@@ -141,18 +142,7 @@ def _legacy_cube(levels: list[np.ndarray], caps2: int, fourcc: bytes | None = No
     """A legacy DDS (no DX10 header) of RGBA8 texels (or half floats with FourCC 113), its
     faces one after the other, each its whole chain (the documented layout)."""
     first = levels[0]
-    height, width = first.shape[1:3]
-    flags = (dds_header.DDSD_CAPS | dds_header.DDSD_HEIGHT | dds_header.DDSD_WIDTH
-             | dds_header.DDSD_PIXELFORMAT | dds_header.DDSD_MIPMAPCOUNT | dds_header.DDSD_PITCH)
-    caps = dds_header.DDSCAPS_TEXTURE | dds_header.DDSCAPS_COMPLEX | dds_header.DDSCAPS_MIPMAP
-    if fourcc is None:
-        pixel_format = (dds_header.DDPF_RGB | dds_header.DDPF_ALPHAPIXELS, 0, 32, 0xFF, 0xFF00,
-                        0xFF0000, 0xFF000000)
-    else:
-        pixel_format = (dds_header.DDPF_FOURCC, int.from_bytes(fourcc, "little"), 0, 0, 0, 0, 0)
-    header = dds_header.HEADER.pack(dds_header.MAGIC, 124, flags, height, width,
-                                    width * first.itemsize * 4, 0, len(levels), 32,
-                                    *pixel_format, caps, caps2, 0, 0, 0)
+    header = legacy_header(first, len(levels), caps2, fourcc=fourcc)
     faces = first.shape[0]
     return header + b"".join(np.ascontiguousarray(level[f], level.dtype.newbyteorder("<"))
                              .tobytes() for f in range(faces) for level in levels)
@@ -173,32 +163,21 @@ def test_a_legacy_dds_cube_map_is_read(tmp_path, fmt, fourcc):
     assert ", cube map, " in texture.description()
 
 
-def _refused(name: str, data: bytes, *fragments: str, tmp_path) -> None:
-    """The reader raises ContainerError with ``fragments``; imageio.load makes it one line."""
-    with pytest.raises(ContainerError) as info:
-        decode_texture(name, data, lambda n, what: None)
-    for fragment in fragments:
-        assert fragment in str(info.value), str(info.value)
-    path = tmp_path / name
-    path.write_bytes(data)
-    with pytest.raises(ImageLoadError) as loaded:
-        imageio.load(path)
-    assert "\n" not in str(loaded.value) and str(info.value) in str(loaded.value)
 
 
 def test_a_legacy_dds_cube_without_some_faces_is_refused_naming_them(tmp_path):
     levels = _cube_chain(Format.UNORM, 1)
     caps2 = dds_header.DDSCAPS2_CUBEMAP | dds_header.DDSCAPS2_CUBEMAP_ALLFACES & ~0x2000 & ~0x4000
-    _refused("part.dds", _legacy_cube(levels, caps2), "a legacy cube map without its -Y, +Z "
+    refused("part.dds", _legacy_cube(levels, caps2), "a legacy cube map without its -Y, +Z "
              "faces", "whole cubes", tmp_path=tmp_path)
     one = dds_header.DDSCAPS2_CUBEMAP | dds_header.DDSCAPS2_CUBEMAP_ALLFACES & ~0x400
-    _refused("one.dds", _legacy_cube(levels, one), "without its +X face:", tmp_path=tmp_path)
+    refused("one.dds", _legacy_cube(levels, one), "without its +X face:", tmp_path=tmp_path)
 
 
 # --- malformed cubes -----------------------------------------------------------------------------
 def test_a_ktx2_face_count_of_3_is_refused(tmp_path):
     data = containers.ktx2.encode(_cube_chain(Format.F16, 1), Format.F16, faces=6)
-    _refused("three.ktx2", data[:36] + struct.pack("<I", 3) + data[40:],
+    refused("three.ktx2", data[:36] + struct.pack("<I", 3) + data[40:],
              "faceCount 3 is invalid (1, or 6 for a cube map)", tmp_path=tmp_path)
 
 
@@ -207,13 +186,13 @@ def test_cubes_with_faces_that_are_not_square_are_refused(tmp_path):
     square = "a cube map with 16x8 faces: a cube's faces are square"
     # written as an array, then told to be a cube
     ktx2 = containers.ktx2.encode(flat, Format.UNORM)
-    _refused("flat.ktx2", ktx2[:32] + struct.pack("<2I", 0, 6) + ktx2[40:], square,
+    refused("flat.ktx2", ktx2[:32] + struct.pack("<2I", 0, 6) + ktx2[40:], square,
              tmp_path=tmp_path)
     dds = containers.dds.encode(flat, Format.UNORM)
-    _refused("flat.dds", dds[:136] + struct.pack("<2I", 4, 1) + dds[144:], square,
+    refused("flat.dds", dds[:136] + struct.pack("<2I", 4, 1) + dds[144:], square,
              tmp_path=tmp_path)
     legacy = _legacy_cube(flat, dds_header.DDSCAPS2_CUBEMAP | dds_header.DDSCAPS2_CUBEMAP_ALLFACES)
-    _refused("old.dds", legacy, square, tmp_path=tmp_path)
+    refused("old.dds", legacy, square, tmp_path=tmp_path)
     # and never written
     for kind in ("ktx2", "dds"):
         with pytest.raises(ContainerError, match=square):
@@ -230,7 +209,7 @@ def test_an_exr_marked_as_a_cube_needs_whole_cubes(tmp_path):
              for i in range(5)]
     path = tmp_path / "five.exr"
     exr.File(parts).write(str(path))
-    _refused("five.exr", path.read_bytes(), "mipviewCube attribute marks a cube map, but its "
+    refused("five.exr", path.read_bytes(), "mipviewCube attribute marks a cube map, but its "
              "5 parts", tmp_path=tmp_path)
 
 

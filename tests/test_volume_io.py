@@ -17,10 +17,11 @@ from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, to_storage
 from mipview.io import containers, imageio, synthetic
 from mipview.io.containers import dds_header
-from mipview.io.containers.decode import decode_texture
-from mipview.io.containers.texture import ContainerError, TextureFile
+from mipview.io.containers.texture import TextureFile
 from mipview.io.imageio import ImageLoadError, SourceImage
 from tests.bits import same_bits
+from tests.legacy_dds import legacy_header
+from tests.refusals import refused
 
 FORMATS = [Format.UNORM, Format.SRGB, Format.F16, Format.F32, Format.R8, Format.R32F,
            Format.RGB10A2]
@@ -167,18 +168,8 @@ def _legacy_volume(levels: list[np.ndarray], flags: int, caps2: int,
     """A legacy DDS (no DX10 header) volume of RGBA8 texels (or half floats with FourCC 113),
     the documented layout: every slice of level 0, then every slice of level 1..."""
     first = levels[0]
-    depth, height, width = first.shape[:3]
-    flags |= (dds_header.DDSD_CAPS | dds_header.DDSD_HEIGHT | dds_header.DDSD_WIDTH
-              | dds_header.DDSD_PIXELFORMAT | dds_header.DDSD_MIPMAPCOUNT | dds_header.DDSD_PITCH)
-    caps = dds_header.DDSCAPS_TEXTURE | dds_header.DDSCAPS_COMPLEX | dds_header.DDSCAPS_MIPMAP
-    if fourcc is None:
-        pixel_format = (dds_header.DDPF_RGB | dds_header.DDPF_ALPHAPIXELS, 0, 32, 0xFF, 0xFF00,
-                        0xFF0000, 0xFF000000)
-    else:
-        pixel_format = (dds_header.DDPF_FOURCC, int.from_bytes(fourcc, "little"), 0, 0, 0, 0, 0)
-    header = dds_header.HEADER.pack(dds_header.MAGIC, 124, flags, height, width,
-                                    width * first.itemsize * 4, depth, len(levels), 32,
-                                    *pixel_format, caps, caps2, 0, 0, 0)
+    header = legacy_header(first, len(levels), caps2, depth=first.shape[0], flags=flags,
+                           fourcc=fourcc)
     return header + b"".join(np.ascontiguousarray(level, level.dtype.newbyteorder("<")).tobytes()
                              for level in levels)
 
@@ -250,35 +241,24 @@ def test_volume_npy_files_are_read_as_volumes(tmp_path):
 
 
 # --- malformed volumes ---------------------------------------------------------------------------
-def _refused(name: str, data: bytes, *fragments: str, tmp_path) -> None:
-    """The reader raises ContainerError with ``fragments``; imageio.load makes it one line."""
-    with pytest.raises(ContainerError) as info:
-        decode_texture(name, data, lambda n, what: None)
-    for fragment in fragments:
-        assert fragment in str(info.value), str(info.value)
-    path = tmp_path / name
-    path.write_bytes(data)
-    with pytest.raises(ImageLoadError) as loaded:
-        imageio.load(path, volumes=True)
-    assert "\n" not in str(loaded.value) and str(info.value) in str(loaded.value)
 
 
 def test_a_ktx2_array_of_volumes_is_refused(tmp_path):
     data = containers.ktx2.encode(_volume_chain(Format.UNORM, (5, 7, 9)), Format.UNORM,
                                   volume=True)
-    _refused("arr.ktx2", data[:32] + struct.pack("<I", 2) + data[36:],
+    refused("arr.ktx2", data[:32] + struct.pack("<I", 2) + data[36:],
              "an array of 2 3D textures (pixelDepth 9, layerCount 2)", "layerCount 0",
-             tmp_path=tmp_path)
+             tmp_path=tmp_path, volumes=True)
 
 
 def test_a_ktx2_cube_with_depth_and_a_3d_depth_format_are_refused(tmp_path):
     data = containers.ktx2.encode(_volume_chain(Format.UNORM, (8, 8, 8)), Format.UNORM,
                                   volume=True)
-    _refused("cube.ktx2", data[:36] + struct.pack("<I", 6) + data[40:],
-             "faceCount 6 with pixelDepth 8", tmp_path=tmp_path)
+    refused("cube.ktx2", data[:36] + struct.pack("<I", 6) + data[40:],
+             "faceCount 6 with pixelDepth 8", tmp_path=tmp_path, volumes=True)
     r32 = containers.ktx2.encode(_volume_chain(Format.R32F, (8, 8, 8)), Format.R32F, volume=True)
-    _refused("d32.ktx2", r32[:12] + struct.pack("<I", 126) + r32[16:],
-             "pixelDepth 8) of a depth format", tmp_path=tmp_path)
+    refused("d32.ktx2", r32[:12] + struct.pack("<I", 126) + r32[16:],
+             "pixelDepth 8) of a depth format", tmp_path=tmp_path, volumes=True)
 
 
 def test_a_ktx2_level_whose_size_does_not_match_its_depth_is_refused(tmp_path):
@@ -287,33 +267,33 @@ def test_a_ktx2_level_whose_size_does_not_match_its_depth_is_refused(tmp_path):
     # a header that says depth 8: level 1 would hold 4 slices of 2x3, but holds 4 (of 9 >> 1)
     # and level 0 holds 9 slices where 8 are claimed
     deeper = data[:28] + struct.pack("<I", 8) + data[32:]
-    _refused("deep.ktx2", deeper, "level 0 holds 1260 bytes, but 8 slices x 5x7 of "
-             "VK_FORMAT_R8G8B8A8_UNORM is 1120", tmp_path=tmp_path)
+    refused("deep.ktx2", deeper, "level 0 holds 1260 bytes, but 8 slices x 5x7 of "
+             "VK_FORMAT_R8G8B8A8_UNORM is 1120", tmp_path=tmp_path, volumes=True)
     # a level index entry of one slice where level 1 has four
     at = 80 + 24 * 1 + 8  # levels[1].byteLength
     short = data[:at] + struct.pack("<Q", 2 * 3 * 4) + data[at + 8:]
-    _refused("short.ktx2", short, "level 1 holds 24 bytes, but 4 slices x 2x3", tmp_path=tmp_path)
+    refused("short.ktx2", short, "level 1 holds 24 bytes, but 4 slices x 2x3", tmp_path=tmp_path, volumes=True)
     many = data[:40] + struct.pack("<I", 5) + data[44:]
-    _refused("many.ktx2", many, "claims 5 mip levels, but a 5x7x9 volume has at most 4",
-             tmp_path=tmp_path)
+    refused("many.ktx2", many, "claims 5 mip levels, but a 5x7x9 volume has at most 4",
+             tmp_path=tmp_path, volumes=True)
 
 
 def test_dds_volumes_that_cannot_be_are_refused(tmp_path):
     levels = _volume_chain(Format.F16, (5, 7, 9))
     data = containers.dds.encode(levels, Format.F16, volume=True)
-    _refused("arr.dds", data[:140] + struct.pack("<I", 2) + data[144:],
-             "a 3D texture with arraySize 2", "arraySize 1", tmp_path=tmp_path)
-    _refused("cube.dds", data[:136] + struct.pack("<I", dds_header.MISC_TEXTURECUBE) + data[140:],
-             "flagged as a cube map", tmp_path=tmp_path)
-    _refused("flat.dds", data[:24] + struct.pack("<I", 0) + data[28:], "depth 0",
-             tmp_path=tmp_path)
-    _refused("deep.dds", data[:24] + struct.pack("<I", 12) + data[28:], "truncated DDS file",
-             "a 5x7x12 volume", tmp_path=tmp_path)
-    _refused("cut.dds", data[:-1], "truncated DDS file", tmp_path=tmp_path)
+    refused("arr.dds", data[:140] + struct.pack("<I", 2) + data[144:],
+             "a 3D texture with arraySize 2", "arraySize 1", tmp_path=tmp_path, volumes=True)
+    refused("cube.dds", data[:136] + struct.pack("<I", dds_header.MISC_TEXTURECUBE) + data[140:],
+             "flagged as a cube map", tmp_path=tmp_path, volumes=True)
+    refused("flat.dds", data[:24] + struct.pack("<I", 0) + data[28:], "depth 0",
+             tmp_path=tmp_path, volumes=True)
+    refused("deep.dds", data[:24] + struct.pack("<I", 12) + data[28:], "truncated DDS file",
+             "a 5x7x12 volume", tmp_path=tmp_path, volumes=True)
+    refused("cut.dds", data[:-1], "truncated DDS file", tmp_path=tmp_path, volumes=True)
     legacy = _legacy_volume(_volume_chain(Format.UNORM, (5, 7, 9)), dds_header.DDSD_DEPTH,
                             dds_header.DDSCAPS2_VOLUME | dds_header.DDSCAPS2_CUBEMAP
                             | dds_header.DDSCAPS2_CUBEMAP_ALLFACES)
-    _refused("both.dds", legacy, "a cube map too", tmp_path=tmp_path)
+    refused("both.dds", legacy, "a cube map too", tmp_path=tmp_path, volumes=True)
 
 
 # --- kept out of what opens 2D images ------------------------------------------------------------
