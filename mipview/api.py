@@ -26,7 +26,6 @@ from mipview.check.verdict import ReferenceCache, Verdict
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import GpuTiming, RunResult, TimingSettings
-from mipview.io import imageio
 from mipview.io.imageio import SourceImage
 from mipview.runs import report, staged
 from mipview.runs.cube import CubeSeams, cube_spec_reason, run_seams
@@ -92,10 +91,9 @@ def open_image(path: str | os.PathLike[str]) -> SourceImage:
     """An image or texture file (PNG, JPEG, TIFF, EXR, KTX2, DDS, ...) as ``mipview run`` opens
     it: one face of six face images (``sky_px.png`` with ``sky_nx.png``... beside it) opens the
     cube map of all six; raises :class:`mipview.MipviewError` saying why it cannot."""
-    from mipview.io.cube_faces import find_faces, load_faces
+    from mipview.io import cube_faces
 
-    faces = find_faces(path)
-    return imageio.load(path) if faces is None else load_faces(faces)
+    return cube_faces.open_image(path)
 
 
 def run(image: ImageLike, strategies: str = "all", format: str | None = None,

@@ -132,3 +132,11 @@ def load_faces(paths: Sequence[str | os.PathLike[str]]) -> SourceImage:
     description = f"cube map of six {size}x{size} faces ({first.description})"
     return SourceImage(pixels, names[0], description, first.bit_depth, first.is_float, texture,
                        all(f.grey for f in faces), faces=FACES)
+
+
+def open_image(path: str | os.PathLike[str]) -> SourceImage:
+    """``path`` as the window, the API and ``mipview run`` open it: one of six face images
+    (``sky_px.png`` with ``sky_nx.png``... beside it) is the cube map of all six, any other file
+    itself (imageio.load)."""
+    faces = find_faces(path)
+    return imageio.load(path) if faces is None else load_faces(faces)

@@ -317,3 +317,16 @@ def test_window_shows_an_opened_cube_map_as_crosses(qtbot, make_window, tmp_path
     got = run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
     assert got["output"].mip.layers == 6 and view.cube_count() == 0 and view.cross() is None
     assert view.displayed("per-level", 0).shape == (8, 8, 4)
+
+
+def test_window_opens_one_of_six_face_images_as_their_cube_map(qtbot, make_window, tmp_path):
+    from PIL import Image
+
+    faces = np.rint(cube_image(8).pixels * 255).astype(np.uint8)
+    for face, name in enumerate(cube.FACE_NAMES):
+        Image.fromarray(faces[face]).save(tmp_path / f"sky_{name}.png")
+    w = make_window()
+    opened = open_and_wait(qtbot, w, tmp_path / "sky_pz.png")
+    assert opened.source.is_cube
+    assert np.array_equal(opened.source.rgba8, faces)  # every face, in layer order
+    assert w.pyramid.cross() == 0

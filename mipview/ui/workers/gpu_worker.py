@@ -51,7 +51,7 @@ from mipview.core.results import (
 )
 from mipview.core.specs import StrategySpec
 from mipview.gpu.vulkan.context import GpuContext, GpuTimeout, list_devices
-from mipview.io import imageio
+from mipview.io import cube_faces, imageio
 from mipview.io.layers import make_layers
 from mipview.runs import analysis, staged
 from mipview.runs.staged import RunListener
@@ -219,7 +219,7 @@ class GpuWorker(JobWorker):
 
     def _open_image(self, req: OpenRequest, stop: Stop) -> None:
         self.sigProgress.emit(f"loading {req.path}")
-        source = imageio.load(req.path)
+        source = cube_faces.open_image(req.path)  # one face of six: their cube map
         fmt = req.fmt or source.suggested_format()
         level0 = self._storage(source, fmt)  # read-only, and the next run's level 0
         _ = source.nonfinite  # counted here, not on the UI thread that tells the user
