@@ -26,7 +26,7 @@ import numpy as np
 
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
-from mipview.core.volume import volume_level_size, volume_mip_count
+from mipview.core.volume import volume_level_size
 from mipview.io.containers import bcn, dds_header, pixels, texture
 from mipview.io.containers.dds_header import HEADER, Header
 from mipview.io.containers.pixels import BGRA, BGRX, Blocks, Layout, Plain
@@ -114,16 +114,12 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
     fmt = fmt.chain
     first = np.asarray(levels[0])
     if volume:
-        return _encode_volume(levels, fmt, texture.written_volume(first, faces))
+        return _encode_volume(levels, fmt, texture.written_volume(first, faces, len(levels)))
     layers = texture.written_layers(first, faces)
     height, width = int(first.shape[-3]), int(first.shape[-2])
     stack = []
     for p, level in enumerate(levels):
-        data = np.ascontiguousarray(level, dtype=fmt.dtype.newbyteorder("<"))
-        shape = texture.level_shape(width, height, p, layers)
-        if data.shape != shape:
-            raise ValueError(f"level {p} is {data.shape}, expected {shape}")
-        data = fmt.pack(data)  # the file holds the format's own channels
+        data = texture.file_level(level, fmt, texture.level_shape(width, height, p, layers), p)
         stack.append(data if layers is not None else data[None])
     header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt],
                                   (layers or 1) // faces, width * fmt.bytes_per_texel,
@@ -136,17 +132,9 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
 def _encode_volume(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
                    size: tuple[int, int, int]) -> bytes:
     width, height, depth = size
-    most = volume_mip_count(width, height, depth)
-    if len(levels) > most:
-        raise ValueError(f"{len(levels)} levels, but a {width}x{height}x{depth} volume has at "
-                         f"most {most}")
-    body = []
-    for p, level in enumerate(levels):
-        data = np.ascontiguousarray(level, dtype=fmt.dtype.newbyteorder("<"))
-        shape = texture.volume_level_shape(width, height, depth, p)
-        if data.shape != shape:
-            raise ValueError(f"level {p} is {data.shape}, expected {shape}")
-        body.append(fmt.pack(data).tobytes())  # its slices, z = 0 first
+    body = [texture.file_level(level, fmt, texture.volume_level_shape(width, height, depth, p),
+                               p).tobytes()  # its slices, z = 0 first
+            for p, level in enumerate(levels)]
     header = dds_header.pack_dx10(width, height, len(levels), _WRITE[fmt], 1,
                                   width * fmt.bytes_per_texel, depth=depth)
     return header + b"".join(body)

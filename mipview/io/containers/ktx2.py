@@ -30,7 +30,7 @@ import numpy as np
 from mipview import __version__
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
-from mipview.core.volume import volume_level_size, volume_mip_count
+from mipview.core.volume import volume_level_size
 from mipview.io.containers import bcn
 from mipview.io.containers.pixels import (
     BGRA,
@@ -49,6 +49,7 @@ from mipview.io.containers.texture import (
     check_level_count,
     check_magic,
     check_volume_level_count,
+    file_level,
     level_shape,
     volume_level_shape,
     written_layers,
@@ -185,10 +186,7 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
     first = np.asarray(levels[0])
     n = len(levels)
     if volume:
-        width, height, depth = written_volume(first, faces)
-        if n > volume_mip_count(width, height, depth):
-            raise ValueError(f"{n} levels, but a {width}x{height}x{depth} volume has at most "
-                             f"{volume_mip_count(width, height, depth)}")
+        width, height, depth = written_volume(first, faces, n)
         layers, layer_count = None, 0
     else:
         layers = written_layers(first, faces)
@@ -209,10 +207,7 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
     for p in reversed(range(n)):  # smallest level first in the file
         shape = volume_level_shape(width, height, depth, p) if volume \
             else level_shape(width, height, p, layers)
-        data = np.ascontiguousarray(levels[p], dtype=fmt.dtype.newbyteorder("<"))
-        if data.shape != shape:
-            raise ValueError(f"level {p} is {data.shape}, expected {shape}")
-        data = fmt.pack(data)  # the file holds the format's own channels (packed: its words)
+        data = file_level(levels[p], fmt, shape, p)
         start = _align(offset, alignment)
         body += b"\0" * (start - offset) + data.tobytes()
         index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)

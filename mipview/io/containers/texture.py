@@ -62,15 +62,29 @@ def volume_words(width: int, height: int, depth: int) -> str:
     return f"volume {width}x{height}x{depth}"
 
 
-def written_volume(first: np.ndarray, faces: int) -> tuple[int, int, int]:
-    """(width, height, depth) of a volume to write whose level 0 is ``first``, (D, H, W, 4); a
-    volume has no faces and is no array (ValueError otherwise)."""
+def written_volume(first: np.ndarray, faces: int, count: int) -> tuple[int, int, int]:
+    """(width, height, depth) of a volume to write whose level 0 is ``first``, (D, H, W, 4), in
+    a chain of ``count`` levels; a volume has no faces, is no array and has at most
+    :func:`volume_mip_count` levels (ValueError otherwise)."""
     if faces != 1:
         raise ValueError(f"a volume has no cube faces (faces {faces})")
     if first.ndim != 4 or first.shape[-1] != 4:
         raise ValueError(f"a volume's levels are (D, H, W, 4), got {first.shape}")
     depth, height, width = (int(n) for n in first.shape[:3])
+    most = volume_mip_count(width, height, depth)
+    if count > most:
+        raise ValueError(f"{count} levels, but a {width}x{height}x{depth} volume has at most "
+                         f"{most}")
     return width, height, depth
+
+
+def file_level(level: np.ndarray, fmt: Format, shape: tuple[int, ...], p: int) -> np.ndarray:
+    """Level ``p`` (storage values of ``fmt``) as a file holds it: little-endian, the format's
+    own channels (packed formats: their words); ValueError unless it has ``shape``."""
+    data = np.ascontiguousarray(level, dtype=fmt.dtype.newbyteorder("<"))
+    if data.shape != shape:
+        raise ValueError(f"level {p} is {data.shape}, expected {shape}")
+    return fmt.pack(data)
 
 
 def check_volume_level_count(count: int, width: int, height: int, depth: int) -> None:
@@ -165,7 +179,7 @@ class TextureFile:
 
     def __post_init__(self) -> None:
         if self.levels and self.volume:
-            width, height, depth = written_volume(self.levels[0], self.faces)
+            width, height, depth = written_volume(self.levels[0], self.faces, len(self.levels))
             for k, a in enumerate(self.levels):
                 shape = volume_level_shape(width, height, depth, k)
                 if a.shape != shape:
