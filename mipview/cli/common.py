@@ -267,12 +267,11 @@ def load_source(args: argparse.Namespace) -> SourceImage:
         w, h = parse_size(args.size)
         return synthetic.image(w, h, seed=args.seed, kind=kind,
                                reversed_z=getattr(args, "reversed_z", False))
-    faces = face_files(args)
-    if faces is not None:
-        from mipview.io.cube_faces import load_faces
+    if not getattr(args, "cube_faces", True):  # a command that takes no cube map (mean)
+        return imageio.load(args.image)
+    from mipview.io import cube_faces
 
-        return load_faces(faces)
-    return imageio.load(args.image)
+    return cube_faces.open_image(args.image)
 
 
 def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,

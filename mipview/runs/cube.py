@@ -147,25 +147,20 @@ def figures_dict(figures: Sequence[SeamFigures]) -> dict[str, Any]:
     }
 
 
-def chain_seams(levels: Sequence[np.ndarray], fmt: Format, level0: np.ndarray | None = None,
-                first: list[SeamFigures] | None = None) -> tuple[SeamFigures, ...]:
-    """:func:`pyramid_seams` of ``levels``; a level 0 bit for bit ``level0`` takes ``first[0]``
-    when given (else computes it and keeps it there): level 0 is every result's, and the
-    largest level to decode."""
-    if level0 is None or first is None or not levels or not _same(levels[0], level0):
-        return tuple(pyramid_seams(levels, fmt))
-    if not first:
-        first.append(seam_metric(level0, fmt))
-    return (first[0], *pyramid_seams(levels[1:], fmt))
-
-
 def run_seams(mip: RunResult, level0: np.ndarray, refs: ReferenceCache | None) -> CubeSeams:
     """The seam figures of every result of a cube map run on ``level0`` (6 n, N, N, 4), and of
     the exact reference of each result's reduction from ``refs`` (the run's cache, which holds
     them once the results are judged; None: no references, as with ``--no-check``)."""
     fmt = mip.fmt
-    first: list[SeamFigures] = []
-    results = {str(r.spec): chain_seams(r.levels, fmt, level0, first) for r in mip.results}
+    # level 0 is every result's (bit for bit), and the largest level to decode: once
+    first = seam_metric(level0, fmt)
+
+    def chain(levels: Sequence[np.ndarray]) -> tuple[SeamFigures, ...]:
+        if levels and _same(levels[0], level0):
+            return (first, *pyramid_seams(levels[1:], fmt))
+        return tuple(pyramid_seams(levels, fmt))
+
+    results = {str(r.spec): chain(r.levels) for r in mip.results}
     conventions = {str(r.spec): convention(r.reduction) for r in mip.results}
     references: dict[str, tuple[SeamFigures, ...]] = {}
     if refs is not None:
