@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from mipview.core.cube import face_directions
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, level_size, mip_count, to_storage
 from mipview.io import containers, cube_faces, imageio, synthetic
@@ -321,7 +322,7 @@ def _seam_error(cube: np.ndarray) -> float:
     size = cube.shape[1]
     diffs = []
     for f in range(6):
-        d = synthetic.cube_directions(f, size)
+        d = face_directions(f, size)
         on_face = d / np.abs(d).max(axis=-1, keepdims=True)  # on the cube's surface
         every = np.arange(size)
         for border, inner, rows, cols in (
@@ -353,7 +354,7 @@ def test_the_synthetic_cube_is_a_cube_of_the_sky():
 
 def test_the_synthetic_cube_maps_texels_to_directions_as_vulkan_samples_them():
     for f in range(6):
-        face, col, row = _texel_of(synthetic.cube_directions(f, 9), 9)
+        face, col, row = _texel_of(face_directions(f, 9), 9)
         assert (face == f).all()
         assert (col == np.arange(9)[None, :]).all() and (row == np.arange(9)[:, None]).all()
 

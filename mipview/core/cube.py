@@ -62,14 +62,21 @@ def face_side(shape: tuple[int, ...]) -> int:
     return shape[1]
 
 
-def directions(n: int) -> np.ndarray:
-    """(6, n, n, 3) unit directions of every texel centre of a cube map of side ``n``:
-    ``s = (i + 0.5) / n``, ``sc = 2 s - 1`` (column i), ``tc`` likewise from row j."""
-    c = (2.0 * np.arange(n) + 1.0) / n - 1.0
-    sc = c[None, None, :, None]
-    tc = c[None, :, None, None]
-    d = NORMAL[:, None, None, :] + sc * U[:, None, None, :] + tc * V[:, None, None, :]
+def face_directions(face: int, n: int, rows: tuple[int, int] | None = None) -> np.ndarray:
+    """Unit directions (rows, n, 3) through the texel centres of ``face`` of a cube of side
+    ``n``, rows [r0, r1) of ``rows`` (default all): column i has ``s = (i + 1/2) / n``,
+    ``sc = 2 s - 1``, ``tc`` likewise from the row (row 0 at the top)."""
+    r0, r1 = rows or (0, n)
+    sc = (np.arange(n) + 0.5) * (2.0 / n) - 1.0
+    tc = (np.arange(r0, r1) + 0.5) * (2.0 / n) - 1.0
+    d = NORMAL[face] + sc[None, :, None] * U[face] + tc[:, None, None] * V[face]
     return d / np.linalg.norm(d, axis=-1, keepdims=True)
+
+
+def directions(n: int) -> np.ndarray:
+    """(6, n, n, 3) unit directions of every texel centre of a cube map of side ``n``
+    (:func:`face_directions` of each face)."""
+    return np.stack([face_directions(f, n) for f in range(FACES)])
 
 
 def fold_cube(face: np.ndarray | int, i: np.ndarray | int, j: np.ndarray | int,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image
 
-from mipview.core.cube import FACES
+from mipview.core.cube import FACES, face_directions
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
@@ -245,32 +245,6 @@ def _depth_image(width: int, height: int, seed: int = 0, reversed_z: bool = Fals
 
 
 # --- cube maps ----------------------------------------------------------------------------------
-#: per face (mipview.core.cube order): the major axis, and the directions in which the face's
-#: sc and tc grow; Vulkan's cube map face selection table (sc = -rz, tc = -ry for +X ...) solved
-#: for the direction: major + sc S + tc T on the unit cube
-_FACE_FRAMES = np.array([
-    [[1, 0, 0], [0, 0, -1], [0, -1, 0]],   # +X: sc = -rz, tc = -ry
-    [[-1, 0, 0], [0, 0, 1], [0, -1, 0]],   # -X: sc = +rz, tc = -ry
-    [[0, 1, 0], [1, 0, 0], [0, 0, 1]],     # +Y: sc = +rx, tc = +rz
-    [[0, -1, 0], [1, 0, 0], [0, 0, -1]],   # -Y: sc = +rx, tc = -rz
-    [[0, 0, 1], [1, 0, 0], [0, -1, 0]],    # +Z: sc = +rx, tc = -ry
-    [[0, 0, -1], [-1, 0, 0], [0, -1, 0]],  # -Z: sc = -rx, tc = -ry
-], np.float64)
-
-
-def cube_directions(face: int, size: int, rows: tuple[int, int] | None = None) -> np.ndarray:
-    """Unit directions (rows, size, 3) through the texel centres of ``face`` (0..5, +X..-Z) of
-    a cube of side ``size``, rows ``rows`` = [r0, r1) (default all): column c, row r has
-    s = (c + 1/2) / size, t = (r + 1/2) / size, sc = 2 s - 1, tc = 2 t - 1 (Vulkan's texel
-    coordinates, row 0 at the top as mipview holds every image)."""
-    r0, r1 = rows or (0, size)
-    sc = (np.arange(size) + 0.5) * (2.0 / size) - 1.0
-    tc = (np.arange(r0, r1) + 0.5) * (2.0 / size) - 1.0
-    major, s_axis, t_axis = _FACE_FRAMES[face]
-    d = major + sc[None, :, None] * s_axis + tc[:, None, None] * t_axis
-    return d / np.linalg.norm(d, axis=-1, keepdims=True)
-
-
 def _colour(r: float, g: float, b: float) -> np.ndarray:
     return np.array([r, g, b], np.float32)
 
@@ -319,7 +293,7 @@ def _sky(d: np.ndarray, sun: np.ndarray, texel: float) -> np.ndarray:
 def cube_image(size: int, seed: int = 0, layers: int = 1) -> SourceImage:
     """A cube map (``layers`` > 1: a cube array of that many cubes) of side ``size``: float32
     (6 layers, size, size, 4) in [0, 1], alpha 1, ``faces`` 6 (mipview.core.cube). Each texel
-    is :func:`_sky` of the direction through its centre (:func:`cube_directions`), so the faces
+    is :func:`_sky` of the direction through its centre (:func:`mipview.core.cube.face_directions`), so the faces
     meet seamlessly: texels facing each other across an edge see nearly the same sky. ``seed``
     places the sun (each cube of an array its own). In bands of rows, in float32: about a
     second at 1024."""
@@ -339,7 +313,7 @@ def cube_image(size: int, seed: int = 0, layers: int = 1) -> SourceImage:
             for r0 in range(0, size, rows):
                 r1 = min(size, r0 + rows)
                 # float32 is plenty for a picture, and twice as fast
-                d = cube_directions(face, size, (r0, r1)).astype(np.float32)
+                d = face_directions(face, size, (r0, r1)).astype(np.float32)
                 out[FACES * cube + face, r0:r1, :, :3] = _sky(d, sun, texel)
     label = f"synthetic cube {size}x{size}" + (f" x {layers} cubes" if layers > 1 else "") \
         + f" (seed {seed})"
