@@ -54,10 +54,15 @@ def cube_count(layers: int) -> int:
     return layers // FACES
 
 
+def is_cube_shape(layers: int, height: int, width: int) -> bool:
+    """Whether ``layers`` layers of ``width`` x ``height`` can be a cube map: 6 n square
+    faces."""
+    return height == width >= 1 and layers >= FACES and layers % FACES == 0
+
+
 def face_side(shape: tuple[int, ...]) -> int:
     """N of a cube map (array) of shape (6 n, N, N, C); ValueError for any other shape."""
-    if len(shape) != 4 or shape[1] != shape[2] or shape[1] < 1 or shape[0] < FACES \
-            or shape[0] % FACES:
+    if len(shape) != 4 or not is_cube_shape(*shape[:3]):
         raise ValueError(f"a cube map is (6 n, N, N, C): 6 n square faces, got shape {shape}")
     return shape[1]
 

@@ -124,8 +124,7 @@ def cube_taps(n: int, d: int, spec: FilterSpec) -> tuple[Taps, Taps, int]:
 def cube_reason(spec: FilterSpec, width: int, height: int, layers: int) -> str | None:
     """Why ``spec`` cannot make this image's chain, or None: edge=cube reads across the faces of
     a cube map, 6 n square layers (Vulkan's face order: mipview.core.cube)."""
-    if spec.edge != CUBE or (width == height and layers >= cube.FACES
-                             and layers % cube.FACES == 0):
+    if spec.edge != CUBE or cube.is_cube_shape(layers, height, width):
         return None
     return (f"edge=cube needs a cube map: 6 n square faces as layers (this image is {width}x"
             f"{height} x {layers} layer{'s' if layers != 1 else ''}); use edge="
