@@ -34,8 +34,8 @@ def _depth(w: int, h: int, seed: int, fmt: Format = FMT) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("fmt", "size"), [(Format.D32, (37, 19)), (Format.D32, (4097, 3)),
-                                           (Format.D16, (37, 19))],
-                         ids=["d32-37x19", "d32-4097x3", "d16-37x19"])
+                                           (Format.D16, (37, 19)), (Format.D16, (64, 40))],
+                         ids=["d32-37x19", "d32-4097x3", "d16-37x19", "d16-64x40"])
 def test_depth_level0_through_the_sampled_depth_view(gpu, fmt, size):
     w, h = size
     level0 = _depth(w, h, w, fmt)
@@ -130,7 +130,8 @@ MINMAX_SPECS = ("per-level:reduction=minmax", "single-pass:reduction=minmax",
                 "register-chain:reduction=minmax")
 
 
-@pytest.mark.parametrize("size", [(37, 19), (4097, 3)], ids=["37x19", "4097x3"])
+@pytest.mark.parametrize("size", [(37, 19), (4097, 3), (64, 40)],
+                         ids=["37x19", "4097x3", "64x40"])
 def test_minmax_from_a_d32_depth_buffer_into_rg32f(gpu, size):
     """d32-rg32f: a D32 level 0, levels 1.. in RG32F with the min in R and the max in G, each
     bit-exact; level 0's depth view reads the depth in both channels (its G=R swizzle). Without

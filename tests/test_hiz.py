@@ -14,7 +14,8 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.session import run_once
 from mipview.gpu.strategies.sampler_minmax import SamplerMinmax
 
-SIZES = [(1, 1), (3, 3), (37, 1), (4097, 3), (1921, 1079)]
+#: 64x40: even sides, so the tile strategies read level 0 by gather (gather_mode)
+SIZES = [(1, 1), (3, 3), (37, 1), (64, 40), (4097, 3), (1921, 1079)]
 STRATEGIES = ("per-level", "single-pass", "sampler-minmax", "npot-exact", "subgroup",
               "register-chain")
 #: formats Vulkan requires min/max filtering of where samplerFilterMinmax is supported
@@ -132,7 +133,7 @@ def test_a_nan_tap_is_dropped_and_a_nan_footprint_stays(gpu):
         assert not judge(chain, level0, fmt, "min").within_tolerance
 
 
-MINMAX_SIZES = [(1, 1), (3, 3), (37, 1), (1921, 1079)]
+MINMAX_SIZES = [(1, 1), (3, 3), (37, 1), (64, 40), (1921, 1079)]
 
 
 def test_minmax_is_min_in_r_and_max_in_g_bit_exact(gpu):

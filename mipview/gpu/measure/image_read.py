@@ -3,8 +3,8 @@
 ``mipview bench`` reports it next to the copy floor. The copy floor is a buffer copy, and on
 NVIDIA buffer loads and texture fetches take different paths: a strategy that samples level 0
 cannot read it faster than this, whatever it does with the texels (mipview/gpu/measure/image_read.comp reads
-every texel once, in 4x4 blocks per invocation, bilinear where the format filters, and writes
-nothing). Timed like the strategies: same cache eviction, many runs per submit.
+every texel once, in 4x4 blocks per invocation, bilinear where the format filters, else a gather
+per channel where it has one or two, else texel loads, and writes nothing). Timed like the strategies: same cache eviction, many runs per submit.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from mipview.core.formats import Format
 from mipview.core.results import TimingStats
 from mipview.gpu.measure.evict import CacheEvictor
-from mipview.gpu.shaders.shipped import IMAGE_READ
+from mipview.gpu.shaders.shipped import IMAGE_READ, gather_mode
 from mipview.gpu.strategies.base import group_count
 from mipview.gpu.vulkan.context import GpuContext
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
@@ -32,7 +32,8 @@ _TEXELS = 4  # per invocation and side
 class ImageRead:
     bytes_read: int
     timing: TimingStats
-    linear: bool  # bilinear samples (else texel loads)
+    linear: bool  # bilinear samples
+    gather: int = 0  # else gather_mode (0: texel loads)
 
     @property
     def gbps(self) -> float:
@@ -40,7 +41,7 @@ class ImageRead:
 
     def as_dict(self) -> dict[str, float | int | bool]:
         return {"gbps": self.gbps, "median_us": self.timing.median,
-                "bytes": self.bytes_read, "bilinear": self.linear}
+                "bytes": self.bytes_read, "bilinear": self.linear, "gather": self.gather}
 
 
 def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
@@ -50,13 +51,14 @@ def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     layers, height, width = data.shape[:3]
     linear = fmt.element is not Format.F32 and ctx.caps.supports(
         fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT"))
+    gather = 0 if linear else gather_mode(fmt, 0)
     image = MipImage(ctx, fmt, width, height, layers, levels=1)
     sink = Buffer(ctx, 16, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
     sets = batch = None
     try:
         image.upload(np.ascontiguousarray(data.astype(fmt.dtype, copy=False)))
         pipeline = get_pipeline(ctx, IMAGE_READ, ("sampled", "storage_buffer"),
-                                constants={"LINEAR": linear})
+                                constants={"LINEAR": linear, "GATHER": (0, 1, 2, 1)[gather]})
         sets = DescriptorSets(pipeline, 1)
         sets.write(0, [(image.sampled_views[0], get_sampler(ctx, linear=linear)),
                        (sink.handle, 0, 16)])
@@ -72,7 +74,7 @@ def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
         batch.submit(timed=False)  # warm-up
         runs = batch.submit()
         return ImageRead(width * height * layers * fmt.bytes_per_texel,
-                         TimingStats(tuple(r[0] for r in runs)), linear)
+                         TimingStats(tuple(r[0] for r in runs)), linear, gather)
     finally:
         ctx.wait_idle()
         if batch is not None:

@@ -81,7 +81,7 @@ from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
 from mipview.gpu.shaders.interface import ShaderInterface
-from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
+from mipview.gpu.shaders.shipped import MIP_COMMON, gather_mode, mip_constants
 from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
@@ -107,7 +107,7 @@ from mipview.gpu.vulkan.vkapi import flag
 # both are mipview/gpu/shaders/include/spd_reduce.glsl's body
 _SPD_SPEC = (("SP_REDUCTION", 0, "int"), ("SP_BILINEAR", 1, "bool"), ("SP_PREFETCH", 2, "bool"),
              ("SP_SRC_BUFFER", 3, "bool"), ("SP_SRC_EVEN", 4, "bool"), ("SP_TAIL", 5, "int"),
-             ("SP_TAIL_EVEN", 6, "bool"), *MIP_COMMON)
+             ("SP_TAIL_EVEN", 6, "bool"), ("SP_GATHER", 7, "int"), *MIP_COMMON)
 _SPD_PUSH = (("srcSize", "ivec2"), ("tileOffset", "ivec2"), ("tileLevels", "int"),
              ("tailLevels", "int"), ("groupsPerLayer", "int"), ("srcOffset", "int"),
              ("handoffOffset", "int"), ("scratchOffset", "int"), ("scratchSize", "int"),
@@ -301,6 +301,7 @@ class SinglePass(Strategy):
                        "SP_SRC_EVEN": _even(image.level_size(p.base)),
                        "SP_TAIL": 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
                        "SP_TAIL_EVEN": _even(image.level_size(p.base + p.tile_levels)),
+                       "SP_GATHER": self._gather(p, image),
                        **mip_constants(image.fmt)},
             subgroup_size=caps.subgroup_size if caps.subgroup_size_range else None)
             for p in self.passes]
@@ -324,6 +325,13 @@ class SinglePass(Strategy):
     def _one_sample(self, p: SpPass) -> bool:
         # load=bilinear applies where a pass samples level 0 of the image (the first)
         return self.opts["load"] == "bilinear" and p.src_offset < 0 and p.base == 0
+
+    def _gather(self, p: SpPass, image: MipImage) -> int:
+        # step 1 from the image by 2x2 texel loads (a bilinear sample is one instruction already,
+        # and odd sides' footprints are not 2x2 blocks)
+        if p.src_offset >= 0 or self._one_sample(p) or not _even(image.level_size(p.base)):
+            return 0
+        return gather_mode(image.fmt, p.base)
 
     def _per_group(self, p: SpPass, tiles: int) -> int:
         return group_tiles(self.ctx.caps, self.opts["tiles"], tiles, p.tail_levels > 0,

@@ -55,6 +55,9 @@ layout(constant_id = 3) const bool SP_SRC_BUFFER = false;  // step 1 reads spDat
 layout(constant_id = 4) const bool SP_SRC_EVEN = true;     // level b has even sides: 2x2 boxes
 layout(constant_id = 5) const int SP_TAIL = 0;             // 0 none, 1 tiled (SPD), 2 per level
 layout(constant_id = 6) const bool SP_TAIL_EVEN = true;    // a tiled tail's source has even sides
+// step 1 from the image, even sides: textureGather per channel, not four texel loads (gather_mode
+// in mipview/gpu/shaders/shipped.py: 0 texel loads, 1 red, 2 red and green, 3 red as both)
+layout(constant_id = 7) const int SP_GATHER = 0;
 
 layout(set = 0, binding = 0) uniform sampler2DArray spSrc;
 // One binding per output level b+1 .. b+14: lavapipe cannot index storage-image arrays.
@@ -212,8 +215,21 @@ vec4 spStep1(SpSource src, ivec2 p, int layer) {
         // sample above reads the sRGB view, which filters in linear light
 #define SP_LOAD_TEX(q) mipDecode(texelFetch(spSrc, ivec3(q, layer), 0))
         ivec2 q = 2 * p;
-        v = vec4(spReduce4(SP_T(SP_LOAD_TEX(q)), SP_T(SP_LOAD_TEX(q + ivec2(1, 0))),
-                           SP_T(SP_LOAD_TEX(q + ivec2(0, 1))), SP_T(SP_LOAD_TEX(q + ivec2(1, 1)))));
+        if (SP_GATHER != 0) {
+            // the block's shared corner: gather returns texels (0, 1), (1, 1), (1, 0), (0, 0) of
+            // it, a channel at a time; the same values as the loads below, reduced in their order
+            vec3 c = vec3(vec2(q + 1) / vec2(s), float(layer));
+            vec4 r = textureGather(spSrc, c, 0);
+            vec4 g = SP_GATHER == 2 ? textureGather(spSrc, c, 1) : SP_GATHER == 3 ? r : vec4(0.0);
+            v = vec4(spReduce4(SP_T(mipDecode(vec4(r.w, g.w, 0.0, 1.0))),
+                               SP_T(mipDecode(vec4(r.z, g.z, 0.0, 1.0))),
+                               SP_T(mipDecode(vec4(r.x, g.x, 0.0, 1.0))),
+                               SP_T(mipDecode(vec4(r.y, g.y, 0.0, 1.0)))));
+        } else {
+            v = vec4(spReduce4(SP_T(SP_LOAD_TEX(q)), SP_T(SP_LOAD_TEX(q + ivec2(1, 0))),
+                               SP_T(SP_LOAD_TEX(q + ivec2(0, 1))),
+                               SP_T(SP_LOAD_TEX(q + ivec2(1, 1)))));
+        }
     } else {
         SP_REDUCE_TAPS(v, p, s, SP_LOAD_TEX)
     }
