@@ -72,6 +72,12 @@ class _Sampler:
         #: (time, thread name, where, CPU seconds since its sample before) of the other threads
         self.others: list[tuple[float, str, str, float]] = []
         self._cpu: dict[int, float] = {}
+        #: (time, CPU seconds of this process's threads that run no Python, busy and all CPU
+        #: seconds of the machine) since the sample before: what held the cores when the UI
+        #: thread waited for one (a driver's threads, other processes)
+        self.machine: list[tuple[float, dict[str, float], float, float]] = []
+        self._tasks: dict[int, float] = {}
+        self._stat = self._machine_cpu()
         #: (start, end, generation) of every garbage collection
         self.collections: list[tuple[float, float, int]] = []
         self._gc_start = 0.0
@@ -113,6 +119,40 @@ class _Sampler:
         except (OSError, IndexError, ValueError):
             return 0.0
 
+    @staticmethod
+    def _machine_cpu() -> tuple[float, float]:
+        """(busy, all) CPU seconds of the whole machine so far, from /proc/stat (else zeros)."""
+        try:
+            with open("/proc/stat") as f:
+                ticks = [int(v) for v in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return 0.0, 0.0
+        hz = os.sysconf("SC_CLK_TCK")
+        idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+        return (sum(ticks) - idle) / hz, sum(ticks) / hz
+
+    def _other_tasks(self, python: set[int]) -> dict[str, float]:
+        """CPU seconds this process's threads outside ``python`` (native ids) used since the
+        sample before, by thread name (``comm``): a driver's or Qt's own threads."""
+        try:
+            tids = [int(t) for t in os.listdir("/proc/self/task")]
+        except OSError:
+            return {}
+        used: dict[str, float] = {}
+        for tid in tids:
+            if tid in python:
+                continue
+            cpu = self._thread_cpu(tid)
+            if cpu > self._tasks.get(tid, cpu):
+                try:
+                    with open(f"/proc/self/task/{tid}/comm") as f:
+                        name = f.read().strip()
+                except OSError:
+                    name = "?"
+                used[name] = used.get(name, 0.0) + cpu - self._tasks[tid]
+            self._tasks[tid] = cpu
+        return used
+
     def _sample(self, now: float) -> str:
         # no reference to the UI thread's frames outlives this call: held across a GIL switch
         # they outlived the frames they stood for, and Python 3.11 crashed (segmentation
@@ -125,6 +165,11 @@ class _Sampler:
             # QThreads that never asked threading who they are have a stack but no name or
             # native id: a name from their id, and no CPU figure
             known = {t.ident: t for t in threading.enumerate()}
+            busy, every = self._machine_cpu()
+            python = {t.native_id for t in known.values() if t.native_id is not None}
+            self.machine.append((now, self._other_tasks(python), busy - self._stat[0],
+                                 every - self._stat[1]))
+            self._stat = (busy, every)
             for ident, frame in frames.items():
                 if ident in (self._ui, mine):
                     continue
@@ -158,8 +203,19 @@ class _Sampler:
         others = "; ".join(
             f"{n} {used[n] * 1000:.0f} ms CPU, mostly {places[n].most_common(1)[0][0]}"
             for n in ranked[:4])
+        span = [m for m in self.machine if t0 <= m[0] <= t1]
+        native: Counter = Counter()
+        for m in span:
+            native.update(m[1])
+        names = ", ".join(f"{n} {v * 1000:.0f}" for n, v in native.most_common(3))
+        busy = sum(m[2] for m in span)  # in clock ticks (10 ms): coarse for one stall
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+        machine = (f"\n  threads without Python {native.total() * 1000:.0f} ms CPU ({names}); "
+                   f"the machine "
+                   f"{busy / (t1 - t0):.1f} of {os.cpu_count()} cores busy ({cores} this "
+                   f"process may use)") if span and t1 > t0 else ""
         return "; ".join(f"{100 * n / total:.0f}% {w}" for w, n in hits.most_common(top)) \
-            + gc_text + (f"\n  other threads meanwhile: {others}" if others else "")
+            + gc_text + (f"\n  other threads meanwhile: {others}" if others else "") + machine
 
 
 class _Ticks:
