@@ -306,7 +306,7 @@ def test_a_volume_is_refused_in_one_line_unless_asked_for(tmp_path, kind):
             opener(path)
         message = str(info.value)
         assert "\n" not in message and message.startswith(f"cannot open '{path}': ")
-        assert "volume 5x7x9, 4 levels" in message and "not volumes (3D textures)" in message
+        assert "volume 5x7x9, 4 levels" in message and "volumes (3D textures) run with" in message
     np.save(tmp_path / "fog.volume.npy", np.zeros((3, 4, 4), np.float32))
     with pytest.raises(ImageLoadError, match="volume 4x4x3"):
         imageio.load(tmp_path / "fog.volume.npy")

@@ -23,7 +23,8 @@ linear light is at most the same relative error once encoded (the encoding is co
   lavapipe truncates float16), < 1 ulp: 2^-10 relative for float16 normals, 2^-24 absolute for
   its subnormals, 2^-23 for float32;
 - the float32 arithmetic of one reduction step (:data:`ARITH`): REDUCE_DEPTH roundings of 2^-24,
-  in depth, from the stored texels to the value stored;
+  in depth, from the stored texels to the value stored, and AXIS_DEPTH more per further axis
+  (a volume's z);
 - a bilinear sample (Vulkan leaves filtering precision to the device): each of the filter's two
   1-D stages may round to the format, lavapipe does for 8-bit (measured: up to 1.0 LSB off the
   mean of the 2x2 block), so two store roundings;
@@ -60,6 +61,8 @@ F16_UNIT = 2.0**-11   # half-precision arithmetic, round to nearest
 #: weights (m - i) / n of both axes, the products, the sums of up to three taps per axis and the
 #: scaling of a UNORM store: 11, rounded up
 REDUCE_DEPTH = 12
+#: what each further axis (a volume's z) adds: its weight, the product and two sums
+AXIS_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ def _sources(sources: Sequence[LevelSource], levels: int) -> list[LevelSource]:
 
 def _made(inp: Budget, src: LevelSource, fmt: Format) -> Budget:
     """The value of a level before its store, from inputs of budget ``inp``."""
-    out = inp.then(ARITH)
+    out = inp.then(ARITH).then(Budget(F32_UNIT), AXIS_DEPTH * (src.axes - 2))
     if src.bilinear:
         out = out.then(STORE[fmt], 2)
     return out.then(HALF_OP, src.half_ops)

@@ -126,6 +126,18 @@ def strategy_specs(text: str, reversed_z: bool = False) -> list[StrategySpec]:
     return specs
 
 
+def export_kinds(text: str | None) -> tuple[str, ...]:
+    """``--export``: the kinds of texture file to write (none when not given)."""
+    from mipview.io import containers
+
+    if text is None:
+        return ()
+    try:
+        return containers.parse_kinds(text)
+    except ValueError as exc:
+        raise UsageError(f"--export {text!r}: {exc}") from None
+
+
 def parse_size(text: str) -> tuple[int, int]:
     """``4096`` -> (4096, 4096); ``1920x1080`` -> (1920, 1080)."""
     try:

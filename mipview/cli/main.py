@@ -27,6 +27,7 @@ from mipview.cli.common import (
     UsageError,
     closed_messages,
     duration_ms,
+    export_kinds,
     face_files,
     non_empty,
     open_context,
@@ -88,18 +89,6 @@ def _verdicts_exit(mip: Any, checks: dict[str, Any] | None) -> int:
     return EXIT_FAILED if bad or mip.validation_messages else EXIT_OK
 
 
-def export_kinds(text: str | None) -> tuple[str, ...]:
-    """``--export``: the kinds of texture file to write (none when not given)."""
-    from mipview.io import containers
-
-    if text is None:
-        return ()
-    try:
-        return containers.parse_kinds(text)
-    except ValueError as exc:
-        raise UsageError(f"--export {text!r}: {exc}") from None
-
-
 def write_result(folder: Path, res: StrategyResult, fmt: Format,
                  kinds: tuple[str, ...], faces: int = 1) -> list[Path]:
     """A result's levels in its own subfolder of ``folder`` (imageio.save_level: PNG, and the
@@ -131,6 +120,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def run_into(args: argparse.Namespace, folder: Path) -> int:
     """``run``'s work on the device of ``args.device``: levels and report.json into ``folder``
     (empty), its lines on stdout; the exit code of its verdicts."""
+    from mipview.cli import volume
+
+    if volume.requested(args):  # a volume's strategies and verdict are its own
+        return volume.run_into(args, folder)
     from mipview.check.filter_reference import kind_warning
     from mipview.runs import report
 
@@ -184,6 +177,10 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from mipview.cli import volume
+
+    if volume.requested(args):
+        return volume.bench(args)
     if args.sizes is not None:
         from mipview.cli import sizes
 
@@ -350,14 +347,18 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "cube map of all six)" if cube else "image file")
         p.set_defaults(cube_faces=cube)  # common.face_files
         if size:
+            from mipview.cli.volume import VOLUME_KIND
             from mipview.io.synthetic import CUBE_KIND, KINDS
 
-            kinds = (*KINDS, CUBE_KIND) if cube else KINDS
-            p.add_argument("--size", help="synthetic image of N or WxH texels (--synthetic)")
+            kinds = (*KINDS, CUBE_KIND, VOLUME_KIND) if cube else KINDS
+            p.add_argument("--size", help="synthetic image of N or WxH texels (--synthetic; "
+                                          "a volume: N or WxHxD)")
             p.add_argument("--synthetic", choices=kinds, metavar="KIND",
                            help=f"what --size makes: {' | '.join(kinds)} (default {KINDS[0]}); "
                                 "depth is a perspective depth buffer, r32f unless --format"
-                                + ("; cube a cube map of 6 faces N x N (a sky)" if cube else ""))
+                                + ("; cube a cube map of 6 faces N x N (a sky); volume a 3D "
+                                   "texture of noise and spheres, made by the volume "
+                                   "strategies (docs/volumes.md)" if cube else ""))
             p.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
         p.add_argument("--reversed-z", action="store_true",
                        help="depth is reversed-Z (near 1, far 0): reduction=nearest is max, "

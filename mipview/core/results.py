@@ -228,6 +228,8 @@ class LevelSource:
     bilinear: bool = False
     #: half-precision roundings, in depth, in making this level from its inputs (fp16 arithmetic)
     half_ops: int = 0
+    #: axes the reduction sums along: 3 for a volume's level (each adds its taps' roundings)
+    axes: int = 2
 
 
 @dataclass(frozen=True)

@@ -230,10 +230,10 @@ def volume_refusal(source: SourceImage) -> str:
 
 
 def _volume_refusal(what: str) -> str:
-    """E.g. "KTX2 VK_FORMAT_R8_UNORM, volume 64x64x32, 7 levels: mipview runs and shows 2D
-    textures, arrays and cube maps, not volumes (3D textures) yet"."""
-    return f"{what}: mipview runs and shows 2D textures, arrays and cube maps, not volumes " \
-           f"(3D textures) yet"
+    """E.g. "KTX2 VK_FORMAT_R8_UNORM, volume 64x64x32, 7 levels: this takes 2D textures,
+    arrays and cube maps; volumes (3D textures) run with `mipview run` and `mipview bench`"."""
+    return f"{what}: this takes 2D textures, arrays and cube maps; volumes (3D textures) run " \
+           f"with `mipview run` and `mipview bench` (docs/volumes.md)"
 
 
 # --------------------------------------------------------------------------------------------

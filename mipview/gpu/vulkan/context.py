@@ -93,6 +93,8 @@ class DeviceCaps:
     pipeline_cache_uuid: str = ""
     #: Vulkan 1.2 samplerFilterMinmax: samplers that return the min or max of their footprint
     sampler_minmax: bool = False
+    #: the largest side of a 3D image (volumes); Vulkan requires at least 256
+    max_image_dimension_3d: int = 256
 
     @property
     def driver(self) -> str:
@@ -355,6 +357,7 @@ def _query_caps(index: int, pd: Any) -> DeviceCaps:
         timestamp_period_ns=float(limits.timestampPeriod), timestamp_bits=ts_bits,
         has_graphics=graphics, queue_family=family,
         max_image_dimension_2d=int(limits.maxImageDimension2D),
+        max_image_dimension_3d=int(limits.maxImageDimension3D),
         max_image_array_layers=int(limits.maxImageArrayLayers),
         max_shared_memory=int(limits.maxComputeSharedMemorySize),
         max_workgroup_invocations=int(limits.maxComputeWorkGroupInvocations),

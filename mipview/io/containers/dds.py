@@ -251,6 +251,20 @@ def _layout(data: bytes, h: Header) -> _Layout:
     return _Layout(kind, offset, array_size if array_size > 1 else None, 1, ())
 
 
+def header_depth(data: bytes) -> int:
+    """The depth of the volume a DDS file's headers describe (0: not a volume), from its first
+    bytes alone (HEADER and DX10: 148); ContainerError where they say nothing sound."""
+    if len(data) < HEADER.size:
+        raise ContainerError("truncated DDS header")
+    h = dds_header.unpack(data)
+    if not (h.pf_flags & dds_header.DDPF_FOURCC and h.fourcc == dds_header.FOURCC_DX10):
+        return _legacy_volume(h)
+    if len(data) < HEADER.size + dds_header.DX10.size:
+        raise ContainerError("truncated DDS DX10 header")
+    dimension = dds_header.DX10.unpack_from(data, HEADER.size)[1]
+    return h.depth if dimension == dds_header.DIMENSION_TEXTURE3D else 0
+
+
 def _check_volume(h: Header, misc: int, array_size: int) -> None:
     """A DX10 3D texture: one (arraySize 1: Direct3D has no arrays of them), no cube, a depth."""
     if array_size > 1:

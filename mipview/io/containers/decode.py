@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from mipview.io.containers import dds, dds_header, exr, exr_layout, ktx2, npy
-from mipview.io.containers.texture import PixelCheck, TextureFile
+from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFile
 
 _READERS = ((ktx2.IDENTIFIER, ".ktx2", ktx2.read), (dds_header.MAGIC, ".dds", dds.read),
             (exr_layout.MAGIC, ".exr", exr.read), (npy.MAGIC, ".npy", npy.read))
@@ -27,3 +27,24 @@ def decode_texture(path: str, data: bytes, check_pixels: PixelCheck) -> TextureF
     if reader is None:
         reader = next(r for _, s, r in _READERS if s == suffix)
     return reader(path, data, check_pixels)
+
+
+#: bytes of a file that :func:`is_volume` reads: the largest header it looks at (DDS with DX10)
+HEAD_BYTES = 148
+
+
+def is_volume(path: str, head: bytes) -> bool:
+    """Whether the texture file ``path``, whose first :data:`HEAD_BYTES` bytes are ``head``, is
+    a volume (a 3D KTX2 or DDS, a ``*.volume.npy``), from its header alone: what a command that
+    runs volumes apart asks before it opens the file. False where the header says nothing sound
+    (the reader says why when the file is opened)."""
+    if npy.is_volume_name(path):
+        return True
+    try:
+        if head.startswith(ktx2.IDENTIFIER):
+            return ktx2.header_depth(head) > 0
+        if head.startswith(dds_header.MAGIC):
+            return dds.header_depth(head) > 0
+    except ContainerError:
+        return False
+    return False

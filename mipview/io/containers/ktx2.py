@@ -293,6 +293,15 @@ def _extent(width: int, height: int, layer_count: int, faces: int, depth: int = 
     return f"{width}x{height}" + (f" x {layer_count} layers" if layer_count else "")
 
 
+def header_depth(data: bytes) -> int:
+    """pixelDepth of a KTX2 file's header (0: not a volume), from its first 80 bytes alone;
+    ContainerError where there is no KTX2 header."""
+    check_magic(data, IDENTIFIER, "KTX2")
+    if len(data) < _HEADER.size:
+        raise ContainerError("truncated KTX2 header")
+    return int(_HEADER.unpack_from(data)[5])
+
+
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     """Decode a KTX2 file's levels. Raises ContainerError (or what ``check_pixels`` raises)."""
     if data.startswith(_KTX1_IDENTIFIER):

@@ -1,0 +1,65 @@
+"""What the volume strategies share: a strategy makes levels 1.. of a
+:class:`~mipview.gpu.vulkan.volume_image.VolumeImage` from its level 0 (docs/volumes.md).
+
+The interface of the 2D :class:`~mipview.gpu.strategies.base.Strategy`, cut to what a volume
+needs: ``prepare`` builds the dispatch plan once (:attr:`steps`), ``record`` records exactly that
+plan (:func:`~mipview.gpu.vulkan.dispatch.record_steps`), ``level_sources`` says per level how it
+was made (the rounding bounds of :mod:`mipview.check.bounds`), ``release`` frees the per-volume
+state. Volume strategies are named apart from the 2D ones (``volume_strategy``), so ``all`` and
+every 2D sweep keep meaning 2D.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from mipview.core import reductions
+from mipview.core.formats import Format
+from mipview.core.results import DispatchStep, LevelSource, Promise
+from mipview.gpu.strategies.base import compute_reason
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
+from mipview.gpu.vulkan.dispatch import record_steps
+from mipview.gpu.vulkan.pipelines import ComputePipeline, DescriptorSets
+from mipview.gpu.vulkan.timing import Marks
+from mipview.gpu.vulkan.volume_image import VolumeImage
+
+
+class VolumeStrategy:
+    name: ClassVar[str]
+    title: ClassVar[str]
+    promise: ClassVar[Promise] = "stored"
+
+    def __init__(self, ctx: GpuContext, reduction: str = "mean") -> None:
+        if reduction not in reductions.CODES:
+            raise ValueError(f"unknown reduction {reduction!r} (known: "
+                             f"{', '.join(reductions.NAMES)})")
+        self.ctx = ctx
+        self.reduction = reduction
+        self.steps: tuple[DispatchStep, ...] = ()
+        self.pipelines: list[ComputePipeline] = []
+        self.sets: DescriptorSets | None = None
+
+    @classmethod
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format,
+                           reduction: str = "mean") -> str | None:
+        if fmt.depth_source:
+            return f"{fmt.label} is a depth image's format; depth images are 2D"
+        return reductions.format_reason(reduction, fmt) or compute_reason(caps, fmt)
+
+    def prepare(self, image: VolumeImage) -> None:
+        raise NotImplementedError
+
+    def record(self, cmd: Any, image: VolumeImage, marks: Marks) -> None:
+        assert self.sets is not None, "prepare first"
+        record_steps(cmd, self.steps, self.pipelines, self.sets.sets, marks)
+
+    def level_sources(self, width: int, height: int, depth: int) -> list[LevelSource]:
+        """How levels 1 .. n-1 are made (default: each from the stored level below)."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        if self.sets is not None:
+            self.sets.destroy()
+            self.sets = None
+        self.steps = ()
+        self.pipelines = []
