@@ -17,8 +17,9 @@ from mipview.gpu.strategies.volume_tiles import plan_steps
 from mipview.gpu.volume_session import VOLUME_STRATEGIES, run_volume, volume_strategy
 
 BOTH = list(VOLUME_STRATEGIES)
-#: the odd volumes of issue 29, and one of even sides (no overlap between tiles)
-SIZES = [(3, 3, 3), (5, 7, 9), (33, 33, 33), (16, 8, 4)]
+#: the odd volumes of issue 29, and two of even sides (no overlap between tiles; 32^3: four
+#: levels in many groups, then one group)
+SIZES = [(3, 3, 3), (5, 7, 9), (33, 33, 33), (16, 8, 4), (32, 32, 32)]
 
 
 def _volume(size: tuple[int, int, int], fmt: Format, seed: int) -> np.ndarray:
@@ -53,7 +54,8 @@ def test_the_mean_in_srgb_and_half(gpu, fmt):
 
 
 @pytest.mark.parametrize("reduction", ["min", "max"])
-@pytest.mark.parametrize("size", [(5, 7, 9), (33, 33, 33)], ids=["5x7x9", "33x33x33"])
+@pytest.mark.parametrize("size", [(5, 7, 9), (33, 33, 33), (32, 32, 32)],
+                         ids=["5x7x9", "33x33x33", "32x32x32"])
 def test_min_and_max_are_bit_exact(gpu, size, reduction):
     fmt = Format.R32F
     level0 = _volume(size, fmt, 11)
@@ -99,14 +101,21 @@ def test_the_verdict_catches_a_wrong_texel_and_a_dropped_tap(gpu):
     assert not judge_volume(two, level0, fmt, "min").within_tolerance
 
 
-def test_tiles_make_up_to_three_levels_per_dispatch():
-    assert [(s.src, s.levels) for s in plan_steps(256, 256, 256)] == [(0, 3), (3, 3), (6, 2)]
-    assert len(plan_steps(33, 33, 33)) == 2  # 5 levels below level 0
+def test_tiles_make_several_levels_per_dispatch():
+    # four levels in many groups while the sides are even, the rest by one group: the last
+    # group of the dispatch before where the level it starts from is small (8^3), else its own
+    assert [(s.src, s.levels, s.tail, s.groups) for s in plan_steps(256, 256, 256)] \
+        == [(0, 4, 0, (16, 16, 16)), (4, 4, 0, (1, 1, 1))]
+    assert [(s.src, s.levels, s.tail) for s in plan_steps(128, 128, 128)] == [(0, 4, 3)]
+    # odd sides: two levels in overlapping tiles, the rest by the last group
+    assert [(s.src, s.levels, s.tail, s.even) for s in plan_steps(33, 33, 33)] \
+        == [(0, 2, 3, False)]
     # every plan fits shared memory (plan_steps asserts it) and covers every level once
     rng = np.random.default_rng(0)
     for w, h, d in rng.integers(1, 70, (60, 3)):
         steps = plan_steps(int(w), int(h), int(d))
         made = [level for s in steps for level in s.outputs]
+        assert all(s.levels + s.tail <= 8 for s in steps)
         assert made == list(range(1, len(made) + 1))
 
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Issue 29's volume table on the GPU machine, one device call:
+#   source .gl/env.sh && bash docs/bench/volume/run.sh $OUT
+# The synthetic volume (noise and spheres, --synthetic volume) at 256^3 in R8 and RGBA16F (the
+# issue's sizes) and 128^3 and 255^3 RGBA8 (an odd one: overlapping tiles), both volume
+# strategies timed in one loop per volume (interleaved after a warm-up by time), caches cold,
+# median of 50; every result's verdict against the 3D reference (the device has no validation
+# layer: the tests run it on lavapipe). Writes: gpu.txt, times.log, status.txt, *.json.
+# On lavapipe: VOLUME_SIZES="16 17" VOLUME_REPEAT=3 PYTHON=.venv/bin/python bash ... /tmp/out
+set -uo pipefail
+out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)
+py=${PYTHON:-python3}
+repeat=${VOLUME_REPEAT:-50}
+: > "$out/status.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" \
+  2>&1 || echo "no nvidia-smi" > "$out/gpu.txt"
+step() {  # step NAME SECONDS ARGS...: `mipview ARGS` with a time limit; exit code, duration
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS
+  echo "== $name: mipview $*" >> "$out/times.log"
+  timeout "$limit" "$py" -m mipview "$@" >> "$out/times.log" 2>&1
+  echo "$name exit $? in $((SECONDS - t0)) s" >> "$out/status.txt"
+}
+read -r -a sizes <<< "${VOLUME_SIZES:-256 256 128 255}"
+formats=(r8 f16 unorm unorm)
+for i in "${!sizes[@]}"; do
+  s=${sizes[$i]} f=${formats[$i]}
+  step "${f}_$s" 240 bench --synthetic volume --size "$s" --format "$f" --cold --repeat "$repeat" \
+    --warmup-ms 1500 --json "$out/${f}_$s.json"
+done
+cat "$out/status.txt"
