@@ -9,7 +9,9 @@ timings) as data. The window and the command line use the same staged Run (mipvi
 
 docs/api.md has a longer example (a test runs it). A cube map (a cube KTX2 or DDS, one face of
 six face images, ``mipview.io.synthetic.cube_image``) runs as ``mipview run`` runs it: its faces
-as array layers, each result with its seam figures (docs/cube-maps.md).
+as array layers, each result with its seam figures (docs/cube-maps.md). A volume (a 3D KTX2 or
+DDS, a ``*.volume.npy``, ``mipview.io.synthetic.volume_image``) runs through :func:`run_volume`
+(docs/volumes.md).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ import numpy as np
 
 from mipview.check.seams import SeamFigures
 from mipview.check.verdict import ReferenceCache, Verdict
+from mipview.check.volume_verdict import VolumeVerdict
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import GpuTiming, RunResult, TimingSettings
+from mipview.gpu.volume_session import VolumeResult
 from mipview.io.imageio import SourceImage
 from mipview.runs import report, staged
 from mipview.runs.cube import CubeSeams, cube_spec_reason, run_seams
@@ -145,3 +149,45 @@ def _staged(image: ImageLike, strategies: str, format: str | None,
                                      r.timing if opts.timing is not None else None,
                                      None if cube is None else cube.results[str(r.spec)])
         for r in done.mip.results}, cube)
+
+
+@dataclass(frozen=True)
+class VolumeOutcome:
+    """What :func:`run_volume` produced: each result (levels ``(d, h, w, 4)``, plan, timing) and
+    its verdict by name (``volume-tiles``, ``volume-tiles:reduction=min``), in the order asked."""
+
+    results: Mapping[str, VolumeResult]
+    verdicts: Mapping[str, VolumeVerdict]
+    #: strategies that could not run on this device, with the reason
+    skipped: Mapping[str, str]
+
+    @property
+    def ok(self) -> bool:
+        """Every checked result within its bound, as ``mipview run``'s exit code 0 says."""
+        return all(v.within_tolerance for v in self.verdicts.values())
+
+
+def run_volume(volume: ImageLike, strategies: str = "all", format: str | None = None,
+               check: bool = True, repeat: int = 0, cold: bool = False,
+               device: str | None = None) -> VolumeOutcome:
+    """The volume strategies of ``strategies`` (``volume-per-level``, ``volume-tiles``, each
+    with ``:reduction=min|max|minmax``; ``all``: both, the mean) once on ``volume``, judged
+    against the 3D reference (``check``), and with ``repeat`` > 0 timed as ``mipview bench``
+    times them (``cold``: caches emptied before each run)."""
+    from mipview.gpu.vulkan.context import GpuContext
+    from mipview.io import imageio
+    from mipview.runs.volume import parse_volume_specs, result_name, run_volume_specs
+
+    source = volume if isinstance(volume, SourceImage) else imageio.load(volume, volumes=True)
+    if not source.volume:
+        raise MipviewError(f"{source.description}: not a volume; a 2D image runs through run()")
+    fmt = Format.parse(format) if format else source.suggested_format()
+    specs = parse_volume_specs(strategies)
+    level0 = source.storage(fmt)
+    level0.setflags(write=False)
+    with GpuContext(device=device) as ctx:
+        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=repeat, cold=cold) \
+            if repeat > 0 else None
+        done = run_volume_specs(ctx, level0, fmt, specs, settings, check)
+    return VolumeOutcome({result_name(r): r for r in done.results}, done.verdicts,
+                         dict(done.skipped))

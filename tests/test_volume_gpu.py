@@ -4,6 +4,8 @@ lavapipe with validation; min and max bit-exact."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -135,3 +137,18 @@ def test_a_level_source_of_three_axes_allows_the_third_axis_arithmetic():
     two = bounds.step_bounds([LevelSource()], Format.F32, 2)[1]
     three = bounds.step_bounds([LevelSource(axes=3)], Format.F32, 2)[1]
     assert two < three < 2 * two
+
+
+def test_the_api_runs_and_times_a_volume():
+    import mipview
+    from mipview.io import synthetic
+
+    device = os.environ["MIPVIEW_DEVICE"]  # the tests' device (conftest.py)
+    done = mipview.run_volume(synthetic.volume_image(9, 7, 5),
+                              "volume-per-level,volume-tiles:reduction=max", repeat=3,
+                              device=device)
+    assert done.ok and list(done.results) == ["volume-per-level", "volume-tiles:reduction=max"]
+    assert done.results["volume-per-level"].timing.total.samples_us
+    assert done.verdicts["volume-tiles:reduction=max"].step[0].max_error == 0.0
+    with pytest.raises(MipviewError, match="not a volume"):
+        mipview.run_volume(synthetic.image(8, 8), device=device)

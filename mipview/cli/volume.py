@@ -26,6 +26,7 @@ from mipview.cli.common import (
 )
 from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
+from mipview.runs.volume import parse_volume_specs, result_name, run_volume_specs
 
 #: ``--synthetic`` of a volume (mipview.io.synthetic.volume_image)
 VOLUME_KIND = "volume"
@@ -61,32 +62,6 @@ def parse_volume_size(text: str) -> tuple[int, int, int]:
         raise UsageError(f"bad volume size {text!r} (want N or WxHxD, e.g. 256 or 64x32x16, "
                          "sides at least 1)")
     return sides[0], sides[1], sides[2]
-
-
-def volume_specs(text: str) -> list[tuple[str, str]]:
-    """``--strategies`` of a volume run: (name, reduction) each; ``all`` is every volume
-    strategy's mean."""
-    from mipview.core.specs import StrategySpec
-    from mipview.gpu.volume_session import VOLUME_STRATEGIES
-
-    if text == "all":
-        return [(name, "mean") for name in VOLUME_STRATEGIES]
-    out = []
-    for part in text.split(","):
-        try:
-            spec = StrategySpec.parse(part.strip())
-        except ValueError as exc:
-            raise UsageError(f"--strategies: {exc}") from None
-        if spec.name not in VOLUME_STRATEGIES:
-            raise UsageError(f"--strategies: {spec.name!r} makes 2D pyramids; a volume is made "
-                             f"by {', '.join(VOLUME_STRATEGIES)}")
-        options = spec.option_dict
-        unknown = sorted(set(options) - {"reduction"})
-        if unknown:
-            raise UsageError(f"--strategies: {spec.name} takes reduction=... only, not "
-                             f"{', '.join(unknown)}")
-        out.append((spec.name, options.get("reduction", "mean")))
-    return out
 
 
 #: host bytes per texel of level 0 a checked run holds at once, besides the strategies' levels:
@@ -152,43 +127,9 @@ def _label(args: argparse.Namespace) -> str:
     return source_label(args)
 
 
-def _runs(ctx: Any, level0: np.ndarray, fmt: Format, specs: list[tuple[str, str]],
-          settings: Any = None) -> list[Any]:
-    """One session per reduction asked for (a session makes one), generated and, with
-    ``settings``, timed; the results in the order of ``specs``."""
-    from mipview.gpu.volume_session import VolumeSession
-
-    results, skipped, messages = {}, [], []
-    for reduction in dict.fromkeys(r for _, r in specs):
-        names = [n for n, r in specs if r == reduction]
-        with VolumeSession(ctx, level0, fmt, names, reduction) as session:
-            session.generate()
-            if settings is not None:
-                session.time_with(settings)
-            run = session.result()
-        results.update({(r.strategy, reduction): r for r in run.results})
-        skipped += [(n if reduction == "mean" else f"{n}:reduction={reduction}", why)
-                    for n, why in run.skipped]
-        messages += run.validation_messages
-    return [[results[k] for k in specs if k in results], skipped, messages]
-
-
-def _name(res: Any) -> str:
-    return res.strategy if res.reduction == "mean" else f"{res.strategy}:reduction={res.reduction}"
-
-
-def _verdicts(results: list[Any], level0: np.ndarray, fmt: Format, check: bool) -> dict:
-    from mipview.check.volume_verdict import judge_volume
-
-    if not check:
-        return {}
-    return {_name(r): judge_volume(r.levels, level0, fmt, r.reduction, r.sources)
-            for r in results}
-
-
 def _result_dict(res: Any, verdict: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "strategy": _name(res), "name": res.strategy, "reduction": res.reduction,
+        "strategy": result_name(res), "name": res.strategy, "reduction": res.reduction,
         "promise": res.promise,
         "plan": [{"label": s.label, "levels": list(s.levels), "detail": s.detail}
                  for s in res.plan],
@@ -210,11 +151,11 @@ def _result_dict(res: Any, verdict: Any) -> dict[str, Any]:
 
 def _line(res: Any, verdict: Any, fmt: Format) -> str:
     if verdict is None:
-        return f"{_name(res):<34} not checked (--no-check)"
+        return f"{result_name(res):<34} not checked (--no-check)"
     state = "ok" if verdict.within_tolerance else "OUT OF TOLERANCE: " + verdict.breaches[0]
     step = max((e.max_error for e in verdict.step), default=0.0)
     chain = max((e.max_error for e in verdict.chain), default=0.0)
-    return f"{_name(res):<34} step {step:.3g} chain {chain:.3g} {fmt.error_unit}  {state}"
+    return f"{result_name(res):<34} step {step:.3g} chain {chain:.3g} {fmt.error_unit}  {state}"
 
 
 def _exit(verdicts: dict, messages: list[str]) -> int:
@@ -228,20 +169,20 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     report.json; one line per strategy on stdout; the exit code of the verdicts."""
     from mipview.io import containers
 
-    specs = volume_specs(args.strategies)
+    specs = parse_volume_specs(args.strategies)
     kinds = export_kinds(args.export)
     with open_context(args) as ctx:
         source, level0, fmt = load_volume(args, ctx, len(specs))
-        results, skipped, messages = _runs(ctx, level0, fmt, specs)
-    messages = list(closed_messages(ctx, messages))
-    verdicts = _verdicts(results, level0, fmt, not args.no_check)
+        done = run_volume_specs(ctx, level0, fmt, specs, check=not args.no_check)
+    results, verdicts, skipped = done.results, done.verdicts, done.skipped
+    messages = list(closed_messages(ctx, done.messages))
     d, h, w = level0.shape[:3]
     data: dict[str, Any] = {"source": _label(args), "volume": [w, h, d], "format": fmt.label,
                             "strategies": [], "skipped": [list(s) for s in skipped],
                             "validation_messages": messages}
     for res in results:
-        entry = _result_dict(res, verdicts.get(_name(res)))
-        sub = folder / _name(res).replace(":", "_").replace("=", "-")
+        entry = _result_dict(res, verdicts.get(result_name(res)))
+        sub = folder / result_name(res).replace(":", "_").replace("=", "-")
         sub.mkdir()
         files = []
         for k, level in enumerate(res.levels):
@@ -252,7 +193,7 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
             files += containers.export(sub, sub.name, res.levels, fmt, kinds, volume=True)
         entry["files"] = [f.relative_to(folder).as_posix() for f in files]
         data["strategies"].append(entry)
-        print(_line(res, verdicts.get(_name(res)), fmt))
+        print(_line(res, verdicts.get(result_name(res)), fmt))
     (folder / "report.json").write_text(json.dumps(data, indent=2))
     for name, why in skipped:
         print(f"{name:<34} skipped: {why}")
@@ -269,7 +210,7 @@ def bench(args: argparse.Namespace) -> int:
             or args.dirty or args.trace or args.baseline is not None:
         raise UsageError("a volume is timed with --repeat, --cold and --json; --sizes, "
                          "--batch, --dirty, --trace and --baseline take 2D images")
-    specs = volume_specs(args.strategies)
+    specs = parse_volume_specs(args.strategies)
     target = JsonFile(args.json)
     with open_context(args) as ctx:
         source, level0, fmt = load_volume(args, ctx, len(specs))
@@ -277,9 +218,9 @@ def bench(args: argparse.Namespace) -> int:
                                              warmup_ms=args.warmup_ms, cold=args.cold,
                                              evict=args.evict)
         device = ctx.caps.summary()
-        results, skipped, messages = _runs(ctx, level0, fmt, specs, settings)
-    messages = list(closed_messages(ctx, messages))
-    verdicts = _verdicts(results, level0, fmt, not args.no_check)
+        done = run_volume_specs(ctx, level0, fmt, specs, settings, check=not args.no_check)
+    results, verdicts, skipped = done.results, done.verdicts, done.skipped
+    messages = list(closed_messages(ctx, done.messages))
     d, h, w = level0.shape[:3]
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{device.name} | {device.driver}")
@@ -288,9 +229,9 @@ def bench(args: argparse.Namespace) -> int:
     print(f"{'median us':<34} {'dispatches':>10}")
     for res in results:
         median = res.timing.total.median if res.timing is not None else float("nan")
-        print(f"{_name(res):<34} {median:10.1f} {len(res.plan):>10}")
+        print(f"{result_name(res):<34} {median:10.1f} {len(res.plan):>10}")
     for res in results:
-        print(_line(res, verdicts.get(_name(res)), fmt))
+        print(_line(res, verdicts.get(result_name(res)), fmt))
     for name, why in skipped:
         print(f"{name:<34} skipped: {why}")
     if target.path is not None:
@@ -298,7 +239,7 @@ def bench(args: argparse.Namespace) -> int:
             "source": _label(args), "volume": [w, h, d], "format": fmt.label,
             "device": asdict(device), "repeat": args.repeat,
             "warmup_ms": settings.warmup_ms, "cache": settings.cache,
-            "results": [_result_dict(r, verdicts.get(_name(r))) for r in results],
+            "results": [_result_dict(r, verdicts.get(result_name(r))) for r in results],
             "skipped": [list(s) for s in skipped], "validation_messages": messages})
         print(f"wrote {target.path}")
     return _exit(verdicts, messages)
