@@ -41,7 +41,34 @@ class _Prepared:
     levels: list[np.ndarray] | None = None
 
 
-class Session:
+class PreparedSession:
+    """What a session of 2D strategies and one of volume strategies (volume_session.py) share:
+    strategies prepared each on an image of its own, each with the TimedWork that runs it, and
+    the cache eviction they are timed with; :meth:`close` frees them all."""
+
+    ctx: GpuContext
+    prepared: list[Any]
+    evictor: CacheEvictor | None
+
+    def close(self) -> None:
+        self.ctx.wait_idle()
+        for p in self.prepared:
+            p.work.destroy()
+            p.strategy.release()
+            p.image.destroy()
+        self.prepared.clear()
+        if self.evictor is not None:
+            self.evictor.destroy()
+            self.evictor = None
+
+    def __enter__(self) -> PreparedSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Session(PreparedSession):
     """Strategies prepared on one source image; ``generate`` then optionally ``time_with``
     (whose settings pick the cache eviction: mipview/gpu/measure/evict.py)."""
 
@@ -171,22 +198,8 @@ class Session:
             validation_messages=tuple(self.ctx.take_messages()),
             copy_bandwidth_gbps=copy_bandwidth_gbps, clock=self.clock)
 
-    def close(self) -> None:
-        self.ctx.wait_idle()
-        for p in self.prepared:
-            p.work.destroy()
-            p.strategy.release()
-            p.image.destroy()
-        self.prepared.clear()
-        if self.evictor is not None:
-            self.evictor.destroy()
-            self.evictor = None
-
     def __enter__(self) -> Session:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def time_sessions(sessions: list[Session], settings: TimingSettings,

@@ -19,6 +19,7 @@ from mipview.core.formats import Format
 from mipview.core.results import DispatchStep, GpuTiming, LevelSource, Promise, TimingSettings
 from mipview.core.volume import volume_dims
 from mipview.gpu.measure.evict import CacheEvictor
+from mipview.gpu.session import PreparedSession
 from mipview.gpu.strategies.volume_base import VolumeStrategy
 from mipview.gpu.strategies.volume_per_level import VolumePerLevel
 from mipview.gpu.strategies.volume_tiles import VolumeTiles
@@ -73,7 +74,7 @@ class _Prepared:
     levels: list[np.ndarray] | None = None
 
 
-class VolumeSession:
+class VolumeSession(PreparedSession):
     """Volume strategies prepared on one volume ``level0`` ``(D, H, W, 4)`` of storage values;
     ``generate`` then optionally ``time_with``."""
 
@@ -136,22 +137,8 @@ class VolumeSession:
         return VolumeRun(self.fmt, self.width, self.height, self.depth, self.ctx.caps.summary(),
                          results, tuple(self.skipped), tuple(self.ctx.take_messages()))
 
-    def close(self) -> None:
-        self.ctx.wait_idle()
-        for p in self.prepared:
-            p.work.destroy()
-            p.strategy.release()
-            p.image.destroy()
-        self.prepared.clear()
-        if self.evictor is not None:
-            self.evictor.destroy()
-            self.evictor = None
-
     def __enter__(self) -> VolumeSession:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def run_volume(ctx: GpuContext, level0: np.ndarray, fmt: Format, names: list[str],

@@ -19,15 +19,7 @@ spd=shader:resources/shaders/spd_min.comp
 : > "$out/status.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" \
   2>&1 || echo "no nvidia-smi" > "$out/gpu.txt"
-step() {  # step SIDE NAME SECONDS LOG ARGS...: `mipview ARGS` in the tree of SIDE (base|after)
-  local side=$1 name=$2 limit=$3 log=$4; shift 4
-  local tree=$root; [[ $side == base ]] && tree=$root/_ab_base
-  local t0=$SECONDS
-  echo "== $side $name: mipview $*" >> "$out/$log"
-  (cd "$tree" && PYTHONPATH=${PYTHONPATH:+${PYTHONPATH//$root/$tree}} timeout "$limit" "$py" -m mipview "$@") \
-    >> "$out/$log" 2>&1
-  echo "$side $name exit $? in $((SECONDS - t0)) s" >> "$out/status.txt"
-}
+source docs/bench/ab_step.sh  # step SIDE NAME SECONDS LOG ARGS...
 common=(--sizes "$sizes" --synthetic depth --cold --evict clean --warmup-ms "$warm"
         --repeat "$repeat" --no-check)
 for round in 1 2; do
