@@ -76,6 +76,7 @@ def test_bad_volume_input_is_one_line_and_exit_2(tmp_path, capsys):
         (["--size", "9", "--format", "d32"], "a depth image is 2D"),
         (["--size", "9", "--layers", "2"], "slices, not layers"),
         (["--size", "100000"], "exceeds the device limit"),
+        (["--size", "9", "--export", "ktx2,exr"], "EXR holds no volumes"),
     ]
     for extra, fragment in cases:
         assert main(["run", "--synthetic", "volume", *extra, "--out", out]) == 2, extra

@@ -163,6 +163,18 @@ def _exit(verdicts: dict, messages: list[str]) -> int:
     return EXIT_FAILED if bad or messages else EXIT_OK
 
 
+def volume_export_kinds(text: str | None) -> tuple[str, ...]:
+    """``--export`` of a volume: KTX2 and DDS hold 3D textures (``all`` is both), EXR does not,
+    and says so before any work."""
+    kinds = export_kinds(text)
+    if text is not None and text.strip().lower() == "all":
+        return tuple(k for k in kinds if k != "exr")
+    if "exr" in kinds:
+        raise UsageError(f"--export {text}: EXR holds no volumes (3D textures); export ktx2 "
+                         "or dds")
+    return kinds
+
+
 def run_into(args: argparse.Namespace, folder: Path) -> int:
     """``mipview run`` of a volume into ``folder`` (empty): each strategy's levels as
     ``level_KK.volume.npy`` (storage values), its chain as ``--export`` texture files, and
@@ -170,7 +182,7 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     from mipview.io import containers
 
     specs = parse_volume_specs(args.strategies)
-    kinds = export_kinds(args.export)
+    kinds = volume_export_kinds(args.export)
     with open_context(args) as ctx:
         source, level0, fmt = load_volume(args, ctx, len(specs))
         done = run_volume_specs(ctx, level0, fmt, specs, check=not args.no_check)
