@@ -50,6 +50,13 @@ def test_the_mean_of_every_level_is_within_its_promise(gpu, fmt, size):
         assert len(res.levels) == len(volume_pyramid(level0, fmt))
 
 
+def test_a_large_odd_level_is_made_one_a_dispatch(gpu):
+    fmt = Format.UNORM
+    run = _judged(gpu, _volume((65, 65, 65), fmt, 4), fmt, "mean")
+    tiles = next(r for r in run.results if r.strategy == "volume-tiles")
+    assert tiles.plan[0].levels == (1,) and len(tiles.plan[1].levels) > 1
+
+
 @pytest.mark.parametrize("fmt", [Format.SRGB, Format.F16], ids=lambda f: f.label)
 def test_the_mean_in_srgb_and_half(gpu, fmt):
     _judged(gpu, _volume((5, 7, 9), fmt, 3), fmt, "mean")
@@ -109,9 +116,12 @@ def test_tiles_make_several_levels_per_dispatch():
     assert [(s.src, s.levels, s.tail, s.groups) for s in plan_steps(256, 256, 256)] \
         == [(0, 4, 0, (16, 16, 16)), (4, 4, 0, (1, 1, 1))]
     assert [(s.src, s.levels, s.tail) for s in plan_steps(128, 128, 128)] == [(0, 4, 3)]
-    # odd sides: two levels in overlapping tiles, the rest by the last group
+    # odd sides: two levels in overlapping tiles, the rest by the last group; a large odd
+    # level one a dispatch (the overlap would recompute 1.4 times its texels)
     assert [(s.src, s.levels, s.tail, s.even) for s in plan_steps(33, 33, 33)] \
         == [(0, 2, 3, False)]
+    assert [(s.src, s.levels, s.tail) for s in plan_steps(255, 255, 255)] \
+        == [(0, 1, 0), (1, 1, 0), (2, 2, 0), (4, 3, 0)]
     # every plan fits shared memory (plan_steps asserts it) and covers every level once
     rng = np.random.default_rng(0)
     for w, h, d in rng.integers(1, 70, (60, 3)):

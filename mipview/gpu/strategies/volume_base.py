@@ -11,6 +11,7 @@ every 2D sweep keep meaning 2D.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from mipview.core import reductions
@@ -49,9 +50,13 @@ class VolumeStrategy:
     def prepare(self, image: VolumeImage) -> None:
         raise NotImplementedError
 
-    def record(self, cmd: Any, image: VolumeImage, marks: Marks) -> None:
+    def descriptor_sets(self) -> Sequence[Any]:
+        """The sets :attr:`steps` index (DispatchStep.descriptor_set)."""
         assert self.sets is not None, "prepare first"
-        record_steps(cmd, self.steps, self.pipelines, self.sets.sets, marks)
+        return self.sets.sets
+
+    def record(self, cmd: Any, image: VolumeImage, marks: Marks) -> None:
+        record_steps(cmd, self.steps, self.pipelines, self.descriptor_sets(), marks)
 
     def level_sources(self, width: int, height: int, depth: int) -> list[LevelSource]:
         """How levels 1 .. n-1 are made (default: each from the stored level below)."""

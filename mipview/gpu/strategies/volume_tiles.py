@@ -10,7 +10,8 @@ of a dispatch reads a stored one: the ``carried`` promise.
 The plan (:func:`plan_steps`): four levels in many groups while every side is even (a group
 makes one texel of the fourth from 16^3 texels: a level-1 region of 8^3, no overlap), two where
 one is odd (4^3 tiles of the second level, 9^3 regions below: 1.4 times the texels owned; 2^3
-tiles of a third level would recompute 2.6 times as many), and, where the rest of the chain
+tiles of a third level would recompute 2.6 times as many), one where that odd level is large
+(:data:`ODD_ONE_LEVEL_TEXELS`), and, where the rest of the chain
 fits one group's shared memory, one group making it: the last group of the dispatch before,
 after an atomic hand-off (handoff.glsl, as npot-exact's tail), where that level is small
 (:data:`HAND_OFF_TEXELS`), else a dispatch of its own. 256^3 is two dispatches against
@@ -19,7 +20,9 @@ volume-per-level's eight, 128^3 one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from mipview.core import reductions
 from mipview.core.formats import Format
@@ -30,6 +33,7 @@ from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.base import group_count
 from mipview.gpu.strategies.volume_base import VolumeStrategy
+from mipview.gpu.strategies.volume_per_level import VolumePerLevel
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import Buffer
@@ -131,6 +135,10 @@ def _even(sizes: list[tuple[int, int, int]]) -> bool:
     return all(side % 2 == 0 for size in sizes for side in size)
 
 
+#: an odd level larger than this is reduced one level a dispatch: overlapping tiles recompute
+#: 1.4 times the texels they own of the level below, 27 loads each, and on an H100 two levels of
+#: 255^3 so took 112 us against volume-per-level's 80 (docs/bench/volume)
+ODD_ONE_LEVEL_TEXELS = 64 ** 3
 #: the rest of the chain by the last group of the dispatch before it where that dispatch's last
 #: level has at most this many texels (and the rest fits), else by a dispatch of one group. On an
 #: H100 (docs/bench/volume/ab.sh) the hand-off made 128^3 13.0 us against 14.1, but 256^3 (the
@@ -155,7 +163,12 @@ def plan_steps(width: int, height: int, depth: int) -> list[TileStep]:
             else:
                 steps.append(lone)
             break
-        levels = 4 if remaining >= 4 and _even(sizes[src:src + 4]) else min(2, remaining)
+        if remaining >= 4 and _even(sizes[src:src + 4]):
+            levels = 4
+        elif _texels(sizes[src]) > ODD_ONE_LEVEL_TEXELS:
+            levels = 1  # no overlap: a large odd level is read once, as volume-per-level does
+        else:
+            levels = min(2, remaining)
         tile = TILES[levels]
         step = TileStep(src, levels, tile,
                         tuple(group_count(s, tile) for s in sizes[src + levels]),  # type: ignore[arg-type]
@@ -182,6 +195,11 @@ class VolumeTiles(VolumeStrategy):
         super().__init__(ctx, reduction)
         self.counters: Buffer | None = None
         self.hand: Buffer | None = None
+        #: makes the dispatches of one level (volume-per-level's kernel: a tile of one level
+        #: holds nothing in shared memory, and on an H100 it ran 255^3's level 1 in 96.6 us
+        #: where volume-per-level took 66.8); its pipelines and sets come first
+        self.single = VolumePerLevel(ctx, reduction)
+        self._sets: list[Any] = []
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format,
@@ -197,12 +215,19 @@ class VolumeTiles(VolumeStrategy):
     def prepare(self, image: VolumeImage) -> None:
         size = (image.width, image.height, image.depth)
         planned = plan_steps(*size)
+        singles = {s.src for s in planned if s.levels == 1 and not s.tail}
+        if singles:
+            self.single.prepare(image)  # every level's set: a few, and cheap
+        self.pipelines = list(self.single.pipelines)
+        self._sets = list(self.single.descriptor_sets()) if singles else []
+        first_set = len(self._sets)
+        planned_tiles = [s for s in planned if s.src not in singles]
         threads = _threads(self.ctx.caps)
         # one pipeline per kind of dispatch: the regions size the shared arrays and the
         # unrolled texel loop, so an even dispatch holds 8^3, not an odd one's 11^3
         by_kind: dict[tuple[int, ...], int] = {}
         kinds = []
-        for step in planned:
+        for step in planned_tiles:
             kind = (step.levels, step.tail, int(step.even), int(step.tail_even),
                     *shared_sides(*size, step), loop_count(*size, step, threads))
             kinds.append(kind)
@@ -222,10 +247,13 @@ class VolumeTiles(VolumeStrategy):
                    default=1)
         self.counters = handoff.counters(self.ctx, 1)
         self.hand = Buffer(self.ctx, 16 * hand, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
-        self.sets = DescriptorSets(self.pipelines[0], max(len(planned), 1))
+        if planned_tiles:
+            self.sets = DescriptorSets(self.pipelines[len(self.single.pipelines)],
+                                       len(planned_tiles))
+            self._sets += self.sets.sets
         sampler = get_sampler(self.ctx)
-        steps = []
-        for i, step in enumerate(planned):
+        tile_steps = []
+        for i, step in enumerate(planned_tiles):
             outs = list(step.outputs)
             outs += [outs[-1]] * (MAX_LEVELS - len(outs))  # unused: alias a level it writes
             self.sets.write(i, [(image.sampled_views[step.src], sampler)]
@@ -239,18 +267,28 @@ class VolumeTiles(VolumeStrategy):
                       f"{step.src + step.levels}")
             if step.tail:
                 detail += f", levels {step.src + step.levels + 1}-{last} by the last group"
-            steps.append(DispatchStep(
-                label, step.outputs, detail, pipeline=by_kind[kinds[i]], descriptor_set=i,
+            tile_steps.append(DispatchStep(
+                label, step.outputs, detail, pipeline=by_kind[kinds[i]],
+                descriptor_set=first_set + i,
                 push=VOLUME_TILES.pack(srcSize=image.level_size(step.src), tile=step.tile,
                                        groups=groups),
                 groups=step.groups))
-        self.steps = tuple(steps)
+        # the plan in order: volume-per-level's step of each single level (its step k-1 makes
+        # level k), the tiles' steps between
+        made = iter(tile_steps)
+        self.steps = tuple(self.single.steps[s.src] if s.src in singles else next(made)
+                           for s in planned)
+
+    def descriptor_sets(self) -> Sequence[Any]:
+        return self._sets  # volume-per-level's sets, then the tiles'
 
     def release(self) -> None:
         for buf in (self.counters, self.hand):
             if buf is not None:
                 buf.destroy()
         self.counters = self.hand = None
+        self.single.release()
+        self._sets = []
         super().release()
 
     def level_sources(self, width: int, height: int, depth: int) -> list[LevelSource]:
