@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# volume-tiles with the hand-off (the tree) against without (_ab_base: a copy of the tree with
-# HAND_OFF = False in mipview/gpu/strategies/volume_tiles.py), alternating twice in one device call:
+# The volume strategies of the tree ("after") against those of _ab_base/ ("base": the tree
+# before, or a copy of it with one change), alternating twice in one device call. Used for the
+# hand-off (2026-11-27-h100-handoff/: _ab_base with the hand-off off) and for 512-invocation
+# even dispatches (2026-11-27-h100-threads/: _ab_base = 6156f86).
 #   source .gl/env.sh && bash docs/bench/volume/ab.sh $OUT   (carry .gl, .whl, _ab_base)
 set -u
 out=$1; mkdir -p $out; root=$PWD
