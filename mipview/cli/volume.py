@@ -121,12 +121,6 @@ def load_volume(args: argparse.Namespace, ctx: Any,
     return source, level0, fmt
 
 
-def _label(args: argparse.Namespace) -> str:
-    if getattr(args, "synthetic", None) == VOLUME_KIND:
-        return f"synthetic volume {args.size}"
-    return source_label(args)
-
-
 def _result_dict(res: Any, verdict: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
         "strategy": result_name(res), "name": res.strategy, "reduction": res.reduction,
@@ -189,7 +183,7 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     results, verdicts, skipped = done.results, done.verdicts, done.skipped
     messages = list(closed_messages(ctx, done.messages))
     d, h, w = level0.shape[:3]
-    data: dict[str, Any] = {"source": _label(args), "volume": [w, h, d], "format": fmt.label,
+    data: dict[str, Any] = {"source": source_label(args), "volume": [w, h, d], "format": fmt.label,
                             "strategies": [], "skipped": [list(s) for s in skipped],
                             "validation_messages": messages}
     for res in results:
@@ -248,7 +242,7 @@ def bench(args: argparse.Namespace) -> int:
         print(f"{name:<34} skipped: {why}")
     if target.path is not None:
         target.write({
-            "source": _label(args), "volume": [w, h, d], "format": fmt.label,
+            "source": source_label(args), "volume": [w, h, d], "format": fmt.label,
             "device": asdict(device), "repeat": args.repeat,
             "warmup_ms": settings.warmup_ms, "cache": settings.cache,
             "results": [_result_dict(r, verdicts.get(result_name(r))) for r in results],

@@ -58,7 +58,10 @@ def image_read(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     try:
         image.upload(np.ascontiguousarray(data.astype(fmt.dtype, copy=False)))
         pipeline = get_pipeline(ctx, IMAGE_READ, ("sampled", "storage_buffer"),
-                                constants={"LINEAR": linear, "GATHER": (0, 1, 2, 1)[gather]})
+                                constants={"LINEAR": linear,
+                                           # channels gathered: a depth read as two (mode 3)
+                                           # holds one
+                                           "GATHER": (0, 1, 2, 1)[gather]})
         sets = DescriptorSets(pipeline, 1)
         sets.write(0, [(image.sampled_views[0], get_sampler(ctx, linear=linear)),
                        (sink.handle, 0, 16)])

@@ -11,12 +11,14 @@ every 2D sweep keep meaning 2D.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from mipview.core import reductions
 from mipview.core.formats import Format
 from mipview.core.results import DispatchStep, LevelSource, Promise
+from mipview.core.volume import volume_mip_count
 from mipview.gpu.strategies.base import compute_reason
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
 from mipview.gpu.vulkan.dispatch import record_steps
@@ -25,7 +27,7 @@ from mipview.gpu.vulkan.timing import Marks
 from mipview.gpu.vulkan.volume_image import VolumeImage
 
 
-class VolumeStrategy:
+class VolumeStrategy(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     promise: ClassVar[Promise] = "stored"
@@ -47,8 +49,9 @@ class VolumeStrategy:
             return f"{fmt.label} is a depth image's format; depth images are 2D"
         return reductions.format_reason(reduction, fmt) or compute_reason(caps, fmt)
 
+    @abstractmethod
     def prepare(self, image: VolumeImage) -> None:
-        raise NotImplementedError
+        """Build :attr:`steps`, :attr:`pipelines` and the sets for ``image``."""
 
     def descriptor_sets(self) -> Sequence[Any]:
         """The sets :attr:`steps` index (DispatchStep.descriptor_set)."""
@@ -59,8 +62,9 @@ class VolumeStrategy:
         record_steps(cmd, self.steps, self.pipelines, self.descriptor_sets(), marks)
 
     def level_sources(self, width: int, height: int, depth: int) -> list[LevelSource]:
-        """How levels 1 .. n-1 are made (default: each from the stored level below)."""
-        raise NotImplementedError
+        """How levels 1 .. n-1 are made: by default each from the stored level below, its sums
+        along three axes."""
+        return [LevelSource(axes=3)] * (volume_mip_count(width, height, depth) - 1)
 
     def release(self) -> None:
         if self.sets is not None:

@@ -6,7 +6,7 @@ reduction of the stored level below: the ``stored`` promise, as 2D per-level's."
 from __future__ import annotations
 
 from mipview.core import reductions
-from mipview.core.results import DispatchStep, LevelSource
+from mipview.core.results import DispatchStep
 from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies.base import group_count
@@ -43,8 +43,3 @@ class VolumePerLevel(VolumeStrategy):
                 push=VOLUME_PER_LEVEL.pack(srcSize=image.level_size(level - 1), dstSize=dst),
                 groups=tuple(group_count(s, GROUP) for s in dst)))  # type: ignore[arg-type]
         self.steps = tuple(steps)
-
-    def level_sources(self, width: int, height: int, depth: int) -> list[LevelSource]:
-        from mipview.core.volume import volume_mip_count
-
-        return [LevelSource(axes=3)] * (volume_mip_count(width, height, depth) - 1)

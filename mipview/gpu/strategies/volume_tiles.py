@@ -156,7 +156,7 @@ def plan_steps(width: int, height: int, depth: int) -> list[TileStep]:
         remaining = n - 1 - src
         lone = TileStep(src, remaining, max(sizes[-1]), (1, 1, 1), _even(sizes[src:n - 1]))
         if _fits(width, height, depth, lone):
-            handed = steps and _texels(sizes[src]) <= HAND_OFF_TEXELS
+            handed = bool(steps) and _texels(sizes[src]) <= HAND_OFF_TEXELS
             merged = replace(steps[-1], tail=remaining, tail_even=lone.even) if handed else None
             if merged is not None and _fits(width, height, depth, merged):
                 steps[-1] = merged  # its last group makes them: one dispatch less

@@ -80,6 +80,43 @@ def _subresource(level: int, layers: int, aspect: str = "COLOR") -> Any:
                                        mipLevel=level, baseArrayLayer=0, layerCount=layers)
 
 
+def clear_to_sentinel(cmd: Any, image: Any, fmt: Format, first: int, levels: int,
+                      layers: int) -> None:
+    """Record a clear of levels ``first`` .. ``levels``-1 of ``image`` (in TRANSFER_DST_OPTIMAL)
+    to the sentinel: NaN for float formats, magenta otherwise. A level a strategy never writes
+    then fails every comparison instead of passing by luck."""
+    if levels <= first:
+        return
+    colour = vk.VkClearColorValue(
+        float32=[float("nan")] * 4 if fmt.is_float else [1.0, 0.0, 1.0, 1.0])
+    rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
+                                     baseMipLevel=first, levelCount=levels - first,
+                                     baseArrayLayer=0, layerCount=layers)
+    vk.vkCmdClearColorImage(cmd, image, flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"), colour, 1,
+                            [rng])
+
+
+def level_view(ctx: GpuContext, image: Any, level: int, vk_format: int, usage: int,
+               view_type: str, layers: int = 1, aspect: str = "COLOR",
+               green_is_red: bool = False) -> Any:
+    """A view of one mip level of ``image`` (all ``layers``) as ``vk_format``, of
+    VK_IMAGE_VIEW_TYPE_``view_type``; ``usage`` (0: the image's) narrows what it is used for
+    (a storage alias of an sRGB image), ``green_is_red`` reads R in G too (a depth source under
+    two-channel levels)."""
+    rng = vk.VkImageSubresourceRange(aspectMask=flag(f"VK_IMAGE_ASPECT_{aspect}_BIT"),
+                                     baseMipLevel=level, levelCount=1, baseArrayLayer=0,
+                                     layerCount=layers)
+    info = vk.VkImageViewCreateInfo(
+        image=image, viewType=flag(f"VK_IMAGE_VIEW_TYPE_{view_type}"), format=vk_format,
+        subresourceRange=rng,
+        pNext=vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None)
+    if green_is_red:
+        identity = flag("VK_COMPONENT_SWIZZLE_IDENTITY")
+        info.components = vk.VkComponentMapping(
+            r=identity, g=flag("VK_COMPONENT_SWIZZLE_R"), b=identity, a=identity)
+    return vk.vkCreateImageView(ctx.device, info, None)
+
+
 class DepthRangeError(MipviewError):
     """A depth level 0 with values a depth image cannot hold."""
 
@@ -216,19 +253,8 @@ class MipImage:
 
     def _view(self, level: int, vk_format: int, usage: int, image: Any = None,
               aspect: str = "COLOR", green_is_red: bool = False) -> Any:
-        usage_info = vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None
-        rng = vk.VkImageSubresourceRange(aspectMask=flag(f"VK_IMAGE_ASPECT_{aspect}_BIT"),
-                                         baseMipLevel=level, levelCount=1, baseArrayLayer=0,
-                                         layerCount=self.layers)
-        info = vk.VkImageViewCreateInfo(
-            image=self.image if image is None else image,
-            viewType=flag("VK_IMAGE_VIEW_TYPE_2D_ARRAY"), format=vk_format,
-            subresourceRange=rng, pNext=usage_info)
-        if green_is_red:
-            identity = flag("VK_COMPONENT_SWIZZLE_IDENTITY")
-            info.components = vk.VkComponentMapping(
-                r=identity, g=flag("VK_COMPONENT_SWIZZLE_R"), b=identity, a=identity)
-        return vk.vkCreateImageView(self.ctx.device, info, None)
+        return level_view(self.ctx, self.image if image is None else image, level, vk_format,
+                          usage, "2D_ARRAY", self.layers, aspect, green_is_red)
 
     # --- transfers -----------------------------------------------------------------------
     def upload(self, level0: np.ndarray) -> None:
@@ -291,17 +317,8 @@ class MipImage:
             image_barrier(cmd, target, "TRANSFER_DST_OPTIMAL", "GENERAL", "TRANSFER",
                           "TRANSFER_WRITE", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
                           0, 1, self.layers, aspect)
-        first = 0 if depth else 1  # the chain's level 0 of a depth source: never read
-        if self.levels > first:
-            if self.fmt.is_float:
-                colour = vk.VkClearColorValue(float32=[float("nan")] * 4)
-            else:
-                colour = vk.VkClearColorValue(float32=[1.0, 0.0, 1.0, 1.0])
-            rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
-                                             baseMipLevel=first, levelCount=self.levels - first,
-                                             baseArrayLayer=0, layerCount=self.layers)
-            vk.vkCmdClearColorImage(cmd, self.image, flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"),
-                                    colour, 1, [rng])
+        # the chain's level 0 of a depth source is never read: it holds the sentinel too
+        clear_to_sentinel(cmd, self.image, self.fmt, 0 if depth else 1, self.levels, self.layers)
         image_barrier(cmd, self.image, "TRANSFER_DST_OPTIMAL", "GENERAL", "TRANSFER",
                       "TRANSFER_WRITE", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
                       0, self.levels, self.layers)

@@ -18,7 +18,14 @@ from mipview.core.formats import Format
 from mipview.core.turns import give_turn
 from mipview.core.volume import volume_level_size, volume_mip_count, volume_texels
 from mipview.gpu.vulkan.context import GpuContext
-from mipview.gpu.vulkan.resources import EXTENDED_USAGE_BIT, Buffer, ImageLimitError, allocate
+from mipview.gpu.vulkan.resources import (
+    EXTENDED_USAGE_BIT,
+    Buffer,
+    ImageLimitError,
+    allocate,
+    clear_to_sentinel,
+    level_view,
+)
 from mipview.gpu.vulkan.sync import image_barrier, memory_barrier
 from mipview.gpu.vulkan.vkapi import flag, vk
 
@@ -85,13 +92,7 @@ class VolumeImage:
             self.sampled_views.append(self.storage_views[-1])
 
     def _view(self, level: int, vk_format: int, usage: int) -> Any:
-        rng = vk.VkImageSubresourceRange(aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"),
-                                         baseMipLevel=level, levelCount=1, baseArrayLayer=0,
-                                         layerCount=1)
-        return vk.vkCreateImageView(self.ctx.device, vk.VkImageViewCreateInfo(
-            image=self.image, viewType=flag("VK_IMAGE_VIEW_TYPE_3D"), format=vk_format,
-            subresourceRange=rng,
-            pNext=vk.VkImageViewUsageCreateInfo(usage=usage) if usage else None), None)
+        return level_view(self.ctx, self.image, level, vk_format, usage, "3D")
 
     def _region(self, level: int, offset: int) -> Any:
         w, h, d = self.level_size(level)
@@ -104,8 +105,8 @@ class VolumeImage:
             imageExtent=vk.VkExtent3D(width=w, height=h, depth=d))
 
     def upload(self, level0: np.ndarray) -> None:
-        """Write level 0 ``(D, H, W, 4)``, fill levels 1.. with the sentinel MipImage uses
-        (NaN, magenta: a level never written fails every comparison), leave all in GENERAL."""
+        """Write level 0 ``(D, H, W, 4)``, fill levels 1.. with the sentinel
+        (resources.clear_to_sentinel), leave all in GENERAL."""
         data = volume_texels(np.ascontiguousarray(level0, dtype=self.fmt.dtype), 4)
         if data.shape[:3] != (self.depth, self.height, self.width):
             raise ValueError(f"level 0 has shape {data.shape}, the volume wants "
@@ -120,16 +121,7 @@ class VolumeImage:
                 vk.vkCmdCopyBufferToImage(cmd, staging.handle, self.image,
                                           flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"), 1,
                                           [self._region(0, 0)])
-                if self.levels > 1:
-                    nan = self.fmt.is_float
-                    colour = vk.VkClearColorValue(
-                        float32=[float("nan")] * 4 if nan else [1.0, 0.0, 1.0, 1.0])
-                    rng = vk.VkImageSubresourceRange(
-                        aspectMask=flag("VK_IMAGE_ASPECT_COLOR_BIT"), baseMipLevel=1,
-                        levelCount=self.levels - 1, baseArrayLayer=0, layerCount=1)
-                    vk.vkCmdClearColorImage(cmd, self.image,
-                                            flag("VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL"), colour,
-                                            1, [rng])
+                clear_to_sentinel(cmd, self.image, self.fmt, 1, self.levels, 1)
                 image_barrier(cmd, self.image, "TRANSFER_DST_OPTIMAL", "GENERAL", "TRANSFER",
                               "TRANSFER_WRITE", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", 0,
                               self.levels)
