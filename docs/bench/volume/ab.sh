@@ -2,7 +2,7 @@
 # The volume strategies of the tree ("after") against those of _ab_base/ ("base": the tree
 # before, or a copy of it with one change), alternating twice in one device call. Used for the
 # hand-off (2026-11-27-h100-handoff/: _ab_base with the hand-off off) and for 512-invocation
-# even dispatches (2026-11-27-h100-threads/: _ab_base = 6156f86).
+# even dispatches (2026-11-27-h100-threads/: _ab_base = 593bc4b).
 #   source .gl/env.sh && bash docs/bench/volume/ab.sh $OUT   (carry .gl, .whl, _ab_base)
 set -u
 out=$1; mkdir -p $out; root=$PWD
