@@ -134,9 +134,9 @@ def load_faces(paths: Sequence[str | os.PathLike[str]]) -> SourceImage:
                        all(f.grey for f in faces), faces=FACES)
 
 
-def open_image(path: str | os.PathLike[str]) -> SourceImage:
+def open_image(path: str | os.PathLike[str], *, volumes: bool = False) -> SourceImage:
     """``path`` as the window, the API and ``mipview run`` open it: one of six face images
     (``sky_px.png`` with ``sky_nx.png``... beside it) is the cube map of all six, any other file
-    itself (imageio.load)."""
+    itself (imageio.load, which takes a volume only with ``volumes``)."""
     faces = find_faces(path)
-    return imageio.load(path) if faces is None else load_faces(faces)
+    return imageio.load(path, volumes=volumes) if faces is None else load_faces(faces)

@@ -231,9 +231,11 @@ def volume_refusal(source: SourceImage) -> str:
 
 def _volume_refusal(what: str) -> str:
     """E.g. "KTX2 VK_FORMAT_R8_UNORM, volume 64x64x32, 7 levels: this takes 2D textures,
-    arrays and cube maps; volumes (3D textures) run with `mipview run` and `mipview bench`"."""
+    arrays and cube maps; volumes (3D textures) run with `mipview run`, `mipview bench` and in
+    the window (opened alone)"."""
     return f"{what}: this takes 2D textures, arrays and cube maps; volumes (3D textures) run " \
-           f"with `mipview run` and `mipview bench` (docs/volumes.md)"
+           f"with `mipview run`, `mipview bench` and in the window, opened alone " \
+           f"(docs/volumes.md)"
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mipview.check.compare import error_maps
+from mipview.check.volume_reference import volume_pyramid
 from mipview.check.volume_verdict import VolumeVerdict, judge_volume
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
@@ -82,3 +84,47 @@ def run_volume_specs(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     verdicts = {result_name(r): judge_volume(r.levels, level0, fmt, r.reduction, r.sources)
                 for r in ordered} if check else {}
     return VolumeDone(ordered, verdicts, tuple(skipped), tuple(messages))
+
+
+def window_specs(specs: Sequence[StrategySpec]) -> list[VolumeSpec]:
+    """What the window's Run makes of a volume: every volume strategy, with each reduction the
+    strategies checked ask for (the mean when none asks)."""
+    reductions = dict.fromkeys(s.option_dict.get("reduction", "mean") for s in specs)
+    return [(name, r) for r in (reductions or {"mean": None}) for name in VOLUME_STRATEGIES]
+
+
+@dataclass(frozen=True)
+class VolumeShown:
+    """What the window shows of a volume's Run besides the chains: the exact mean reference
+    per level (level 0 as uploaded, then float32 storage units, as the 2D viewer's), and each
+    result's error per level against the reference of its own reduction, ``(D, H, W, 4)``
+    float32 with the error in channel 0 (``compare.error_map``: LSB or relative) and its unit."""
+
+    reference: tuple[np.ndarray, ...]
+    errors: dict[str, tuple[np.ndarray, ...]]
+    unit: str
+
+
+def shown_levels(done: VolumeDone, level0: np.ndarray, fmt: Format) -> VolumeShown:
+    """:class:`VolumeShown` of ``done`` (numpy work: the window's worker makes it)."""
+    refs: dict[str, list[np.ndarray]] = {}
+
+    def reference(reduction: str) -> list[np.ndarray]:
+        if reduction not in refs:
+            refs[reduction] = volume_pyramid(level0, fmt, reduction)  # type: ignore[arg-type]
+        return refs[reduction]
+
+    errors = {}
+    for res in done.results:
+        maps = error_maps(res.levels, reference(res.reduction), fmt)
+        errors[result_name(res)] = tuple(_in_channel_0(m) for m in maps)
+    mean = reference("mean")
+    shown = tuple([level0] + [r.astype(np.float32) for r in mean[1:]])
+    return VolumeShown(shown, errors, "relative" if fmt.is_float else "LSB")
+
+
+def _in_channel_0(error: np.ndarray) -> np.ndarray:
+    out = np.zeros((*error.shape, 4), np.float32)
+    out[..., 0] = error
+    out[..., 3] = 1.0
+    return out

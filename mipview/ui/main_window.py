@@ -16,12 +16,18 @@ A run is shown as it comes: its levels, then its timings (the chart; "warming up
 the exact reference and each strategy's verdict and heatmaps as each is ready, with progress in
 the status bar.
 
+A volume (a 3D KTX2 or DDS, a ``*.volume.npy``) opens a slice at a time in the pyramid view
+(``PyramidView.set_pyramids``' ``volume``). Its Run makes the chain with every volume strategy
+(``runs.volume.window_specs``: the reductions of the strategies checked), and shows each chain,
+its error against the exact reference per level (a one-channel pyramid beside it) and the
+reference, all sliced alike; the verdicts go to the status bar, the timings to the chart.
+
 Signals (emitted after the views show the data; tests and automation wait on these)
 -------
 sigImageOpened(OpenedImage)  sigRunShown(LevelsReady)  sigTimingShown(TimingPhase)
 sigStatsShown(LiveStats)     sigReferenceShown(ReferenceReady)
 sigStrategyShown(StrategyAnalysed)  sigAnalysisShown(RunAnalysed)
-sigJobFinished(int)          sigErrorShown(WorkerError)
+sigJobFinished(int)          sigErrorShown(WorkerError)   sigVolumeShown(VolumeRan)
 sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
 sigExported(ExportOutput)    sigBaselineShown(BaselineDeltas)  sigPreviewShown(PreviewOutput)
 
@@ -58,7 +64,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.io import containers
 from mipview.io.imageio import SourceImage
-from mipview.runs import preview
+from mipview.runs import preview, volume
 from mipview.runs.baseline import BaselineError, SavedRun, load_run
 from mipview.ui.dialogs.export_dialog import ExportDialog
 from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
@@ -88,6 +94,7 @@ from mipview.ui.messages import (
     SweepProgress,
     SweepRequest,
     TimingPhase,
+    VolumeRan,
     WorkerError,
     saved_stats,
 )
@@ -132,6 +139,7 @@ class MainWindow(QMainWindow):
     sigExported = Signal(object)
     sigBaselineShown = Signal(object)
     sigPreviewShown = Signal(object)
+    sigVolumeShown = Signal(object)
     # to the workers (queued: they cross into their threads)
     _sigRequest = Signal(object)
     _sigCompare = Signal(object)  # comparisons and exports: the CpuWorker
@@ -438,6 +446,13 @@ class MainWindow(QMainWindow):
         fmt = self.current_format()
         assert fmt is not None
         source = self.opened.source
+        if source.volume:  # its levels are sliced, its strategies the volume ones
+            self.chart.prepare(len(volume.window_specs(specs)))
+            if live:
+                self.statusBar().showMessage("a volume is run once, not profiled live", 5000)
+            return self._send("run", lambda job: RunRequest(
+                job, source, fmt, tuple(specs), repeat=self.panel.repeat_spin.value(),
+                cold=self.panel.cold_check.isChecked()))
         # the pyramid view's panels for the results, made now, before the worker and its
         # analysis threads start: made when the levels come, they stalled the window while the
         # UI thread waited for the interpreter lock between its steps (docs/bench/window-31)
@@ -766,12 +781,14 @@ class MainWindow(QMainWindow):
         self._update_support()
         fmt = self.current_format()
         layers = f"x{src.layers} layers" if src.layers > 1 else ""
+        if src.volume:
+            layers = f"x{src.depth} volume"
         self.image_label.setText(f"{src.name}: {src.width}x{src.height}{layers} "
                                  f"{fmt.label if fmt else ''} ({src.description})")
         # the levels' display path (colormap, range, Depth): an image looks the same before and
         # after a run
         self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.level0,),
-                                    opened.fmt)], faces=src.faces)
+                                    opened.fmt)], faces=src.faces, volume=src.volume)
         self._tell_nonfinite(src, fmt)
         self._drop_comparisons()
         self.heatmap.clear()
@@ -813,6 +830,26 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)
         self._show_validation(mip.validation_messages)
         self.sigRunShown.emit(out)
+
+    def _on_volume(self, ran: VolumeRan) -> None:
+        if not self._is_latest("run", ran.job):
+            return
+        done, shown = ran.done, ran.shown
+        entries = [(volume.result_name(r), volume.result_name(r), r.levels, ran.fmt)
+                   for r in done.results]
+        errors = [(f"error {key}", f"{key}: error against the exact reference ({shown.unit})",
+                   shown.errors[key], Format.R32F) for key, _, _, _ in entries]
+        self.pyramid.set_pyramids(entries + errors, volume=True)
+        self.pyramid.set_reference(shown.reference, ran.fmt)
+        self._drop_comparisons()
+        self.heatmap.clear()
+        lines = [f"skipped {s}: {why}" for s, why in done.skipped]
+        for name, verdict in done.verdicts.items():
+            lines.append(f"{name}: " + ("ok" if verdict.within_tolerance else
+                                        "OUT OF TOLERANCE: " + "; ".join(verdict.breaches)))
+        self.statusBar().showMessage("; ".join(lines), 20000)
+        self._show_validation(done.messages)
+        self.sigVolumeShown.emit(ran)
 
     def _on_timing(self, phase: TimingPhase) -> None:
         if not self._is_latest("run", phase.job):
@@ -949,6 +986,7 @@ class MainWindow(QMainWindow):
         ExportOutput: _on_exported,
         BaselineDeltas: _on_baseline,
         PreviewOutput: _on_preview,
+        VolumeRan: _on_volume,
     }
 
     # --- dialogs ----------------------------------------------------------------------------

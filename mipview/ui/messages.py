@@ -4,7 +4,7 @@ Requests go in (``OpenRequest``, ``RunRequest``), replies come out, every one by
 ``sigReply`` (:mod:`mipview.ui.workers.jobs`), and the window routes each by its type: start-up's
 ``DeviceList``, a device switch's ``DeviceReady``; ``OpenedImage``; a run's
 ``LevelsReady``, ``TimingPhase``, ``LiveStats``, ``ReferenceReady``, ``StrategyAnalysed``,
-``RunAnalysed``, in that order; ``BatchRequest`` -> ``BatchOutput``;
+``RunAnalysed``, in that order (a volume's: ``VolumeRan``, then ``LiveStats``); ``BatchRequest`` -> ``BatchOutput``;
 ``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
 ``ExportRequest`` -> ``ExportOutput``; ``BaselineRequest`` -> ``BaselineDeltas``;
 ``PreviewRequest`` -> ``PreviewOutput``. A failure is a ``WorkerError`` (by ``sigError``).
@@ -29,6 +29,7 @@ from mipview.io.imageio import SourceImage
 from mipview.runs.analysis import StrategyAnalysis
 from mipview.runs.baseline import BaselineReport, SavedRun, saved_timings
 from mipview.runs.preview import PreviewImage, PreviewSettings
+from mipview.runs.volume import VolumeDone, VolumeShown
 
 if TYPE_CHECKING:
     from mipview.runs.sweep import SweepResult
@@ -82,6 +83,17 @@ class LevelsReady:
     #: lines about the texture file the source came from (containers.with_file_chain): its
     #: notes, or why its own chain is not among the results
     notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VolumeRan:
+    """A Run of a volume (``mipview.runs.volume``): every result's chain, levels (D, H, W, 4),
+    its verdict, and what the viewer shows beside them (the reference, the error maps)."""
+
+    job: int
+    fmt: Format
+    done: VolumeDone
+    shown: VolumeShown
 
 
 @dataclass(frozen=True)

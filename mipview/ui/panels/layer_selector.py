@@ -2,7 +2,8 @@
 
 For a cube map (:meth:`LayerSelector.set_cubes`, the pyramid view's) it offers, per cube, the
 cube unfolded as a cross (``ui.cube_cross``) besides each of its faces by name, and starts on
-the first cube's cross."""
+the first cube's cross. For a volume (:meth:`LayerSelector.set_volume`) it picks a slice of
+level 0 and the axis the slices are taken across (``ui.volume_slices``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from mipview.core.cube import FACES
 from mipview.ui.cube_cross import FACE_LABELS
+from mipview.ui.volume_slices import AXES, PLANES
 
 CROSS = "cross"
 
@@ -20,6 +22,8 @@ class LayerSelector(QWidget):
     layer shown: for a cube's cross, its first face's)."""
 
     valueChanged = Signal(int)
+    #: a volume's slices are now taken across this axis (user changes only)
+    axisChanged = Signal(str)
 
     def __init__(self, label: str, tooltip: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,15 +42,44 @@ class LayerSelector(QWidget):
         self._faces.currentIndexChanged.connect(lambda _: self.valueChanged.emit(self.value()))
         self._faces.setVisible(False)
         self._cubes = 0
+        # a volume's slicing axis
+        self._axis = QComboBox()
+        for axis in AXES:
+            across, down = PLANES[axis]
+            self._axis.addItem(f"across {axis} ({across} right, {down} down)", axis)
+        self._axis.setToolTip("A volume: the axis its slices are taken across; every level "
+                              "shows the slice that holds level 0's slice chosen")
+        self._axis.currentIndexChanged.connect(lambda _: self.axisChanged.emit(self.axis()))
+        self._axis.setVisible(False)
+        self._volume = False
         layout.addWidget(self._label)
+        layout.addWidget(self._axis)
         layout.addWidget(self._spin)
         layout.addWidget(self._faces)
         self.setVisible(False)
 
     def set_count(self, n: int) -> None:
-        """Layers available; the selector shows only when there is more than one."""
+        """Layers available; the selector shows only when there is more than one (a volume's,
+        always)."""
         self._set_spin_silently(min(self._spin.value(), max(0, n - 1)), maximum=n - 1)
-        self.setVisible(n > 1)
+        self.setVisible(n > 1 or self._volume)
+
+    def set_volume(self, on: bool) -> None:
+        """On: the layers are a volume's slices (of level 0), with the axis to slice across;
+        off: plain layers again. Emits nothing."""
+        self._volume = on
+        self._axis.setVisible(on)
+        self._label.setText("Slice" if on else self._label_text)
+        if on:
+            self.setVisible(True)
+
+    def axis(self) -> str:
+        """The axis a volume's slices are taken across ("z" when not a volume)."""
+        return self._axis.currentData() if self._volume else "z"
+
+    def set_axis(self, axis: str) -> None:
+        """Slice across ``axis`` (a volume only); emits ``axisChanged``."""
+        self._axis.setCurrentIndex(AXES.index(axis))
 
     def set_cubes(self, cubes: int) -> None:
         """``cubes`` > 0: the layers are that many cube maps (6 faces each, after

@@ -43,6 +43,12 @@ each level's seam metric (``check.seams.seam_metric``, in the pixel pool). Coord
 lock, go to) are the cross's texels; the readout names the face and the texel in it, and
 nothing over an empty cell. The cull test serves faces, not crosses.
 
+A volume (``set_pyramids``' ``volume``, levels ``(D, H, W, C)``) is shown a slice at a time
+(``ui.volume_slices``): the layer selector becomes a slice of level 0 and the axis to slice
+across, every level shows the slice that holds it, and every tool (exposure, histogram, readout,
+lock, A/B, the reference) works on the slices shown. The readout names the slice and the
+texel's (x, y, z) in the level.
+
 Signals
 -------
 sigHover(str)     the readout under the cursor ("" when it leaves every level)
@@ -117,6 +123,7 @@ from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.pixel_pool import PixelPool
+from mipview.ui.volume_slices import oriented, slice_of, volume_texel
 
 ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
@@ -341,6 +348,7 @@ class PyramidView(QWidget):
         # shown only when a pyramid has array layers (multi-page TIFF, or the Layers control)
         self.layer_spin = LayerSelector("Layer", "array layer shown in every panel")
         self.layer_spin.valueChanged.connect(lambda _: self._layer_changed())
+        self.layer_spin.axisChanged.connect(lambda _: self._axis_changed())
         bar.addWidget(self.layer_spin)
         # a cube map's edges over its crosses (shown with the crosses only)
         self.seams_check = QCheckBox("Seams")
@@ -450,6 +458,10 @@ class PyramidView(QWidget):
         self._reductions: dict[str, str] = {}
         #: 6 when the pyramids shown are of a cube map (``set_cube``), else 1
         self._faces = 1
+        #: a volume's pyramids and reference as given, levels (D, H, W, C); None: no volume.
+        #: ``_pyramids`` and ``_reference`` hold them turned to the axis sliced across
+        self._volume: tuple[list[Entry], tuple[tuple[np.ndarray, ...], Format] | None] | None \
+            = None
         #: (source, level, cube) -> the seam metric of that cube of that level (None: none)
         self._seams: dict[tuple[str, int, int], SeamFigures | None] = {}
         #: the cube shown as a cross at the last layout (None: a layer), and the layer
@@ -487,14 +499,21 @@ class PyramidView(QWidget):
 
     # --- data -----------------------------------------------------------------------------
     def set_pyramids(self, pyramids: list[Entry], keep_view: bool = False,
-                     reductions: dict[str, str] | None = None, faces: int | None = None) -> None:
+                     reductions: dict[str, str] | None = None, faces: int | None = None,
+                     volume: bool = False) -> None:
         """Show these pyramids as (key, title, levels, fmt); arrays are kept as given.
         ``reductions``: each key's reduction (a result's ``reduction``); min and max ones get
         the Hi-Z overlay. A one- or two-channel first pyramid sets the range to its level 0's
         finite extent before its levels are drawn. ``faces``: 6 when they are of a cube map
         (their source's ``SourceImage.faces``), 1 when not, None: as the last ones
-        (:meth:`set_cube`)."""
+        (:meth:`set_cube`). ``volume``: they are of a volume, levels (D, H, W, C), shown a slice
+        at a time."""
         old = self.panels[0].view.viewRange() if (keep_view and self.panels) else None
+        self._volume = (list(pyramids), None) if volume else None
+        self.layer_spin.set_volume(volume)
+        if volume:
+            pyramids = self._oriented(pyramids)
+            faces = 1
         self._pyramids = list(pyramids)
         self._reductions = dict(reductions or {})
         if faces is not None:
@@ -645,6 +664,9 @@ class PyramidView(QWidget):
         return self._pending
 
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
+        if self._volume is not None:
+            self._volume = (self._volume[0], (levels, fmt))
+            levels = self._oriented([("", "", tuple(levels), fmt)])[0][2]
         self._reference = (levels, fmt)
         self._update_flip_choices()
         if self.reference_check.isChecked():
@@ -680,6 +702,51 @@ class PyramidView(QWidget):
         idx = self.mode_combo.findData(current)
         self.mode_combo.setCurrentIndex(max(0, idx))
         self.mode_combo.blockSignals(False)
+
+    # --- volumes --------------------------------------------------------------------------
+    def is_volume(self) -> bool:
+        """Whether the pyramids shown are of a volume (shown a slice at a time)."""
+        return self._volume is not None
+
+    def slice_axis(self) -> str:
+        """The axis a volume's slices are taken across ("z" when not a volume)."""
+        return self.layer_spin.axis()
+
+    def set_slice_axis(self, axis: str) -> None:
+        """Slice a volume across ``axis``: "z", "y" or "x"."""
+        self.layer_spin.set_axis(axis)
+
+    def _oriented(self, pyramids: list[Entry]) -> list[Entry]:
+        axis = self.slice_axis()
+        return [(key, title, tuple(oriented(a, axis) for a in levels), fmt)
+                for key, title, levels, fmt in pyramids]
+
+    def _axis_changed(self) -> None:
+        """Another axis: the slices are of other shapes, so their displays, the lock and the
+        view's fit go; the slice number stays (clamped to the new axis)."""
+        if self._volume is None:
+            return
+        given, reference = self._volume
+        self._pyramids = self._oriented(given)
+        if reference is not None:
+            self._reference = (self._oriented([("", "", tuple(reference[0]),
+                                                reference[1])])[0][2], reference[1])
+        self._images.clear()
+        self._marks.clear()
+        self.pool.forget()
+        if self.lock is not None:
+            self.lock = None
+            self.sigLocked.emit(None)
+        self._update_layers()
+        self._rebuild()
+
+    def _slice(self, a: np.ndarray) -> int:
+        """The layer of ``a`` shown: of a volume's level, the slice holding level 0's slice
+        chosen (``volume_slices.slice_of``); else the layer chosen, clamped."""
+        chosen = self.layer_spin.value()
+        if self._volume is not None and self._pyramids and self._pyramids[0][2]:
+            return slice_of(chosen, layer_count(self._pyramids[0][2][0]), layer_count(a))
+        return min(chosen, layer_count(a) - 1)
 
     def layers(self) -> int:
         """Most array layers of any pyramid shown (1: no layer selector)."""
@@ -742,19 +809,20 @@ class PyramidView(QWidget):
         if self._crossable(a):
             c = self.cross()
             return a[FACES * c:FACES * (c + 1)]
-        return layer_of(a, self.layer_spin.value())
+        return layer_of(a, self._slice(a))
 
     def _image_key(self, a: np.ndarray) -> int | tuple[str, int]:
         """What of level ``a`` is shown: ("cross", cube), or the layer (clamped)."""
         if self._crossable(a):
             return ("cross", self.cross())
-        return min(self.layer_spin.value(), layer_count(a) - 1)
+        return self._slice(a)
 
     def texel_of(self, a: np.ndarray, x: int, y: int) -> tuple[int, int, int] | None:
         """(layer, x, y) of the texel of level ``a`` shown at (x, y): in a cross, the face's
         layer and the texel in that face (None over an empty cell); else the layer shown."""
         if not self._crossable(a):
-            return self.layer_spin.value(), x, y
+            return (self._slice(a) if self._volume is not None else self.layer_spin.value()), \
+                x, y
         found = cross_texel(a.shape[1], x, y)
         if found is None:
             return None
@@ -1645,6 +1713,10 @@ class PyramidView(QWidget):
         layer, x, y = at
         layer = min(layer, layers - 1)
         where = f"layer {layer}/{layers} | " if layers > 1 else ""
+        if self._volume is not None:
+            axis = self.slice_axis()
+            vx, vy, vz = volume_texel(axis, layer, x, y)
+            where = f"slice {layer}/{layers} across {axis}, x {vx} y {vy} z {vz} | "
         if self._crossable(a):
             cube = f"cube {layer // FACES} " if layers > FACES else ""
             where = f"{cube}face {FACE_LABELS[layer % FACES]} (layer {layer}/{layers}) | "

@@ -19,6 +19,8 @@ LiveStats          timing statistics (throttled; ``final`` once timing is done)
 ReferenceReady     the exact reference per level
 StrategyAnalysed   each strategy's verdict and heatmaps, as each is ready
 RunAnalysed        all of them (the run's analysis is done)
+A volume's run (mipview.runs.volume) replies VolumeRan (chains, verdicts, reference, error
+maps), then LiveStats once, final, when it was timed.
 Live profiling analyses before it times, and then streams LiveStats until stopped.
 BatchOutput        a batch run's result (Batch tab)
 SweepProgress, SweepOutput   a width sweep (Sweep tab)
@@ -40,6 +42,7 @@ import numpy as np
 from PySide6.QtCore import Slot
 
 from mipview.check.verdict import ReferenceCache
+from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import (
     ClockSample,
@@ -72,6 +75,7 @@ from mipview.ui.messages import (
     SweepProgress,
     SweepRequest,
     TimingPhase,
+    VolumeRan,
 )
 from mipview.ui.workers.gpu_timeout import timeout_error
 from mipview.ui.workers.jobs import JobWorker, Stop, lower_priority
@@ -219,7 +223,8 @@ class GpuWorker(JobWorker):
 
     def _open_image(self, req: OpenRequest, stop: Stop) -> None:
         self.sigProgress.emit(f"loading {req.path}")
-        source = cube_faces.open_image(req.path)  # one face of six: their cube map
+        # one face of six: their cube map; a volume is shown a slice at a time
+        source = cube_faces.open_image(req.path, volumes=True)
         fmt = req.fmt or source.suggested_format()
         level0 = self._storage(source, fmt)  # read-only, and the next run's level 0
         _ = source.nonfinite  # counted here, not on the UI thread that tells the user
@@ -231,6 +236,9 @@ class GpuWorker(JobWorker):
 
         ctx = self._device()
         source = req.source
+        if source.volume:
+            self._run_volume(req, stop)
+            return
         check_image_limits(ctx.caps, source.width, source.height, req.layers)
         self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
         level0 = self._storage(source, req.fmt, req.layers)
@@ -255,6 +263,45 @@ class GpuWorker(JobWorker):
             self.sigReply.emit(RunAnalysed(req.job, req.fmt, *got))
             if session.prepared:
                 self._profile_live(req, session, settings, emit, stop)
+
+    def _run_volume(self, req: RunRequest, stop: Stop) -> None:
+        """Every volume strategy with the reductions asked for (``volume.window_specs``), timed
+        as a 2D run is unless Repeat is 0; live profiling runs it once."""
+        from mipview.runs import volume
+
+        ctx = self._device()
+        source = req.source
+        size = (source.width, source.height, source.depth)
+        limit = ctx.caps.max_image_dimension_3d
+        if max(size) > limit:
+            raise MipviewError(f"volume {'x'.join(map(str, size))} exceeds the device limit of "
+                               f"{limit} per side ({ctx.caps.name})")
+        if req.fmt.depth_source:
+            raise MipviewError(f"format {req.fmt.label}: a depth image is 2D; a volume of "
+                               f"depths is {req.fmt.chain.label}")
+        level0 = self._storage(source, req.fmt)
+        specs = volume.window_specs(req.specs)
+        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat,
+                                             cold=req.cold) if req.repeat > 0 else None
+        what = f"volume {'x'.join(map(str, size))} {req.fmt.label}"
+        self.sigProgress.emit(f"{what}: {len(specs)} chains" + (
+            f", {req.repeat} timed runs each" if settings else ""))
+        t0 = time.perf_counter()
+        done = volume.run_volume_specs(ctx, level0, req.fmt, specs, settings)
+        if stop():
+            return
+        self.sigProgress.emit(f"{what}: the reference and the error maps")
+        shown = volume.shown_levels(done, level0, req.fmt)
+        self._messages.extend(done.messages)
+        self.sigReply.emit(VolumeRan(req.job, req.fmt, done, shown))
+        timings = tuple((StrategySpec.parse(volume.result_name(r)), r.timing)
+                        for r in done.results if r.timing is not None)
+        if timings:
+            emit = _Emitter(self, req, ctx.caps.name, level0, ctx.caps.driver,
+                            settings.cache if settings else "warm")
+            runs = min(len(t.total.samples_us) for _, t in timings)
+            self.sigReply.emit(emit._stats(timings, runs, time.perf_counter() - t0, None,
+                                           final=True))
 
     def _run_batch(self, req: BatchRequest, stop: Stop) -> None:
         from mipview.gpu.batch import BatchSession
