@@ -3,6 +3,8 @@ derivatives, and the trilinear blend, against hand-computed values."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -113,3 +115,73 @@ def test_the_error_view_samples_the_error_maps_on_a_heat_ramp(k, want):
                                                      zoom=2.0 ** -k, show=preview.ERROR))
     assert out.peak == 4.0
     assert {tuple(p) for p in out.rgba[..., :3].reshape(-1, 3).tolist()} == {want}
+
+
+# --- the sky of a cube map ---------------------------------------------------------------------
+def test_face_selection_inverts_the_face_directions():
+    from mipview.core import cube
+
+    n = 6
+    for f in range(cube.FACES):
+        face, s, t = cube.face_of(cube.face_directions(f, n))
+        assert (face == f).all()
+        assert np.allclose(s * n - 0.5, np.arange(n)[None, :])
+        assert np.allclose(t * n - 0.5, np.arange(n)[:, None])
+
+
+def test_a_swapped_face_table_fails_the_inversion(monkeypatch):
+    from mipview.core import cube
+
+    nz = cube.FACE_NAMES.index("nz")
+    d = cube.directions(4)[nz]  # through -Z's texel centres, by Vulkan's table
+    # selection with -Z's sc the other way round (as +Z's): its columns come out mirrored
+    monkeypatch.setattr(cube, "U", cube.U.copy())
+    cube.U[nz] *= -1
+    face, s, _ = cube.face_of(d)
+    assert (face == nz).all()
+    assert np.allclose(s * 4 - 0.5, np.arange(4)[::-1][None, :])
+
+
+def _cube_levels(n: int = 8) -> list[np.ndarray]:
+    """A cube map whose face f of level k is the value 10 k + f everywhere (float, 1 channel)."""
+    levels, k = [], 0
+    while n >= 1:
+        levels.append(np.stack([np.full((n, n, 1), 10.0 * k + f, np.float32)
+                                for f in range(6)]))
+        n, k = n // 2, k + 1
+    return levels
+
+
+def test_the_sky_shows_each_face_where_its_directions_are():
+    settings = PreviewSettings(width=64, height=32, kind=preview.SKY)
+    colour, lod, share = preview._scene(_cube_levels(), None, settings)
+    v = colour[..., 0]
+    assert v[0, 0] == 2 and v[-1, 0] == 3  # straight up +Y, straight down -Y
+    middle = 16  # the horizon: -Z behind at both ends, -X, +Z, +X between
+    assert [v[middle, x] for x in (0, 16, 32, 48, 63)] == [5, 1, 4, 0, 5]
+    assert (lod == 0).all() and share[0] == 1.0
+
+
+def test_the_sky_samples_the_chosen_level_and_blends_the_next():
+    levels = _cube_levels()
+    for lod, want in ((1.0, 10.0), (2.0, 20.0), (1.5, 15.0), (9.0, 30.0)):
+        settings = PreviewSettings(width=16, height=8, kind=preview.SKY, lod=lod)
+        colour, _, share = preview._scene(levels, None, settings)
+        looking_at_pz = colour[4, 8, 0] - 4.0  # face +Z adds 4
+        assert looking_at_pz == pytest.approx(want)
+        assert share[min(int(lod), len(levels) - 1)] == 1.0
+
+
+def test_the_sky_of_a_cube_array_is_the_cube_of_the_layer_shown():
+    first = _cube_levels(4)
+    second = [lv + 100.0 for lv in first]
+    levels = [np.concatenate([a, b]) for a, b in zip(first, second, strict=True)]
+    sky = PreviewSettings(width=16, height=8, kind=preview.SKY)
+    assert preview._scene(levels, None, sky)[0][4, 8, 0] == 4.0
+    assert preview._scene(levels, None, replace(sky, layer=7))[0][4, 8, 0] == 104.0
+
+
+def test_the_sky_refuses_levels_that_are_no_cube_map():
+    with pytest.raises(ValueError, match="shows a cube map"):
+        preview.render([np.zeros((8, 8, 4), np.uint8)], Format.UNORM,
+                       PreviewSettings(kind=preview.SKY))

@@ -78,6 +78,22 @@ def face_directions(face: int, n: int, rows: tuple[int, int] | None = None) -> n
     return d / np.linalg.norm(d, axis=-1, keepdims=True)
 
 
+def face_of(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Vulkan's cube map face selection of directions ``d`` (..., 3): the face (the major
+    axis; a tie goes to x, then y) and the normalised (s, t) on it, ``s = (sc / |ma| + 1) / 2``;
+    the inverse of :func:`face_directions`."""
+    d = np.asarray(d, np.float64)
+    a = np.abs(d)
+    axis = np.where((a[..., 0] >= a[..., 1]) & (a[..., 0] >= a[..., 2]), 0,
+                    np.where(a[..., 1] >= a[..., 2], 1, 2))
+    ma = np.take_along_axis(d, axis[..., None], -1)[..., 0]
+    face = 2 * axis + (ma < 0)
+    sc = np.einsum("...i,...i->...", d, U[face])
+    tc = np.einsum("...i,...i->...", d, V[face])
+    m = np.abs(ma)
+    return face, (sc / m + 1) / 2, (tc / m + 1) / 2
+
+
 def directions(n: int) -> np.ndarray:
     """(6, n, n, 3) unit directions of every texel centre of a cube map of side ``n``
     (:func:`face_directions` of each face)."""

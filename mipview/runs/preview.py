@@ -1,5 +1,7 @@
 """A sampled preview: a pyramid as a renderer would see it, on a plane receding into the
-distance or on a screen-aligned quad zoomed out, sampled with trilinear filtering.
+distance or on a screen-aligned quad zoomed out, sampled with trilinear filtering; or a cube map
+as the sky seen from its centre (:data:`SKY`), at one chosen level of detail, as a reflection
+probe is read (``textureLod``).
 
 Each pixel's texture coordinates come from a pinhole camera over a ground plane (or from the
 quad's scale); the level of detail is picked from their screen-space derivatives the way the
@@ -16,6 +18,12 @@ reference (the heatmap's maximum absolute error over channels) sampled as the le
 the error of a sampled colour is at most that blend of its texels' errors, so where the plane
 glows is where a renderer would show that strategy's error, at the levels it would pick.
 
+The sky is the whole sphere of directions unwrapped (longitude across, from -Z through +X and
++Z to -Z again; latitude down, +Y at the top), each pixel's direction turned into a face and
+(s, t) by Vulkan's face selection (``cube.face_of``) and sampled bilinearly in that face with
+clamp-to-edge addressing, as a sampler does without seamless filtering, so a face's own edge
+texels meet at the seams.
+
 Core: numpy only, no Qt (the window renders it off the UI thread: mipview/ui/views/preview_view.py).
 """
 
@@ -27,11 +35,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from mipview.core import cube
 from mipview.core.formats import Format, decode, encode
 
 PLANE = "plane"
 QUAD = "quad"
-KINDS = (PLANE, QUAD)
+SKY = "sky"
+KINDS = (PLANE, QUAD, SKY)
 #: what the surface shows: the levels, or their error maps on a heat ramp
 TEXTURE = "texture"
 ERROR = "error"
@@ -46,7 +56,7 @@ LEVEL_COLOURS = np.array([
 #: how much of a tinted texel is its level's colour
 TINT = 0.6
 #: what shows where no surface is (above the plane's horizon), linear RGB
-SKY = (0.12, 0.13, 0.15)
+EMPTY = (0.12, 0.13, 0.15)
 
 
 @dataclass(frozen=True)
@@ -65,8 +75,10 @@ class PreviewSettings:
     #: quad: screen pixels per level-0 texel (1/8: eight texels per pixel, level 3)
     zoom: float = 0.25
     tint_levels: bool = False
-    #: which array layer of layered levels
+    #: which array layer of layered levels (of a cube map array: a layer of the cube shown)
     layer: int = 0
+    #: sky: the level of detail sampled everywhere (lambda: 1.5 blends levels 1 and 2 evenly)
+    lod: float = 0.0
     #: TEXTURE: the levels; ERROR: per-level error maps (render_error)
     show: str = TEXTURE
 
@@ -105,20 +117,26 @@ def fine_derivatives(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return dx, dy
 
 
-def _bilinear(level: np.ndarray, fmt: Format | None, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+def _bilinear(level: np.ndarray, fmt: Format | None, s: np.ndarray, t: np.ndarray,
+              face: np.ndarray | None = None) -> np.ndarray:
     """Bilinear samples of one level (H, W, C storage) at normalised (s, t), repeat addressing;
-    decoded values (linear for sRGB), float64 (N, C)."""
-    h, w = level.shape[:2]
+    decoded values (linear for sRGB), float64 (N, C). With ``face``: a cube's level (6, N, N, C),
+    each sample in its face, clamp-to-edge addressing."""
+    h, w = level.shape[-3:-1]
     x = s * w - 0.5
     y = t * h - 0.5
     x0, y0 = np.floor(x), np.floor(y)
     a, b = (x - x0)[:, None], (y - y0)[:, None]
-    i0 = x0.astype(np.int64) % w
-    j0 = y0.astype(np.int64) % h
-    i1, j1 = (i0 + 1) % w, (j0 + 1) % h
+    i0, j0 = x0.astype(np.int64), y0.astype(np.int64)
+    if face is None:
+        i0, j0 = i0 % w, j0 % h
+        i1, j1 = (i0 + 1) % w, (j0 + 1) % h
+    else:
+        i1, j1 = np.clip(i0 + 1, 0, w - 1), np.clip(j0 + 1, 0, h - 1)
+        i0, j0 = np.clip(i0, 0, w - 1), np.clip(j0, 0, h - 1)
 
     def fetch(j: np.ndarray, i: np.ndarray) -> np.ndarray:
-        v = level[j, i]
+        v = level[j, i] if face is None else level[face, j, i]
         return decode(v, fmt) if fmt is not None else v.astype(np.float64)
 
     return ((1 - a) * (1 - b) * fetch(j0, i0) + a * (1 - b) * fetch(j0, i1)
@@ -133,11 +151,13 @@ def _tint(v: np.ndarray, level: int) -> np.ndarray:
 
 
 def sample_trilinear(levels: Sequence[np.ndarray], fmt: Format | None, s: np.ndarray,
-                     t: np.ndarray, lod: np.ndarray, tint_levels: bool = False) -> np.ndarray:
+                     t: np.ndarray, lod: np.ndarray, tint_levels: bool = False,
+                     face: np.ndarray | None = None) -> np.ndarray:
     """Trilinear samples (N, C) of a pyramid at normalised (s, t) with level of detail ``lod``
     (lambda): level 0 when lambda <= 0 (magnification), else ``(1 - frac) * level[floor] +
     frac * level[floor + 1]`` with lambda clamped to the last level. Values decoded as
-    :func:`mipview.core.formats.decode` (``fmt`` None: float values as they are)."""
+    :func:`mipview.core.formats.decode` (``fmt`` None: float values as they are). ``face``: the
+    levels are a cube's (6, N, N, C), each sample in its face (:func:`_bilinear`)."""
     q = len(levels) - 1
     d = np.clip(np.nan_to_num(lod, nan=0.0, neginf=0.0), 0.0, float(q))
     lo = np.floor(d).astype(np.int64)
@@ -145,12 +165,13 @@ def sample_trilinear(levels: Sequence[np.ndarray], fmt: Format | None, s: np.nda
     out = np.zeros((s.size, levels[0].shape[-1]))
     for k in np.unique(lo):
         sel = lo == k
-        v = _bilinear(levels[k], fmt, s[sel], t[sel])
+        at = None if face is None else face[sel]
+        v = _bilinear(levels[k], fmt, s[sel], t[sel], at)
         if tint_levels:
             v = _tint(v, int(k))
         f = frac[sel][:, None]
         if k < q and (f > 0).any():
-            nxt = _bilinear(levels[k + 1], fmt, s[sel], t[sel])
+            nxt = _bilinear(levels[k + 1], fmt, s[sel], t[sel], at)
             if tint_levels:
                 nxt = _tint(nxt, int(k) + 1)
             v = (1 - f) * v + f * nxt
@@ -187,6 +208,17 @@ def plane_uv(settings: PreviewSettings, aspect: float = 1.0) \
     return x / tile + 0.5, 1.0 - (z - near) / (tile * aspect), hit
 
 
+def sky_directions(settings: PreviewSettings) -> np.ndarray:
+    """(H, W, 3) unit directions of every pixel centre of the unwrapped sky (module
+    docstring): longitude -180..180 degrees across (0: +Z, 90: +X), latitude 90..-90 down."""
+    w, h = settings.width, settings.height
+    lon = ((np.arange(w) + 0.5) / w * 2.0 - 1.0) * math.pi
+    lat = (0.5 - (np.arange(h) + 0.5) / h) * math.pi
+    c = np.cos(lat)[:, None]
+    return np.stack(np.broadcast_arrays(c * np.sin(lon)[None, :], np.sin(lat)[:, None],
+                                        c * np.cos(lon)[None, :]), axis=-1)
+
+
 def quad_uv(settings: PreviewSettings, width0: int, height0: int) \
         -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(s, t) of each pixel centre of the texture drawn at ``zoom`` pixels per level-0 texel,
@@ -220,16 +252,18 @@ def render_error(maps: Sequence[np.ndarray], settings: PreviewSettings) -> Previ
     value, lod, share = _scene(levels, None, replace(settings, tint_levels=False))
     v = np.clip(value[..., 0], 0.0, 1.0)
     heat = np.stack([3 * v, 3 * v - 1, 3 * v - 2], axis=-1)
-    heat[~np.isfinite(lod)] = SKY
+    heat[~np.isfinite(lod)] = EMPTY
     return PreviewImage(_display(np.clip(heat, 0.0, 1.0), None), lod, share, peak)
 
 
 def _scene(levels: Sequence[np.ndarray], fmt: Format | None, settings: PreviewSettings) \
         -> tuple[np.ndarray, np.ndarray, tuple[float, ...]]:
     """Decoded sampled values (H, W, C), lambda per pixel (NaN: no surface), level shares."""
-    levels = [lv[min(settings.layer, lv.shape[0] - 1)] if lv.ndim == 4 else lv for lv in levels]
     if not levels:
         raise ValueError("a preview needs at least one level")
+    if settings.kind == SKY:
+        return _sky(levels, fmt, settings)
+    levels = [lv[min(settings.layer, lv.shape[0] - 1)] if lv.ndim == 4 else lv for lv in levels]
     h0, w0 = levels[0].shape[:2]
     if settings.kind == QUAD:
         s, t, hit = quad_uv(settings, w0, h0)
@@ -246,11 +280,30 @@ def _scene(levels: Sequence[np.ndarray], fmt: Format | None, settings: PreviewSe
     lod = np.where(hit, lod, np.nan)
     channels = levels[0].shape[-1]
     colour = np.empty((settings.height, settings.width, channels))
-    colour[...] = (*SKY, 1.0)[:channels] if channels >= 3 else 0.0
+    colour[...] = (*EMPTY, 1.0)[:channels] if channels >= 3 else 0.0
     colour[hit] = sample_trilinear(levels, fmt, s[hit], t[hit], lod[hit], settings.tint_levels)
     chosen = np.floor(np.clip(lod[hit], 0, len(levels) - 1)).astype(np.int64)
     share = np.bincount(chosen, minlength=len(levels)) / max(1, chosen.size)
     return colour, lod, tuple(float(x) for x in share)
+
+
+def _sky(levels: Sequence[np.ndarray], fmt: Format | None, settings: PreviewSettings) \
+        -> tuple[np.ndarray, np.ndarray, tuple[float, ...]]:
+    """:func:`_scene` of a cube map (levels (6 n, N, N, C)): the cube holding
+    ``settings.layer``, every pixel at lambda ``settings.lod``."""
+    shape = levels[0].shape
+    if len(shape) != 4 or not cube.is_cube_shape(*shape[:3]):
+        raise ValueError(f"the sky preview shows a cube map; these levels are {shape}")
+    first = cube.FACES * min(settings.layer // cube.FACES, shape[0] // cube.FACES - 1)
+    faces = [lv[first:first + cube.FACES] for lv in levels]
+    face, s, t = cube.face_of(sky_directions(settings).reshape(-1, 3))
+    lod = np.full(face.shape, float(settings.lod))
+    colour = sample_trilinear(faces, fmt, s, t, lod, settings.tint_levels, face)
+    q = len(levels) - 1
+    chosen = min(max(math.floor(settings.lod), 0), q)
+    share = tuple(1.0 if k == chosen else 0.0 for k in range(len(levels)))
+    h, w = settings.height, settings.width
+    return colour.reshape(h, w, -1), lod.reshape(h, w), share
 
 
 def _display(values: np.ndarray, fmt: Format | None) -> np.ndarray:

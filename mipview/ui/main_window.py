@@ -601,7 +601,9 @@ class MainWindow(QMainWindow):
         self.sigBaselineShown.emit(deltas)
 
     def _send_preview(self) -> int | None:
-        out, name, settings = self.output, self.preview.strategy(), self.preview.settings()
+        out, name = self.output, self.preview.strategy()
+        # the layer the pyramid view shows (of a cube map array: its cube)
+        settings = replace(self.preview.settings(), layer=self.pyramid.layer())
         results = {str(r.spec): r for r in out.mip.results} if out is not None else {}
         if self.preview_dock.isHidden() or name not in results:
             return None
@@ -825,6 +827,7 @@ class MainWindow(QMainWindow):
         self._drop_comparisons()
         self.heatmap.set_run(out)  # fills in as each strategy's analysis arrives
         self.preview.set_strategies([str(r.spec) for r in mip.results])
+        self.preview.set_cube(self.pyramid.cube_count() > 0)
         skipped = [f"skipped {s}: {why}" for s, why in mip.skipped]
         if skipped or out.notes:
             self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)

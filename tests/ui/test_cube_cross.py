@@ -330,3 +330,38 @@ def test_window_opens_one_of_six_face_images_as_their_cube_map(qtbot, make_windo
     assert opened.source.is_cube
     assert np.array_equal(opened.source.rgba8, faces)  # every face, in layer order
     assert w.pyramid.cross() == 0
+
+
+def test_the_preview_shows_a_cube_result_as_the_sky_at_a_chosen_lod(qtbot, make_window,
+                                                                     tmp_path):
+    from tests.ui.conftest import WAIT_MS
+
+    level0 = np.rint(cube_image(8).pixels * 255).astype(np.uint8)
+    path = tmp_path / "sky.ktx2"
+    path.write_bytes(ktx2.encode([level0], Format.UNORM, faces=6))
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    got = run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
+    assert w.preview.kind_combo.currentText() == "sky"
+    w.show()
+    with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as blocker:
+        w.preview_dock.toggleViewAction().trigger()
+    image = blocker.args[0].image
+    assert (image.lod == 0).all() and image.level_share[0] == 1.0
+    # looking at +Z (the middle of the horizon, half a pixel off it): level 0's +Z face, the
+    # blend of its four middle texels, within a rounding of their mean
+    levels = got["output"].mip.results[0].levels
+    middle = levels[0][4, 3:5, 3:5, :3].astype(float).mean(axis=(0, 1))
+    assert np.abs(image.rgba[160, 256, :3] - middle).max() <= 1.0
+    with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as blocker:
+        w.preview.slider.setValue(w.preview.slider.maximum())  # past the last level: clamped
+    image = blocker.args[0].image
+    assert image.level_share[-1] == 1.0
+    # 1x1 faces: one colour each, +Z's straight ahead, and no other colours anywhere
+    assert (image.rgba[160, 256, :3] == levels[-1][4, 0, 0, :3]).all()
+    assert {tuple(c) for c in image.rgba[..., :3].reshape(-1, 3)} == \
+        {tuple(c) for c in levels[-1][:, 0, 0, :3]}
+    # a plain image's results are not offered the sky
+    w.panel.layers_spin.setValue(6)
+    run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
+    assert w.preview.kind_combo.findText("sky") < 0

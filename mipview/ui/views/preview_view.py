@@ -1,7 +1,10 @@
 """The sampled preview dock: one result's pyramid on a plane receding into the distance (or a
 zoomed quad), sampled trilinearly as a GPU would (mipview/runs/preview.py), optionally with each level
 tinted, so a user sees which levels a renderer picks; or its error maps against the exact
-reference sampled the same way (``error``), so a user sees where that error would show.
+reference sampled the same way (``error``), so a user sees where that error would show. A cube
+map's result is also offered as the whole sky seen from inside (``sky``,
+:meth:`PreviewView.set_cube`), at the level of detail the slider picks, as a reflection probe is
+read.
 
 The widget only draws: it says what it wants rendered (:meth:`settings`, :meth:`strategy`) and
 emits ``sigChanged``; the window renders it off the UI thread (a PreviewRequest to its compare
@@ -31,11 +34,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.runs.preview import KINDS, LEVEL_COLOURS, PLANE, SHOWS, PreviewImage, PreviewSettings
+from mipview.runs.preview import (
+    KINDS,
+    LEVEL_COLOURS,
+    PLANE,
+    SHOWS,
+    SKY,
+    PreviewImage,
+    PreviewSettings,
+)
 
 #: the slider's range: plane pitch in degrees; quad zoom as log2 steps of 1/4
 _PITCH = (5, 60)
 _ZOOM = (-24, 8)
+#: the sky's level of detail in quarter steps, up to level 15
+_LOD = (0, 60)
 
 
 class _Picture(QWidget):
@@ -87,7 +100,7 @@ class PreviewView(QWidget):
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.strategy_combo.setMinimumContentsLength(12)
         self.kind_combo = QComboBox()
-        self.kind_combo.addItems(list(KINDS))
+        self.kind_combo.addItems([k for k in KINDS if k != SKY])  # the sky: set_cube
         self.show_combo = QComboBox()
         self.show_combo.addItems(list(SHOWS))
         self.show_combo.setToolTip("The levels, or their error against the exact reference "
@@ -148,6 +161,8 @@ class PreviewView(QWidget):
                   "show": self.show_combo.currentText()}
         if self.kind_combo.currentText() == PLANE:
             return PreviewSettings(kind=PLANE, pitch_deg=float(v), **common)
+        if self.kind_combo.currentText() == SKY:
+            return PreviewSettings(kind=SKY, lod=v / 4, **common)
         return PreviewSettings(kind=self.kind_combo.currentText(), zoom=2.0 ** (v / 4),
                                **common)
 
@@ -162,9 +177,23 @@ class PreviewView(QWidget):
             self.blockSignals(False)
         self.sigChanged.emit()
 
+    def set_cube(self, on: bool) -> None:
+        """Whether the results are cube maps: the sky is offered (and chosen) for them only."""
+        at = self.kind_combo.findText(SKY)
+        if on and at < 0:
+            self.kind_combo.addItem(SKY)
+            self.kind_combo.setCurrentText(SKY)
+        elif not on and at >= 0:
+            self.kind_combo.removeItem(at)  # a current sky becomes the plane
+
     def _kind_changed(self, kind: str) -> None:
         self.slider.blockSignals(True)
-        if kind == PLANE:
+        if kind == SKY:
+            self.slider.setRange(*_LOD)
+            self.slider.setValue(0)
+            self.slider.setToolTip("Level of detail sampled everywhere (textureLod's lambda), "
+                                   "in quarter levels")
+        elif kind == PLANE:
             self.slider.setRange(*_PITCH)
             self.slider.setValue(20)
             self.slider.setToolTip("Camera pitch below the horizon, degrees")
