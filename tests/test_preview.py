@@ -185,3 +185,54 @@ def test_the_sky_refuses_levels_that_are_no_cube_map():
     with pytest.raises(ValueError, match="shows a cube map"):
         preview.render([np.zeros((8, 8, 4), np.uint8)], Format.UNORM,
                        PreviewSettings(kind=preview.SKY))
+
+
+# --- a volume's slice ----------------------------------------------------------------------------
+def _volume(d: int = 8, n: int = 16) -> list[np.ndarray]:
+    """Volume levels whose slice z of level k is 100 k + z everywhere (float, 1 channel)."""
+    levels, k = [], 0
+    while True:
+        levels.append(np.stack([np.full((n, n, 1), 100.0 * k + z, np.float32)
+                                for z in range(d)]))
+        if d == 1 and n == 1:
+            return levels
+        d, n, k = max(d // 2, 1), max(n // 2, 1), k + 1
+
+
+def test_a_volume_slice_blends_the_two_slices_around_its_depth():
+    levels = _volume()
+    for depth, want in ((0.5 / 8, 0.0), (3.5 / 8, 3.0), (4.0 / 8, 3.5), (0.0, 0.0), (1.0, 7.0)):
+        got = preview.volume_slices(levels, None, depth)
+        assert got[0].shape == (16, 16, 1) and (got[0] == want).all(), depth
+    # level 1 has 4 slices: depth 0.5 lies between its slices 1 and 2
+    assert (preview.volume_slices(levels, None, 0.5)[1] == 101.5).all()
+
+
+def test_a_volume_slice_blends_srgb_in_linear_light():
+    from mipview.core.formats import decode
+
+    vol = np.zeros((2, 2, 2, 4), np.uint8)
+    vol[1] = 255
+    got = preview.volume_slices([vol], Format.SRGB, 0.5)[0]
+    assert np.allclose(got[..., :3], 0.5) and not np.allclose(
+        got[..., :3], decode(np.full(3, 128, np.uint8), Format.SRGB))
+
+
+def test_a_volume_at_a_slice_renders_as_that_slice_would_in_2d():
+    # slice z of a level of d slices is z / d: in [0, 1], shown unclipped, slices far apart
+    levels = [(a % 100) / np.float32(a.shape[0]) for a in _volume()]
+    for zoom in (1.0, 0.5, 0.25):  # lambda 0, 1, 2
+        at = PreviewSettings(width=64, height=40, kind=preview.QUAD, zoom=zoom)
+        got = preview.render(levels, None, replace(at, depth=2.5 / 8))
+        # level 0 (8 slices): slice 2; level 1 (4): 0.75 of the way from 0 to 1; level 2 (2):
+        # 0.125 of the way; then the single slices
+        blended = [a[2] if k == 0 else a[0] + {1: 0.75, 2: 0.125}.get(k, 0.0) * (
+            a[min(1, a.shape[0] - 1)] - a[0]) for k, a in enumerate(levels)]
+        want = preview.render(blended, None, at)
+        assert np.array_equal(got.rgba, want.rgba) and np.array_equal(got.lod, want.lod), zoom
+        assert not np.array_equal(got.rgba, preview.render(
+            [a[min(2 >> k, a.shape[0] - 1)] for k, a in enumerate(levels)], None, at).rgba) \
+            or zoom == 1.0  # a nearest slice is another picture past level 0
+    errors = preview.render_error([a[..., 0] for a in _volume()],
+                                  replace(at, depth=2.5 / 8))
+    assert errors.peak == 400.0  # the single slice of the last level

@@ -24,6 +24,14 @@ The sky is the whole sphere of directions unwrapped (longitude across, from -Z t
 clamp-to-edge addressing, as a sampler does without seamless filtering, so a face's own edge
 texels meet at the seams.
 
+A volume's levels ``(D, H, W, C)`` are shown as the slice at normalised depth ``depth``
+(:attr:`PreviewSettings.depth`) on the plane or the quad: a 3D texture sampled there filters
+linearly between the two slices around that depth of each level (clamped at the ends), and the
+screen-space derivatives of depth are 0 on a slice, so the level of detail is the 2D one.
+Trilinear filtering in 3D is that blend of slices followed by the 2D bilinear, so each level is
+first turned into its blended slice (decoded, so sRGB blends in linear light) and then sampled
+as a 2D level.
+
 Core: numpy only, no Qt (the window renders it off the UI thread: mipview/ui/views/preview_view.py).
 """
 
@@ -79,6 +87,8 @@ class PreviewSettings:
     layer: int = 0
     #: sky: the level of detail sampled everywhere (lambda: 1.5 blends levels 1 and 2 evenly)
     lod: float = 0.0
+    #: a volume's levels (D, H, W, C): the normalised depth of the slice shown (None: 2D levels)
+    depth: float | None = None
     #: TEXTURE: the levels; ERROR: per-level error maps (render_error)
     show: str = TEXTURE
 
@@ -238,13 +248,38 @@ def render(levels: Sequence[np.ndarray], fmt: Format | None,
     levels are error maps: :func:`render_error`."""
     if settings.show == ERROR:
         return render_error(levels, settings)
-    colour, lod, share = _scene(levels, fmt, settings)
+    if settings.depth is not None:  # decoded slices: sampled as float values, shown as fmt
+        colour, lod, share = _scene(volume_slices(levels, fmt, settings.depth), None, settings)
+    else:
+        colour, lod, share = _scene(levels, fmt, settings)
     return PreviewImage(_display(colour, fmt), lod, share)
+
+
+def volume_slices(levels: Sequence[np.ndarray], fmt: Format | None,
+                  depth: float) -> list[np.ndarray]:
+    """Each volume level ``(D, H, W, C)`` (or ``(D, H, W)``) as its slice at normalised
+    ``depth``: the two slices around ``depth * D - 0.5`` blended linearly (clamp to edge),
+    decoded float64 (module docstring)."""
+    out = []
+    for level in levels:
+        d = level.shape[0]
+        z = min(max(depth * d - 0.5, 0.0), d - 1.0)
+        z0 = math.floor(z)
+        z1, f = min(z0 + 1, d - 1), z - z0
+
+        def decoded(k: int, level: np.ndarray = level) -> np.ndarray:
+            v = level[k]
+            return decode(v, fmt) if fmt is not None else v.astype(np.float64)
+
+        out.append((1 - f) * decoded(z0) + f * decoded(z1) if f > 0 else decoded(z0))
+    return out
 
 
 def render_error(maps: Sequence[np.ndarray], settings: PreviewSettings) -> PreviewImage:
     """Per-level error maps ((H, W) or (L, H, W), non-negative) sampled as the levels would be,
     on a heat ramp from 0 (black) to the largest error of any level (white)."""
+    if settings.depth is not None:
+        maps = volume_slices(maps, None, settings.depth)
     peak = max((float(np.nanmax(m)) for m in maps if m.size), default=0.0)
     scale = 1.0 / peak if peak > 0 else 0.0
     levels = [np.nan_to_num(np.asarray(m, np.float32) * np.float32(scale), nan=1.0)[..., None]

@@ -157,6 +157,8 @@ class MainWindow(QMainWindow):
         self.opened: OpenedImage | None = None
         self.output: LevelsReady | None = None
         self.analysis: RunAnalysed | None = None
+        #: the Run of a volume shown (its chains are in the pyramid view), else None
+        self.volume_ran: VolumeRan | None = None
         self.errors: list[WorkerError] = []
         self._job = 0
         #: kind ("open", "run", "batch", "sweep") -> the latest request (job) of that kind
@@ -237,6 +239,9 @@ class MainWindow(QMainWindow):
             w.sigJobFinished.connect(self._on_job_finished)
             w.sigError.connect(self._on_error)
         self.preview.sigChanged.connect(self._preview_jobs.request)
+        # a volume's preview is the slice the pyramid view shows
+        self.pyramid.layer_spin.valueChanged.connect(lambda _: self._volume_preview_moved())
+        self.pyramid.layer_spin.axisChanged.connect(lambda _: self._volume_preview_moved())
         self.preview_dock.visibilityChanged.connect(lambda _: self._preview_jobs.request())
         self.thread_.started.connect(self.worker.start)
         self.compare_thread.started.connect(self.comparer.start)
@@ -600,10 +605,16 @@ class MainWindow(QMainWindow):
         self.chart.set_baseline(deltas.report)
         self.sigBaselineShown.emit(deltas)
 
+    def _volume_preview_moved(self) -> None:
+        if self.volume_ran is not None:
+            self._preview_jobs.request()
+
     def _send_preview(self) -> int | None:
         out, name = self.output, self.preview.strategy()
         # the layer the pyramid view shows (of a cube map array: its cube)
         settings = replace(self.preview.settings(), layer=self.pyramid.layer())
+        if self.volume_ran is not None:
+            return self._send_volume_preview(name, settings)
         results = {str(r.spec): r for r in out.mip.results} if out is not None else {}
         if self.preview_dock.isHidden() or name not in results:
             return None
@@ -615,6 +626,21 @@ class MainWindow(QMainWindow):
             levels = errors.maps
         return self._send_compare(lambda job: PreviewRequest(
             job, name, levels, out.mip.fmt, settings))
+
+    def _send_volume_preview(self, name: str,
+                             settings: preview.PreviewSettings) -> int | None:
+        """A volume result's preview: the slice the pyramid view shows, across its axis (the
+        view's panels hold the levels turned to it)."""
+        ran = self.volume_ran
+        if self.preview_dock.isHidden() or ran is None or \
+                name not in {volume.result_name(r) for r in ran.done.results}:
+            return None
+        levels = self.pyramid.panel_levels(name)
+        settings = replace(settings, depth=(self.pyramid.layer() + 0.5) / levels[0].shape[0])
+        if settings.show == preview.ERROR:
+            levels = tuple(a[..., 0] for a in self.pyramid.panel_levels(f"error {name}"))
+        return self._send_compare(lambda job: PreviewRequest(job, name, levels, ran.fmt,
+                                                             settings))
 
     def _on_preview(self, out: PreviewOutput) -> None:
         if out.job != self._preview_jobs.last:
@@ -775,7 +801,7 @@ class MainWindow(QMainWindow):
         if not self._is_latest("open", opened.job):
             return
         self.opened = opened
-        self.output = self.analysis = None
+        self.output = self.analysis = self.volume_ran = None
         self.export_action.setEnabled(False)
         src = opened.source
         self._add_recent(opened.path)
@@ -814,7 +840,7 @@ class MainWindow(QMainWindow):
     def _on_levels_ready(self, out: LevelsReady) -> None:
         if not self._is_latest("run", out.job):
             return
-        self.output, self.analysis = out, None
+        self.output, self.analysis, self.volume_ran = out, None, None
         self.export_action.setEnabled(True)
         mip = out.mip
         # a cube map's faces, unless the Layers control made the run's layers from its first
@@ -844,6 +870,9 @@ class MainWindow(QMainWindow):
                    shown.errors[key], Format.R32F) for key, _, _, _ in entries]
         self.pyramid.set_pyramids(entries + errors, volume=True)
         self.pyramid.set_reference(shown.reference, ran.fmt)
+        self.volume_ran = ran
+        self.preview.set_cube(False)
+        self.preview.set_strategies([key for key, _, _, _ in entries])
         self._drop_comparisons()
         self.heatmap.clear()
         lines = [f"skipped {s}: {why}" for s, why in done.skipped]

@@ -157,3 +157,31 @@ def test_a_volume_in_a_depth_format_is_refused_in_a_dialog(qtbot, make_window, v
     w.panel.format_combo.setCurrentIndex(w.panel.format_combo.findData("unorm"))
     with qtbot.waitSignal(w.sigVolumeShown, timeout=WAIT_MS):
         w.run(False, [StrategySpec("per-level")])
+
+
+def test_the_preview_samples_the_slice_the_pyramid_view_shows(qtbot, make_window, volume_file):
+    from dataclasses import replace
+
+    from mipview.runs import preview
+
+    path, vol = volume_file
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    w.panel.repeat_spin.setValue(0)
+    with qtbot.waitSignal(w.sigVolumeShown, timeout=WAIT_MS) as blocker:
+        w.run(False, [StrategySpec("per-level")])
+    ran = blocker.args[0]
+    qtbot.waitUntil(lambda: not w.is_busy(), timeout=WAIT_MS)
+    w.show()
+    w.pyramid.set_slice_axis("y")
+    w.pyramid.set_layer(4)
+    with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as shown:
+        w.preview_dock.toggleViewAction().trigger()
+    out = shown.args[0]
+    res = next(r for r in ran.done.results if result_name(r) == out.name)
+    want = preview.render([oriented(a, "y") for a in res.levels], Format.UNORM,
+                          replace(w.preview.settings(), depth=4.5 / 7))
+    assert np.array_equal(out.image.rgba, want.rgba)
+    with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as shown:
+        w.pyramid.set_layer(0)  # another slice: drawn again
+    assert not np.array_equal(shown.args[0].image.rgba, out.image.rgba)
