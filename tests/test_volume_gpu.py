@@ -14,6 +14,7 @@ from mipview.check.volume_verdict import judge_volume
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, to_storage
 from mipview.core.results import LevelSource
+from mipview.gpu.strategies.sampler_minmax import minmax_filterable
 from mipview.gpu.strategies.volume_per_level import VolumePerLevel
 from mipview.gpu.strategies.volume_tiles import plan_steps
 from mipview.gpu.volume_session import VOLUME_STRATEGIES, run_volume, volume_strategy
@@ -73,6 +74,26 @@ def test_min_and_max_are_bit_exact(gpu, size, reduction):
     for res in run.results:
         for k, (got, want) in enumerate(zip(res.levels, ref, strict=True)):
             assert np.array_equal(got, want.astype(fmt.dtype)), (res.strategy, k)
+
+
+@pytest.mark.parametrize("reduction", ["min", "max"])
+@pytest.mark.parametrize("fmt", [Format.R8, Format.UNORM, Format.SRGB, Format.R16F],
+                         ids=lambda f: f.label)
+def test_min_and_max_of_even_volumes_sample_level_0_exactly(gpu, fmt, reduction):
+    # volume-tiles reads an even level 0 by one reduction-sampler fetch per 2x2x2 block
+    # where the device can min/max filter the format (lavapipe: r8 and r16f, not RGBA8),
+    # else by texel loads; either way the extremes are bit-exact, a side of 1 further up too
+    sampled = minmax_filterable(gpu.caps, fmt)
+    assert sampled == (fmt in (Format.R8, Format.R16F)) or gpu.caps.device_type != "cpu"
+    for size in [(16, 32, 8), (64, 4, 32)]:
+        level0 = _volume(size, fmt, 7)
+        run = run_volume(gpu, level0, fmt, ["volume-tiles"], reduction)
+        (res,) = run.results
+        said = f"level 1 from {reduction} samples of 2x2x2 blocks" in res.plan[0].detail
+        assert said == sampled
+        ref = volume_pyramid(level0, fmt, reduction)
+        for k, (got, want) in enumerate(zip(res.levels, ref, strict=True)):
+            assert np.array_equal(got, want.astype(fmt.dtype)), (size, k)
 
 
 def test_minmax_takes_the_min_in_r_and_the_max_in_g(gpu):

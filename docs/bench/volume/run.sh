@@ -5,7 +5,7 @@
 # issue's sizes) and 128^3 and 255^3 RGBA8 (an odd one: overlapping tiles), both volume
 # strategies timed in one loop per volume (interleaved after a warm-up by time), caches cold,
 # median of 50; every result's verdict against the 3D reference (the device has no validation
-# layer: the tests run it on lavapipe). Writes: gpu.txt, times.log, status.txt, *.json.
+# layer: the tests run it on lavapipe); then R8 min at the first size. Writes: gpu.txt, times.log, status.txt, *.json.
 # On lavapipe: VOLUME_SIZES="16 17" VOLUME_REPEAT=3 PYTHON=.venv/bin/python bash ... /tmp/out
 set -uo pipefail
 out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)
@@ -28,4 +28,8 @@ for i in "${!sizes[@]}"; do
   step "${f}_$s" 240 bench --synthetic volume --size "$s" --format "$f" --cold --repeat "$repeat" \
     --warmup-ms 1500 --json "$out/${f}_$s.json"
 done
+# min of the same R8 volume: volume-tiles reads level 0 by a min reduction sampler there
+step "r8_min_${sizes[0]}" 240 bench --synthetic volume --size "${sizes[0]}" --format r8 --cold \
+  --repeat "$repeat" --warmup-ms 1500 --json "$out/r8_min_${sizes[0]}.json" \
+  --strategies volume-per-level:reduction=min,volume-tiles:reduction=min
 cat "$out/status.txt"

@@ -48,14 +48,13 @@ class SamplerMinmax(Strategy):
                            layers: int = 1, options: dict[str, str] | None = None) -> str | None:
         if not caps.sampler_minmax:
             return "device lacks samplerFilterMinmax (VK_EXT_sampler_filter_minmax)"
-        read = Format.UNORM if fmt.is_srgb else fmt  # sRGB levels are read through UNORM views
+        read = Format.UNORM if fmt.is_srgb else fmt
         if fmt.depth_source and not caps.supports_source(
                 fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
             # a min/max sampler filters LINEAR; the spec before 1.3.2xx (and its validation
             # layers, lavapipe's among them) wants the view to allow linear filtering too
             return f"{fmt.label} depth cannot be filtered linearly on this device"
-        if not (caps.supports(read, FILTER_MINMAX_BIT)
-                and caps.supports_source(read, FILTER_MINMAX_BIT)):
+        if not minmax_filterable(caps, fmt):
             return f"{read.label} images cannot be min/max filtered on this device (Vulkan " \
                 f"requires it of r8, r16f and r32f among mipview's formats)"
         return (compute_reason(caps, fmt)
@@ -82,3 +81,11 @@ class SamplerMinmax(Strategy):
         for level in range(1, image.levels):
             self.sets.write(level - 1, [(views[level - 1], first), image.storage_views[level],
                                         (views[level - 1], second)])
+
+
+def minmax_filterable(caps: DeviceCaps, fmt: Format) -> bool:
+    """Whether images of ``fmt`` (sRGB: read through their UNORM views) can be read through a
+    min/max reduction sampler on this device, level 0's own image (a depth one) included."""
+    read = Format.UNORM if fmt.is_srgb else fmt
+    return caps.sampler_minmax and caps.supports(read, FILTER_MINMAX_BIT) \
+        and caps.supports_source(read, FILTER_MINMAX_BIT)

@@ -32,6 +32,7 @@ from mipview.gpu.shaders.interface import ShaderInterface
 from mipview.gpu.shaders.shipped import MIP_COMMON, mip_constants
 from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.base import group_count
+from mipview.gpu.strategies.sampler_minmax import minmax_filterable
 from mipview.gpu.strategies.volume_base import VolumeStrategy
 from mipview.gpu.strategies.volume_per_level import VolumePerLevel
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
@@ -45,7 +46,7 @@ VOLUME_TILES = ShaderInterface(
     spec=(("local_size_x_id", 0, "uint"), ("VT_LEVELS", 1, "int"), ("VT_REDUCTION", 2, "int"),
           ("VT_A_SIDE", 3, "int"), ("VT_B_SIDE", 4, "int"), ("VT_ROUND_HALF", 5, "bool"),
           ("VT_EVEN", 6, "bool"), ("VT_ITERS", 7, "int"), ("VT_TAIL", 8, "int"),
-          ("VT_TAIL_EVEN", 9, "bool"),
+          ("VT_TAIL_EVEN", 9, "bool"), ("VT_SAMPLED", 15, "bool"),
           *MIP_COMMON),
     push=(("srcSize", "ivec3"), ("tile", "int"), ("groups", "int")))
 
@@ -223,6 +224,7 @@ class VolumeTiles(VolumeStrategy):
         first_set = len(self._sets)
         planned_tiles = [s for s in planned if s.src not in singles]
         threads = _threads(self.ctx.caps)
+        sampled = self.samples_extremes(image.fmt)
         # one pipeline per kind of dispatch: the regions size the shared arrays and the
         # unrolled texel loop, so an even dispatch holds 8^3, not an odd one's 11^3
         by_kind: dict[tuple[int, ...], int] = {}
@@ -241,6 +243,7 @@ class VolumeTiles(VolumeStrategy):
                                "VT_REDUCTION": reductions.CODES[self.reduction],
                                "VT_A_SIDE": kind[4], "VT_B_SIDE": kind[5], "VT_ITERS": kind[6],
                                "VT_ROUND_HALF": image.fmt.element is Format.F16,
+                               "VT_SAMPLED": sampled,
                                **mip_constants(image.fmt)}))
         # the hand-off: the groups' last level, fp32 vec4 (a buffer of one where none hands off)
         hand = max((_texels(image.level_size(s.src + s.levels)) for s in planned if s.tail),
@@ -251,7 +254,7 @@ class VolumeTiles(VolumeStrategy):
             self.sets = DescriptorSets(self.pipelines[len(self.single.pipelines)],
                                        len(planned_tiles))
             self._sets += self.sets.sets
-        sampler = get_sampler(self.ctx)
+        sampler = get_sampler(self.ctx, reduction=self.reduction if sampled else None)
         tile_steps = []
         for i, step in enumerate(planned_tiles):
             outs = list(step.outputs)
@@ -265,6 +268,8 @@ class VolumeTiles(VolumeStrategy):
             groups = step.groups[0] * step.groups[1] * step.groups[2]
             detail = (f"{'x'.join(map(str, step.groups))} groups, {step.tile}^3 tiles of level "
                       f"{step.src + step.levels}")
+            if sampled and step.even and step.src == 0:
+                detail += f", level 1 from {self.reduction} samples of 2x2x2 blocks"
             if step.tail:
                 detail += f", levels {step.src + step.levels + 1}-{last} by the last group"
             tile_steps.append(DispatchStep(
@@ -278,6 +283,19 @@ class VolumeTiles(VolumeStrategy):
         made = iter(tile_steps)
         self.steps = tuple(self.single.steps[s.src] if s.src in singles else next(made)
                            for s in planned)
+
+    def samples_extremes(self, fmt: Format) -> bool:
+        """Whether an even dispatch reads level 0 by one sample of each 2x2x2 block with a min
+        or max reduction sampler (samplerFilterMinmax): the extreme of its 8 texels, exactly,
+        for one texture instruction where texel loads take eight. On an H100 that made 256^3 R8
+        min 27.4 us against 35.2 (docs/bench/volume). The mean keeps its texel loads: a linear
+        sample's three filter stages may each round to the format (lavapipe: 1.5 LSB off)."""
+        # (a reduction sampler filters LINEAR: validation layers before Vulkan 1.3.2xx, lavapipe's
+        # among them, want the format to allow linear filtering too)
+        caps = self.ctx.caps
+        return self.reduction in ("min", "max") and minmax_filterable(caps, fmt) \
+            and caps.supports(Format.UNORM if fmt.is_srgb else fmt,
+                              flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT"))
 
     def descriptor_sets(self) -> Sequence[Any]:
         return self._sets  # volume-per-level's sets, then the tiles'
