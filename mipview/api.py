@@ -171,7 +171,8 @@ def run_volume(volume: ImageLike, strategies: str = "all", format: str | None = 
                check: bool = True, repeat: int = 0, cold: bool = False,
                device: str | None = None) -> VolumeOutcome:
     """The volume strategies of ``strategies`` (``volume-per-level``, ``volume-tiles``, each
-    with ``:reduction=min|max|minmax``; ``all``: both, the mean) once on ``volume``, judged
+    with ``:reduction=min|max|minmax``, volume-tiles also with ``:load=trilinear``; ``all``:
+    both, the mean) once on ``volume``, judged
     against the 3D reference (``check``), and with ``repeat`` > 0 timed as ``mipview bench``
     times them (``cold``: caches emptied before each run)."""
     from mipview.gpu.vulkan.context import GpuContext

@@ -72,7 +72,7 @@ def test_bad_volume_input_is_one_line_and_exit_2(tmp_path, capsys):
     cases = [
         (["--size", "9x0x3"], "bad volume size"),
         (["--size", "9", "--strategies", "per-level"], "makes 2D pyramids"),
-        (["--size", "9", "--strategies", "volume-tiles:filter=tent"], "reduction=... only"),
+        (["--size", "9", "--strategies", "volume-tiles:filter=tent"], "reduction=... and load=... only"),
         (["--size", "9", "--format", "d32"], "a depth image is 2D"),
         (["--size", "9", "--layers", "2"], "slices, not layers"),
         (["--size", "100000"], "exceeds the device limit"),

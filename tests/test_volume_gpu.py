@@ -183,3 +183,37 @@ def test_the_api_runs_and_times_a_volume():
     assert done.verdicts["volume-tiles:reduction=max"].step[0].max_error == 0.0
     with pytest.raises(MipviewError, match="not a volume"):
         mipview.run_volume(synthetic.image(8, 8), device=device)
+
+
+@pytest.mark.parametrize("fmt", [Format.R8, Format.UNORM, Format.F16], ids=lambda f: f.label)
+def test_the_trilinear_mean_is_within_its_own_bound(gpu, fmt):
+    # load=trilinear: level 1 of an even first dispatch from one linear sample per 2x2x2
+    # block; each of the filter's three stages may round to the format, which its level
+    # source says, so the bound of level 1 is three store roundings wider
+    level0 = _volume((16, 32, 8), fmt, 5)
+    run = run_volume(gpu, level0, fmt, ["volume-tiles"], "mean", "trilinear")
+    (res,) = run.results
+    assert res.load == "trilinear" and "trilinear samples" in res.plan[0].detail
+    assert res.sources[0].bilinear and not any(s.bilinear for s in res.sources[1:])
+    verdict = judge_volume(res.levels, level0, fmt, "mean", res.sources)
+    assert verdict.within_tolerance, verdict.breaches
+    # the same levels judged as if read by texel loads: lavapipe's 8-bit filter rounds at each
+    # stage, past the texel loads' bound (float formats it does not)
+    texel = judge_volume(res.levels, level0, fmt, "mean",
+                         [LevelSource(reread=s.reread, axes=3) for s in res.sources])
+    assert texel.within_tolerance == fmt.is_float or gpu.caps.device_type != "cpu"
+
+
+def test_what_trilinear_loads_cannot_serve_says_why(gpu):
+    from mipview.runs.volume import parse_volume_specs
+
+    level0 = _volume((8, 8, 8), Format.SRGB, 1)
+    run = run_volume(gpu, level0, Format.SRGB, ["volume-tiles"], "mean", "trilinear")
+    assert not run.results and "average the codes" in run.skipped[0][1]
+    run = run_volume(gpu, _volume((8, 8, 8), Format.R8, 1), Format.R8, ["volume-tiles"], "min",
+                     "trilinear")
+    assert not run.results and "only serves reduction=mean" in run.skipped[0][1]
+    with pytest.raises(MipviewError, match="volume-per-level takes load=texel, not"):
+        parse_volume_specs("volume-per-level:load=trilinear")
+    assert parse_volume_specs("volume-tiles:load=trilinear,volume-tiles:reduction=max") == [
+        ("volume-tiles", "mean", "trilinear"), ("volume-tiles", "max", "texel")]

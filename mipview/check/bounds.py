@@ -116,8 +116,8 @@ def _sources(sources: Sequence[LevelSource], levels: int) -> list[LevelSource]:
 def _made(inp: Budget, src: LevelSource, fmt: Format) -> Budget:
     """The value of a level before its store, from inputs of budget ``inp``."""
     out = inp.then(ARITH).then(Budget(F32_UNIT), AXIS_DEPTH * (src.axes - 2))
-    if src.bilinear:
-        out = out.then(STORE[fmt], 2)
+    if src.bilinear:  # each 1-D stage of the filter, one per axis, may round to the format
+        out = out.then(STORE[fmt], src.axes)
     return out.then(HALF_OP, src.half_ops)
 
 

@@ -1,8 +1,9 @@
 """``run`` and ``bench`` of a volume (issue 29, docs/volumes.md): a 3D KTX2 or DDS, a
 ``*.volume.npy``, or ``--synthetic volume --size N`` (``WxHxD``). The volume strategies
 (``volume-per-level``, ``volume-tiles``; ``--strategies`` names them, each with
-``:reduction=min|max|minmax``) make the chain on the GPU, and the verdict holds every level to
-the 3D reference, texel by texel (mipview/check/volume_verdict.py)."""
+``:reduction=min|max|minmax``, volume-tiles also with ``:load=trilinear``) make the chain on the
+GPU, and the verdict holds every level to the 3D reference, texel by texel
+(mipview/check/volume_verdict.py)."""
 
 from __future__ import annotations
 

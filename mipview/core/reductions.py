@@ -33,10 +33,10 @@ def by_depth(name: str, reversed_z: bool) -> str:
 
 
 def load_reason(reduction: str, load: str) -> str | None:
-    """Why a ``load`` option cannot serve ``reduction``, or None: a bilinear sample averages in
-    the sampler, so it serves the mean only."""
-    if reduction != "mean" and load == "bilinear":
-        return (f"load=bilinear averages in the sampler: it only serves reduction=mean "
+    """Why a ``load`` option cannot serve ``reduction``, or None: a bilinear (a volume's
+    trilinear) sample averages in the sampler, so it serves the mean only."""
+    if reduction != "mean" and load in ("bilinear", "trilinear"):
+        return (f"load={load} averages in the sampler: it only serves reduction=mean "
                 f"(reduction={reduction} takes texel loads: load=texel)")
     return None
 

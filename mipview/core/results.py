@@ -224,7 +224,8 @@ class LevelSource:
     #: from the level below as stored (quantised) and read back; False: from its unquantised
     #: values carried in registers, shared memory or a float buffer
     reread: bool = True
-    #: from bilinear samples of the level below, whose filter may round to the format
+    #: from bilinear (a volume's: trilinear) samples of the level below, whose filter may round
+    #: to the format at each of its 1-D stages
     bilinear: bool = False
     #: half-precision roundings, in depth, in making this level from its inputs (fp16 arithmetic)
     half_ops: int = 0

@@ -51,6 +51,8 @@ class VolumeResult:
     plan: tuple[DispatchStep, ...]
     sources: tuple[LevelSource, ...]
     timing: GpuTiming | None = None
+    #: how the first level of a dispatch read the stored one (VolumeStrategy.LOADS)
+    load: str = "texel"
 
 
 @dataclass(frozen=True)
@@ -79,10 +81,11 @@ class VolumeSession(PreparedSession):
     ``generate`` then optionally ``time_with``."""
 
     def __init__(self, ctx: GpuContext, level0: np.ndarray, fmt: Format, names: list[str],
-                 reduction: str = "mean") -> None:
+                 reduction: str = "mean", load: str = "texel") -> None:
         self.ctx = ctx
         self.fmt = fmt
         self.reduction = reduction
+        self.load = load
         self.level0 = np.ascontiguousarray(np.asarray(level0, dtype=fmt.dtype))
         self.width, self.height, self.depth = volume_dims(self.level0)
         self.prepared: list[_Prepared] = []
@@ -97,14 +100,14 @@ class VolumeSession(PreparedSession):
             raise
 
     def _prepare(self, cls: type[VolumeStrategy]) -> None:
-        reason = cls.unsupported_reason(self.ctx.caps, self.fmt, self.reduction)
+        reason = cls.unsupported_reason(self.ctx.caps, self.fmt, self.reduction, self.load)
         if reason:
             self.skipped.append((cls.name, reason))
             return
         image = VolumeImage(self.ctx, self.fmt, self.width, self.height, self.depth)
         try:
             image.upload(self.level0)
-            strategy = cls(self.ctx, self.reduction)
+            strategy = cls(self.ctx, self.reduction, self.load)
             strategy.prepare(image)
         except Exception:
             image.destroy()
@@ -133,7 +136,7 @@ class VolumeSession(PreparedSession):
             p.strategy.name, self.reduction, p.strategy.promise, tuple(p.levels or ()),
             p.strategy.steps, tuple(p.strategy.level_sources(self.width, self.height,
                                                              self.depth)),
-            p.work.timing()) for p in self.prepared)
+            p.work.timing(), self.load) for p in self.prepared)
         return VolumeRun(self.fmt, self.width, self.height, self.depth, self.ctx.caps.summary(),
                          results, tuple(self.skipped), tuple(self.ctx.take_messages()))
 
@@ -142,8 +145,8 @@ class VolumeSession(PreparedSession):
 
 
 def run_volume(ctx: GpuContext, level0: np.ndarray, fmt: Format, names: list[str],
-               reduction: str = "mean") -> VolumeRun:
+               reduction: str = "mean", load: str = "texel") -> VolumeRun:
     """Generate once with each strategy and return the levels."""
-    with VolumeSession(ctx, level0, fmt, names, reduction) as session:
+    with VolumeSession(ctx, level0, fmt, names, reduction, load) as session:
         session.generate()
         return session.result()

@@ -19,15 +19,15 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.volume_session import VOLUME_STRATEGIES, VolumeResult, VolumeSession
 from mipview.gpu.vulkan.context import GpuContext
 
-#: a volume strategy and its reduction
-VolumeSpec = tuple[str, str]
+#: a volume strategy, its reduction and its load (VolumeStrategy.LOADS)
+VolumeSpec = tuple[str, str, str]
 
 
 def parse_volume_specs(text: str) -> list[VolumeSpec]:
-    """``name[:reduction=...]``, comma-separated, or ``all`` (every volume strategy's mean);
-    a MipviewError naming what is wrong otherwise."""
+    """``name[:reduction=...][:load=...]``, comma-separated, or ``all`` (every volume
+    strategy's mean); a MipviewError naming what is wrong otherwise."""
     if text == "all":
-        return [(name, "mean") for name in VOLUME_STRATEGIES]
+        return [(name, "mean", "texel") for name in VOLUME_STRATEGIES]
     out = []
     for part in text.split(","):
         try:
@@ -37,17 +37,29 @@ def parse_volume_specs(text: str) -> list[VolumeSpec]:
         if spec.name not in VOLUME_STRATEGIES:
             raise MipviewError(f"strategies: {spec.name!r} makes 2D pyramids; a volume is made "
                                f"by {', '.join(VOLUME_STRATEGIES)}")
-        unknown = sorted(set(spec.option_dict) - {"reduction"})
+        unknown = sorted(set(spec.option_dict) - {"reduction", "load"})
         if unknown:
-            raise MipviewError(f"strategies: {spec.name} takes reduction=... only, not "
-                               f"{', '.join(unknown)}")
-        out.append((spec.name, spec.option_dict.get("reduction", "mean")))
+            raise MipviewError(f"strategies: {spec.name} takes reduction=... and load=... only, "
+                               f"not {', '.join(unknown)}")
+        loads = VOLUME_STRATEGIES[spec.name].LOADS
+        load = spec.option_dict.get("load", loads[0])
+        if load not in loads:
+            raise MipviewError(f"strategies: {spec.name} takes load={'|'.join(loads)}, not "
+                               f"load={load}")
+        out.append((spec.name, spec.option_dict.get("reduction", "mean"), load))
     return out
 
 
+def spec_name(name: str, reduction: str, load: str) -> str:
+    """How reports name a strategy run: with its reduction unless the mean, its load unless
+    texel loads."""
+    return name + ("" if reduction == "mean" else f":reduction={reduction}") \
+        + ("" if load == "texel" else f":load={load}")
+
+
 def result_name(res: VolumeResult) -> str:
-    """How reports name a result: the strategy, with its reduction unless the mean."""
-    return res.strategy if res.reduction == "mean" else f"{res.strategy}:reduction={res.reduction}"
+    """:func:`spec_name` of a result."""
+    return spec_name(res.strategy, res.reduction, res.load)
 
 
 @dataclass(frozen=True)
@@ -64,21 +76,20 @@ class VolumeDone:
 def run_volume_specs(ctx: GpuContext, level0: np.ndarray, fmt: Format,
                      specs: Sequence[VolumeSpec], settings: TimingSettings | None = None,
                      check: bool = True) -> VolumeDone:
-    """One session per reduction asked for (a session makes one), generated and, with
-    ``settings``, timed; then judged (``check``)."""
+    """One session per reduction and load asked for (a session makes one of each), generated
+    and, with ``settings``, timed; then judged (``check``)."""
     results: dict[VolumeSpec, VolumeResult] = {}
     skipped: list[tuple[str, str]] = []
     messages: list[str] = []
-    for reduction in dict.fromkeys(r for _, r in specs):
-        names = [n for n, r in specs if r == reduction]
-        with VolumeSession(ctx, level0, fmt, names, reduction) as session:
+    for reduction, load in dict.fromkeys((r, lo) for _, r, lo in specs):
+        names = [n for n, r, lo in specs if (r, lo) == (reduction, load)]
+        with VolumeSession(ctx, level0, fmt, names, reduction, load) as session:
             session.generate()
             if settings is not None:
                 session.time_with(settings)
             run = session.result()
-        results.update({(r.strategy, reduction): r for r in run.results})
-        skipped += [(n if reduction == "mean" else f"{n}:reduction={reduction}", why)
-                    for n, why in run.skipped]
+        results.update({(r.strategy, reduction, load): r for r in run.results})
+        skipped += [(spec_name(n, reduction, load), why) for n, why in run.skipped]
         messages += run.validation_messages
     ordered = tuple(results[k] for k in specs if k in results)
     verdicts = {result_name(r): judge_volume(r.levels, level0, fmt, r.reduction, r.sources)
@@ -90,7 +101,8 @@ def window_specs(specs: Sequence[StrategySpec]) -> list[VolumeSpec]:
     """What the window's Run makes of a volume: every volume strategy, with each reduction the
     strategies checked ask for (the mean when none asks)."""
     reductions = dict.fromkeys(s.option_dict.get("reduction", "mean") for s in specs)
-    return [(name, r) for r in (reductions or {"mean": None}) for name in VOLUME_STRATEGIES]
+    return [(name, r, "texel") for r in (reductions or {"mean": None})
+            for name in VOLUME_STRATEGIES]
 
 
 @dataclass(frozen=True)

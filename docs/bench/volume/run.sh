@@ -3,7 +3,7 @@
 #   source .gl/env.sh && bash docs/bench/volume/run.sh $OUT
 # The synthetic volume (noise and spheres, --synthetic volume) at 256^3 in R8 and RGBA16F (the
 # issue's sizes) and 128^3 and 255^3 RGBA8 (an odd one: overlapping tiles), both volume
-# strategies timed in one loop per volume (interleaved after a warm-up by time), caches cold,
+# strategies (and volume-tiles:load=trilinear) timed in one loop per volume (interleaved after a warm-up by time), caches cold,
 # median of 50; every result's verdict against the 3D reference (the device has no validation
 # layer: the tests run it on lavapipe); then R8 min at the first size. Writes: gpu.txt, times.log, status.txt, *.json.
 # On lavapipe: VOLUME_SIZES="16 17" VOLUME_REPEAT=3 PYTHON=.venv/bin/python bash ... /tmp/out
@@ -26,7 +26,8 @@ formats=(r8 f16 unorm unorm)
 for i in "${!sizes[@]}"; do
   s=${sizes[$i]} f=${formats[$i]}
   step "${f}_$s" 240 bench --synthetic volume --size "$s" --format "$f" --cold --repeat "$repeat" \
-    --warmup-ms 1500 --json "$out/${f}_$s.json"
+    --warmup-ms 1500 --json "$out/${f}_$s.json" \
+    --strategies volume-per-level,volume-tiles,volume-tiles:load=trilinear
 done
 # min of the same R8 volume: volume-tiles reads level 0 by a min reduction sampler there
 step "r8_min_${sizes[0]}" 240 bench --synthetic volume --size "${sizes[0]}" --format r8 --cold \

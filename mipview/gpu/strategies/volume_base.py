@@ -31,23 +31,29 @@ class VolumeStrategy(ABC):
     name: ClassVar[str]
     title: ClassVar[str]
     promise: ClassVar[Promise] = "stored"
+    #: how the first level of a dispatch may read the stored one (``load=``), the default first
+    LOADS: ClassVar[tuple[str, ...]] = ("texel",)
 
-    def __init__(self, ctx: GpuContext, reduction: str = "mean") -> None:
+    def __init__(self, ctx: GpuContext, reduction: str = "mean", load: str = "texel") -> None:
         if reduction not in reductions.CODES:
             raise ValueError(f"unknown reduction {reduction!r} (known: "
                              f"{', '.join(reductions.NAMES)})")
+        if load not in self.LOADS:
+            raise ValueError(f"{self.name} takes load={'|'.join(self.LOADS)}, not {load!r}")
         self.ctx = ctx
         self.reduction = reduction
+        self.load = load
         self.steps: tuple[DispatchStep, ...] = ()
         self.pipelines: list[ComputePipeline] = []
         self.sets: DescriptorSets | None = None
 
     @classmethod
-    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format,
-                           reduction: str = "mean") -> str | None:
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, reduction: str = "mean",
+                           load: str = "texel") -> str | None:
         if fmt.depth_source:
             return f"{fmt.label} is a depth image's format; depth images are 2D"
-        return reductions.format_reason(reduction, fmt) or compute_reason(caps, fmt)
+        return (reductions.format_reason(reduction, fmt) or reductions.load_reason(reduction, load)
+                or compute_reason(caps, fmt))
 
     @abstractmethod
     def prepare(self, image: VolumeImage) -> None:

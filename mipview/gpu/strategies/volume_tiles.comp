@@ -43,8 +43,9 @@ layout(constant_id = 7) const int VT_ITERS = 1;
 // has even sides (VT_EVEN for the tail)
 layout(constant_id = 8) const int VT_TAIL = 0;
 layout(constant_id = 9) const bool VT_TAIL_EVEN = false;
-// min or max: level 1 of an even dispatch from one sample at the centre of each 2x2x2 block of
-// level 0, through a reduction sampler (the host binds vtSrc with it): the block's extreme
+// level 1 of an even dispatch from one sample at the centre of each 2x2x2 block of level 0: the
+// host binds vtSrc with a min or max reduction sampler (the block's extreme) or, for the mean
+// (load=trilinear), a linear one (the block's mean, as the device filters it)
 layout(constant_id = 15) const bool VT_SAMPLED = false;
 const int VT_MAX_LEVELS = 8;  // = the dst bindings; volume_tiles.py MAX_LEVELS
 
@@ -131,6 +132,7 @@ void vtLevels_(ivec3 size[VT_MAX_LEVELS + 1], int first, int last, ivec3 origin,
 #define VT_LOAD_B_(q) vtB_[VT_AT_(q, VT_B_SIDE)]
             if (j == 1 && VT_SAMPLED && even) {
                 v = textureLod(vtSrc, vec3(2 * p + 1) / vec3(size[0]), 0.0);
+                v = VT_REDUCTION == 0 ? mipDecode(v) : v;
             } else if (j == 1) {
                 MIP_REDUCE_VOLUME(v, VT_REDUCTION, p, taps, VT_LOAD_SRC_)
             } else if (j == first) {

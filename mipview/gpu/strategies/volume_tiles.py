@@ -191,9 +191,12 @@ class VolumeTiles(VolumeStrategy):
     name = "volume-tiles"
     title = "Tiles, several levels per dispatch (3D)"
     promise = "carried"
+    #: trilinear: the mean's level 1 of an even dispatch from level 0 by one linear sample of
+    #: each 2x2x2 block (:meth:`samples`)
+    LOADS = ("texel", "trilinear")
 
-    def __init__(self, ctx: GpuContext, reduction: str = "mean") -> None:
-        super().__init__(ctx, reduction)
+    def __init__(self, ctx: GpuContext, reduction: str = "mean", load: str = "texel") -> None:
+        super().__init__(ctx, reduction, load)
         self.counters: Buffer | None = None
         self.hand: Buffer | None = None
         #: makes the dispatches of one level (volume-per-level's kernel: a tile of one level
@@ -203,20 +206,26 @@ class VolumeTiles(VolumeStrategy):
         self._sets: list[Any] = []
 
     @classmethod
-    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format,
-                           reduction: str = "mean") -> str | None:
+    def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, reduction: str = "mean",
+                           load: str = "texel") -> str | None:
         if caps.max_shared_memory < SHARED_BYTES:
             return f"needs {SHARED_BYTES} B of shared memory, device has {caps.max_shared_memory}"
         if caps.max_workgroup_invocations < THREADS:
             return f"needs {THREADS}-invocation work groups"
         if not caps.vulkan_memory_model:
             return "device lacks vulkanMemoryModel (needed for the hand-off to the last group)"
-        return super().unsupported_reason(caps, fmt, reduction)
+        if load == "trilinear" and fmt.is_srgb:
+            return ("load=trilinear: sRGB volumes are read through UNORM views, whose samples "
+                    "would average the codes, not the light (load=texel decodes them exactly)")
+        if load == "trilinear" and not caps.supports(
+                fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
+            return f"load=trilinear: {fmt.label} images cannot be filtered linearly here"
+        return super().unsupported_reason(caps, fmt, reduction, load)
 
     def prepare(self, image: VolumeImage) -> None:
         size = (image.width, image.height, image.depth)
         planned = plan_steps(*size)
-        singles = {s.src for s in planned if s.levels == 1 and not s.tail}
+        singles = {s.src for s in planned if not _by_tiles(s)}
         if singles:
             self.single.prepare(image)  # every level's set: a few, and cheap
         self.pipelines = list(self.single.pipelines)
@@ -224,7 +233,7 @@ class VolumeTiles(VolumeStrategy):
         first_set = len(self._sets)
         planned_tiles = [s for s in planned if s.src not in singles]
         threads = _threads(self.ctx.caps)
-        sampled = self.samples_extremes(image.fmt)
+        sampled = self.samples(image.fmt)
         # one pipeline per kind of dispatch: the regions size the shared arrays and the
         # unrolled texel loop, so an even dispatch holds 8^3, not an odd one's 11^3
         by_kind: dict[tuple[int, ...], int] = {}
@@ -254,7 +263,9 @@ class VolumeTiles(VolumeStrategy):
             self.sets = DescriptorSets(self.pipelines[len(self.single.pipelines)],
                                        len(planned_tiles))
             self._sets += self.sets.sets
-        sampler = get_sampler(self.ctx, reduction=self.reduction if sampled else None)
+        sampler = get_sampler(self.ctx, linear=sampled,
+                              reduction=self.reduction if sampled and self.reduction != "mean"
+                              else None)
         tile_steps = []
         for i, step in enumerate(planned_tiles):
             outs = list(step.outputs)
@@ -269,7 +280,8 @@ class VolumeTiles(VolumeStrategy):
             detail = (f"{'x'.join(map(str, step.groups))} groups, {step.tile}^3 tiles of level "
                       f"{step.src + step.levels}")
             if sampled and step.even and step.src == 0:
-                detail += f", level 1 from {self.reduction} samples of 2x2x2 blocks"
+                kind = "trilinear" if self.reduction == "mean" else self.reduction
+                detail += f", level 1 from {kind} samples of 2x2x2 blocks"
             if step.tail:
                 detail += f", levels {step.src + step.levels + 1}-{last} by the last group"
             tile_steps.append(DispatchStep(
@@ -284,12 +296,17 @@ class VolumeTiles(VolumeStrategy):
         self.steps = tuple(self.single.steps[s.src] if s.src in singles else next(made)
                            for s in planned)
 
-    def samples_extremes(self, fmt: Format) -> bool:
-        """Whether an even dispatch reads level 0 by one sample of each 2x2x2 block with a min
-        or max reduction sampler (samplerFilterMinmax): the extreme of its 8 texels, exactly,
-        for one texture instruction where texel loads take eight. On an H100 that made 256^3 R8
-        min 27.4 us against 35.2 (docs/bench/volume). The mean keeps its texel loads: a linear
-        sample's three filter stages may each round to the format (lavapipe: 1.5 LSB off)."""
+    def samples(self, fmt: Format) -> bool:
+        """Whether the first dispatch, where it is even, reads level 0 by one sample of each
+        2x2x2 block at its centre, one texture instruction where texel loads take eight:
+        - min and max, always where the device can: a min or max reduction sampler
+          (samplerFilterMinmax) returns the block's extreme exactly. On an H100 that made 256^3
+          R8 min 27.4 us against 35.2 (docs/bench/volume);
+        - the mean with ``load=trilinear`` only: a linear sample's three filter stages may each
+          round to the format (lavapipe: 1.5 LSB off the mean), a bound of its own
+          (``level_sources``). 256^3 R8: 29.0 us against 38.0 on the H100."""
+        if self.reduction == "mean":
+            return self.load == "trilinear"
         # (a reduction sampler filters LINEAR: validation layers before Vulkan 1.3.2xx, lavapipe's
         # among them, want the format to allow linear filtering too)
         caps = self.ctx.caps
@@ -311,10 +328,19 @@ class VolumeTiles(VolumeStrategy):
 
     def level_sources(self, width: int, height: int, depth: int) -> list[LevelSource]:
         out: list[LevelSource] = []
+        trilinear = self.reduction == "mean" and self.load == "trilinear"
         for step in plan_steps(width, height, depth):  # the tail reads floats, not a stored level
-            out += [LevelSource(reread=level == step.outputs[0], axes=3)
+            sampled = trilinear and step.src == 0 and step.even and _by_tiles(step)
+            out += [LevelSource(reread=level == step.outputs[0], axes=3,
+                                bilinear=sampled and level == 1)
                     for level in step.outputs]
         return out
+
+
+def _by_tiles(step: TileStep) -> bool:
+    """Whether volume_tiles.comp makes ``step`` (a single level without a tail is made by
+    volume-per-level's dispatch)."""
+    return step.levels > 1 or step.tail > 0
 
 
 def _texels(size: tuple[int, int, int]) -> int:
