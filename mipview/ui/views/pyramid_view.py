@@ -39,7 +39,8 @@ faces. Each face goes through ``display.to_display`` and the uint8 result is unf
 (``display.cross_display``, in the pixel pool), so exposure and tone mapping are a face's own.
 "Seams" draws the cube's 12 edges over the crosses (one item per panel: joined edges pale, the
 two sides of each open edge in one colour and number), and the panel's label and tooltip give
-each level's seam metric (``check.seams.seam_metric``, in the pixel pool). Coordinates (hover,
+each level's seam metric (``check.seams.seam_metric``, in the pixel pool); the drawing, the
+measuring and the text are ``views.seam_overlay``'s. Coordinates (hover,
 lock, go to) are the cross's texels; the readout names the face and the texel in it, and
 nothing over an empty cell. The cull test serves faces, not crosses.
 
@@ -57,7 +58,6 @@ sigLocked(object) the locked texel, (level, x, y), or None when unlocked
 
 from __future__ import annotations
 
-import functools
 import html
 import math
 import re
@@ -86,18 +86,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.check.seams import SeamFigures, seam_metric
+from mipview.check.seams import SeamFigures
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
-from mipview.ui.cube_cross import (
-    FACE_LABELS,
-    SeamLine,
-    cross_position,
-    cross_size,
-    cross_texel,
-    seam_lines,
-)
+from mipview.ui.cube_cross import FACE_LABELS, cross_position, cross_size, cross_texel
 from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
     EXTREMES,
@@ -123,6 +116,12 @@ from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.pixel_pool import PixelPool
+from mipview.ui.views.seam_overlay import (
+    SeamItem,
+    seam_figures_of,
+    seam_label,
+    seam_lines_over,
+)
 from mipview.ui.volume_slices import oriented, slice_of, volume_texel
 
 ALL_LEVELS = -1
@@ -137,14 +136,6 @@ CULL_EDGE = QColor(0, 0, 0, 200)
 #: the cull test's verdicts in the text
 CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative": "#ff5050",
                 "nan": "#ffb060"}
-#: a cube's edges on the cross: joined ones (faces touching) pale, each open edge's two sides in
-#: one of these colours, by its number
-SEAM_JOINED = QColor(255, 255, 255, 120)
-SEAM_COLOURS = tuple(QColor(c) for c in ("#ff5a5a", "#ffb347", "#ffe066", "#6ee07a", "#4fc3f7",
-                                          "#b388ff", "#ff80c0"))
-#: the seam metric's text in a panel's label
-SEAM_TEXT = "#9ecbff"
-
 Entry = tuple[str, str, tuple[np.ndarray, ...], Format | None]
 
 
@@ -260,56 +251,6 @@ class LevelImage(pg.ImageItem):
     def _updateView(self) -> None:  # noqa: N802 - pyqtgraph override
         self.forgetViewBox()
         self.forgetViewWidget()
-
-
-class SeamItem(pg.GraphicsObject):
-    """A cube's 12 edges over the crosses a panel shows (``cube_cross.seam_lines``): joined
-    edges thin and pale, the two sides of each open edge in one colour with its number, just
-    inside the face (cosmetic pens and upright text of a fixed size: legible at any zoom)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        #: (p0, p1, number (0: joined), the centre of the face it borders), view coordinates
-        self.lines: list[tuple[QPointF, QPointF, int, QPointF]] = []
-        self._bounds = QRectF()
-        self.setZValue(25)
-
-    def set_lines(self, lines: list[tuple[QPointF, QPointF, int, QPointF]],
-                  bounds: QRectF) -> None:
-        self.prepareGeometryChange()
-        self.lines, self._bounds = lines, QRectF(bounds)
-        self.update()
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(self._bounds)
-
-    def paint(self, p, *args) -> None:
-        for p0, p1, label, _ in self.lines:
-            pen = QPen(SEAM_JOINED if label == 0 else SEAM_COLOURS[(label - 1) % len(SEAM_COLOURS)])
-            pen.setCosmetic(True)
-            pen.setWidthF(1.0 if label == 0 else 2.0)
-            p.setPen(pen)
-            p.drawLine(p0, p1)
-        t = p.transform()
-        p.save()
-        p.resetTransform()
-        font = p.font()
-        font.setPixelSize(11)
-        font.setBold(True)
-        p.setFont(font)
-        for p0, p1, label, centre in self.lines:
-            a, b = t.map(p0), t.map(p1)
-            if label == 0 or math.hypot(b.x() - a.x(), b.y() - a.y()) < 24:
-                continue  # joined, or too small on screen for a number
-            mid = (a + b) / 2
-            d = t.map(centre) - mid
-            norm = math.hypot(d.x(), d.y()) or 1.0
-            at = mid + d * (10.0 / norm)
-            box = QRectF(at.x() - 8, at.y() - 8, 16, 16)
-            p.fillRect(box, QColor(0, 0, 0, 170))
-            p.setPen(SEAM_COLOURS[(label - 1) % len(SEAM_COLOURS)])
-            p.drawText(box, Qt.AlignmentFlag.AlignCenter, str(label))
-        p.restore()
 
 
 def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
@@ -891,15 +832,7 @@ class PyramidView(QWidget):
             if panel.seam_item is not None:
                 panel.seam_item.setVisible(False)
         else:
-            lines, bounds = [], QRectF()
-            for rect in panel.rects:
-                n = int(rect.height()) // 3
-                for line in _seam_lines(n):
-                    p0 = QPointF(rect.x() + line.p0[0], rect.y() + line.p0[1])
-                    p1 = QPointF(rect.x() + line.p1[0], rect.y() + line.p1[1])
-                    centre = QPointF(*_face_centre(n, line))
-                    lines.append((p0, p1, line.label, centre + rect.topLeft()))
-                bounds = bounds.united(rect)
+            lines, bounds = seam_lines_over(panel.rects)
             if panel.seam_item is None:
                 panel.seam_item = SeamItem()
                 panel.view.addItem(panel.seam_item, ignoreBounds=True)
@@ -921,7 +854,7 @@ class PyramidView(QWidget):
             return
         faces = [panel.levels[lv][FACES * c:FACES * (c + 1)] for lv in todo]
         keys = [(panel.source, lv, c) for lv in todo]
-        self.pool.submit(job, sum(_texels(a) for a in faces), _seam_figures,
+        self.pool.submit(job, sum(_texels(a) for a in faces), seam_figures_of,
                          (faces, panel.fmt), lambda got, p=panel, k=keys: self._measured(p, k, got))
 
     def _measured(self, panel: Panel, keys: list, got: list[SeamFigures | None]) -> None:
@@ -931,35 +864,10 @@ class PyramidView(QWidget):
             self._label(panel)
 
     def _seam_label(self, panel: Panel) -> tuple[str, str]:
-        """The seam metric of the levels panel ``panel`` shows as crosses: the label's part
-        (the one level shown, else the level of the largest mean ratio) and the tooltip (every
-        level); ("", "") without crosses or figures."""
+        """The seam metric of the levels ``panel`` shows as crosses: the label's part and the
+        tooltip (``seam_overlay.seam_label``); ("", "") without crosses or figures."""
         figures = self.seam_figures(panel.key) if panel in self.panels else {}
-        if not figures:
-            return "", ""
-
-        def ratio(v: float | None) -> str:
-            return "-" if v is None else f"{v:.2f}"
-
-        def worst(lv: int) -> tuple[float, float]:
-            f = figures[lv]
-            return (-1.0 if f.mean_ratio is None else f.mean_ratio, f.max_step)
-
-        lv = max(figures, key=worst)
-        f = figures[lv]
-        which = f"L{lv}" if len(panel.shown) == 1 else f"worst L{lv}"
-        label = (f"   <span style='color:{SEAM_TEXT}'>seams {which}: mean ratio "
-                 f"{ratio(f.mean_ratio)}, max step {f.max_step:.3g}</span>")
-        lines = ["Seam metric per level (the step across each of the 12 cube edges against "
-                 "the variation inside the faces beside it, linear units; a mean ratio near 1 "
-                 "is seamless):"]
-        for k in sorted(figures):
-            g = figures[k]
-            _, face, edge = g.worst
-            lines.append(f"level {k} ({g.size}x{g.size}): mean ratio {ratio(g.mean_ratio)}, "
-                         f"max ratio {ratio(g.max_ratio)}, max step {g.max_step:.3g}, mean step "
-                         f"{g.mean_step:.3g}; worst edge {face} {edge}")
-        return label, "\n".join(lines)
+        return seam_label(figures, len(panel.shown) == 1)
 
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
@@ -1782,31 +1690,6 @@ def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int | tuple[str, in
 def _texels(a: np.ndarray) -> int:
     """Texels of an (H, W, C) or (L, H, W, C) array (a pixel-pool job's size)."""
     return int(a.size // a.shape[-1]) if a.ndim >= 3 else int(a.size)
-
-
-def _seam_figures(faces: list[np.ndarray], fmt: Format | None) -> list[SeamFigures | None]:
-    """``seams.seam_metric`` of each cube (6, N, N, C) of storage values of ``fmt`` (None:
-    values already linear), for one pixel-pool job; None where it cannot be measured."""
-    out = []
-    for a in faces:
-        give_turn()
-        try:
-            out.append(seam_metric(a, fmt))
-        except (ValueError, TypeError):  # a format or shape the metric does not read
-            out.append(None)
-    return out
-
-
-@functools.cache
-def _seam_lines(n: int) -> tuple[SeamLine, ...]:
-    return tuple(seam_lines(n))
-
-
-def _face_centre(n: int, line: SeamLine) -> tuple[float, float]:
-    """The centre of the cell of the face ``line`` borders, in cross pixels."""
-    x, y = cross_position(n, line.face, 0, 0)
-    x0, y0 = (x // n) * n, (y // n) * n
-    return x0 + n / 2, y0 + n / 2
 
 
 def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
