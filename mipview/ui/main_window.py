@@ -818,6 +818,11 @@ class MainWindow(QMainWindow):
         self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.level0,),
                                     opened.fmt)], faces=src.faces, volume=src.volume)
         self._tell_nonfinite(src, fmt)
+        if src.volume:  # the strategy list is 2D's: say what a Run of this does instead
+            self.statusBar().showMessage(
+                "a volume: Run makes its chain with " + ", ".join(
+                    n for n, _, _ in volume.window_specs([])) + " (with each reduction the "
+                "checked strategies ask for); Slice picks the slice shown", 20000)
         self._drop_comparisons()
         self.heatmap.clear()
         self.chart.clear()

@@ -88,6 +88,8 @@ def test_a_volume_opens_as_slices_across_an_axis(qtbot, make_window, volume_file
     opened = open_and_wait(qtbot, w, path)
     assert opened.source.volume and opened.level0.shape == (5, 7, 9, 4)
     assert "9x7x5 volume" in w.image_label.text()
+    assert "Run makes its chain with volume-per-level, volume-tiles" in \
+        w.statusBar().currentMessage()
     view = w.pyramid
     assert view.is_volume() and not view.layer_spin.isHidden()
     assert view.layer_spin.maximum() == 4
