@@ -239,9 +239,10 @@ class MainWindow(QMainWindow):
             w.sigJobFinished.connect(self._on_job_finished)
             w.sigError.connect(self._on_error)
         self.preview.sigChanged.connect(self._preview_jobs.request)
-        # a volume's preview is the slice the pyramid view shows
-        self.pyramid.layer_spin.valueChanged.connect(lambda _: self._volume_preview_moved())
-        self.pyramid.layer_spin.axisChanged.connect(lambda _: self._volume_preview_moved())
+        # the preview renders the layer (a volume's slice, a cube array's cube) the pyramid
+        # view shows
+        self.pyramid.layer_spin.valueChanged.connect(lambda _: self._preview_jobs.request())
+        self.pyramid.layer_spin.axisChanged.connect(lambda _: self._preview_jobs.request())
         self.preview_dock.visibilityChanged.connect(lambda _: self._preview_jobs.request())
         self.thread_.started.connect(self.worker.start)
         self.compare_thread.started.connect(self.comparer.start)
@@ -604,10 +605,6 @@ class MainWindow(QMainWindow):
             return
         self.chart.set_baseline(deltas.report)
         self.sigBaselineShown.emit(deltas)
-
-    def _volume_preview_moved(self) -> None:
-        if self.volume_ran is not None:
-            self._preview_jobs.request()
 
     def _send_preview(self) -> int | None:
         out, name = self.output, self.preview.strategy()
