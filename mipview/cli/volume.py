@@ -27,7 +27,7 @@ from mipview.cli.common import (
 )
 from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
-from mipview.runs.volume import parse_volume_specs, result_name, run_volume_specs
+from mipview.runs.volume import parse_volume_specs, result_name, result_slug, run_volume_specs
 
 #: ``--synthetic`` of a volume (mipview.io.synthetic.volume_image)
 VOLUME_KIND = "volume"
@@ -189,7 +189,7 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
                             "validation_messages": messages}
     for res in results:
         entry = _result_dict(res, verdicts.get(result_name(res)))
-        sub = folder / result_name(res).replace(":", "_").replace("=", "-")
+        sub = folder / result_slug(res)
         sub.mkdir()
         files = []
         for k, level in enumerate(res.levels):

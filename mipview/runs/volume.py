@@ -62,6 +62,15 @@ def result_name(res: VolumeResult) -> str:
     return spec_name(res.strategy, res.reduction, res.load)
 
 
+def result_slug(res: VolumeResult) -> str:
+    """:func:`result_name` as a file or folder name (``volume-tiles_reduction-min``)."""
+    return result_name(res).replace(":", "_").replace("=", "-")
+
+
+#: the texture files that hold a volume's chain (3D textures; EXR holds none)
+VOLUME_EXPORT_KINDS = ("ktx2", "dds")
+
+
 @dataclass(frozen=True)
 class VolumeDone:
     """The results in the order asked, their verdicts by :func:`result_name` (none when not

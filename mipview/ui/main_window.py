@@ -502,22 +502,45 @@ class MainWindow(QMainWindow):
         result, in the compare worker (a live profile keeps running); returns the job id.
         sigExported follows, or an error dialog. Raises ValueError without a run, or for a
         result or kind it does not have."""
-        shown = self.output
-        if shown is None or not shown.mip.results:
-            raise ValueError("nothing to export: run first")
-        results = {str(r.spec): r for r in shown.mip.results}
-        key = str(spec) if spec is not None else self.heatmap.strategy()
-        if spec is None and key not in results:  # the Heatmaps tab shows no result yet
-            key = str(shown.mip.results[0].spec)
-        if key not in results:
-            raise ValueError(f"the run shown has no result {key!r}")
-        res = results[key]
-        req = ExportRequest(self._job + 1, os.fspath(folder), res.spec.slug, res.levels,
-                            shown.mip.fmt, containers.parse_kinds(",".join(kinds)))
+        parsed = containers.parse_kinds(",".join(kinds))
+        if self.volume_ran is not None:
+            req = self._volume_export(folder, parsed, spec)
+        else:
+            shown = self.output
+            if shown is None or not shown.mip.results:
+                raise ValueError("nothing to export: run first")
+            results = {str(r.spec): r for r in shown.mip.results}
+            key = str(spec) if spec is not None else self.heatmap.strategy()
+            if spec is None and key not in results:  # the Heatmaps tab shows no result yet
+                key = str(shown.mip.results[0].spec)
+            if key not in results:
+                raise ValueError(f"the run shown has no result {key!r}")
+            res = results[key]
+            # a cube map's results are cube maps, unless Layers made their layers
+            run = self._latest["run"]
+            faces = run.source.faces if run.layers <= 1 else 1
+            req = ExportRequest(self._job + 1, os.fspath(folder), res.spec.slug, res.levels,
+                                shown.mip.fmt, parsed, faces=faces)
         self._job = req.job
         self._latest["export"] = req
         self._sigCompare.emit(req)
         return req.job
+
+    def _volume_export(self, folder: str, kinds: tuple[str, ...],
+                       spec: str | StrategySpec | None) -> ExportRequest:
+        """export_chain's request for a result of the volume shown (3D KTX2 and DDS)."""
+        ran = self.volume_ran
+        assert ran is not None
+        results = {volume.result_name(r): r for r in ran.done.results}
+        key = str(spec) if spec is not None else next(iter(results), "")
+        if key not in results:
+            raise ValueError(f"the run shown has no result {key!r}")
+        refused = sorted(set(kinds) - set(volume.VOLUME_EXPORT_KINDS))
+        if refused:
+            raise ValueError(f"{', '.join(refused)} cannot hold a volume: export "
+                             f"{' or '.join(volume.VOLUME_EXPORT_KINDS)}")
+        return ExportRequest(self._job + 1, os.fspath(folder), volume.result_slug(results[key]),
+                             results[key].levels, ran.fmt, kinds, volume=True)
 
     # --- profiling: saved runs, baselines, the sampled preview ------------------------------
     def open_saved_run(self, path: str) -> bool:
@@ -873,6 +896,7 @@ class MainWindow(QMainWindow):
         self.pyramid.set_pyramids(entries + errors, volume=True)
         self.pyramid.set_reference(shown.reference, ran.fmt)
         self.volume_ran = ran
+        self.export_action.setEnabled(bool(done.results))
         self.preview.set_cube(False)
         self.preview.set_strategies([key for key, _, _, _ in entries])
         self._drop_comparisons()
@@ -1031,10 +1055,17 @@ class MainWindow(QMainWindow):
             self.open_image(path)
 
     def _export_dialog(self) -> None:
-        if self.output is None:
+        if self.volume_ran is not None:
+            names = [volume.result_name(r) for r in self.volume_ran.done.results]
+            dialog = ExportDialog([StrategySpec.parse(n) for n in names], names[0],
+                                  str(self.settings.value("export/folder", "")), self,
+                                  offered=volume.VOLUME_EXPORT_KINDS)
+        elif self.output is not None:
+            dialog = ExportDialog([r.spec for r in self.output.mip.results],
+                                  self.heatmap.strategy(),
+                                  str(self.settings.value("export/folder", "")), self)
+        else:
             return
-        dialog = ExportDialog([r.spec for r in self.output.mip.results], self.heatmap.strategy(),
-                              str(self.settings.value("export/folder", "")), self)
         if dialog.exec() != ExportDialog.DialogCode.Accepted:
             return
         self.settings.setValue("export/folder", dialog.folder())

@@ -322,6 +322,10 @@ class ExportRequest:
     levels: tuple[np.ndarray, ...]
     fmt: Format
     kinds: tuple[str, ...]
+    #: 6: the levels are a cube map's faces (written as a cube); 1: layers or one image
+    faces: int = 1
+    #: the levels are a volume's (D, H, W, 4), written as a 3D texture
+    volume: bool = False
 
 
 @dataclass(frozen=True)

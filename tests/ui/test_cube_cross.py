@@ -365,3 +365,23 @@ def test_the_preview_shows_a_cube_result_as_the_sky_at_a_chosen_lod(qtbot, make_
     w.panel.layers_spin.setValue(6)
     run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
     assert w.preview.kind_combo.findText("sky") < 0
+
+
+def test_a_cube_result_exports_as_a_cube_map(qtbot, make_window, tmp_path):
+    from mipview.io import imageio
+    from tests.ui.conftest import WAIT_MS
+
+    level0 = np.rint(cube_image(8).pixels * 255).astype(np.uint8)
+    path = tmp_path / "sky.ktx2"
+    path.write_bytes(ktx2.encode([level0], Format.UNORM, faces=6))
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    got = run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
+    with qtbot.waitSignal(w.sigExported, timeout=WAIT_MS) as exported:
+        w.export_chain(str(tmp_path / "out"), ["ktx2", "dds"], "per-level")
+    levels = got["output"].mip.results[0].levels
+    for f in exported.args[0].files:
+        back = imageio.load(f)
+        assert back.is_cube, f  # a cube map again, not six array layers
+        for mine, theirs in zip(back.texture.levels, levels, strict=True):
+            assert np.array_equal(mine, theirs)

@@ -187,3 +187,36 @@ def test_the_preview_samples_the_slice_the_pyramid_view_shows(qtbot, make_window
     with qtbot.waitSignal(w.sigPreviewShown, timeout=WAIT_MS) as shown:
         w.pyramid.set_layer(0)  # another slice: drawn again
     assert not np.array_equal(shown.args[0].image.rgba, out.image.rgba)
+
+
+def test_a_volume_result_exports_as_3d_ktx2_and_dds(qtbot, make_window, volume_file, tmp_path):
+    from mipview.io import imageio
+    from mipview.runs import volume
+    from mipview.ui.dialogs.export_dialog import ExportDialog
+
+    path, _ = volume_file
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    assert not w.export_action.isEnabled()
+    w.panel.repeat_spin.setValue(0)
+    with qtbot.waitSignal(w.sigVolumeShown, timeout=WAIT_MS) as blocker:
+        w.run(False, [StrategySpec("per-level")])
+    qtbot.waitUntil(lambda: not w.is_busy(), timeout=WAIT_MS)
+    assert w.export_action.isEnabled()
+    res = {volume.result_name(r): r for r in blocker.args[0].done.results}["volume-tiles"]
+    with qtbot.waitSignal(w.sigExported, timeout=WAIT_MS) as exported:
+        w.export_chain(str(tmp_path / "out"), ["ktx2", "dds"], "volume-tiles")
+    files = exported.args[0].files
+    assert [f.rsplit("/", 1)[1] for f in files] == ["volume-tiles.ktx2", "volume-tiles.dds"]
+    for f in files:
+        back = imageio.load(f, volumes=True)
+        assert back.volume and back.depth == 5
+        for mine, theirs in zip(back.texture.levels, res.levels, strict=True):
+            assert np.array_equal(mine, theirs)
+    with pytest.raises(ValueError, match="exr cannot hold a volume"):
+        w.export_chain(str(tmp_path / "out"), ["exr"], "volume-tiles")
+    # the dialog offers KTX2 and DDS only
+    dialog = ExportDialog([StrategySpec.parse("volume-tiles")], "volume-tiles",
+                          offered=volume.VOLUME_EXPORT_KINDS)
+    qtbot.addWidget(dialog)
+    assert dialog.kinds() == ("ktx2", "dds") and not dialog.kind_checks["exr"].isEnabled()

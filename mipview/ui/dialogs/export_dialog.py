@@ -25,7 +25,8 @@ from mipview.io import containers
 
 class ExportDialog(QDialog):
     def __init__(self, specs: list[StrategySpec], shown: str, folder: str = "",
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None,
+                 offered: tuple[str, ...] = containers.EXPORT_KINDS) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export chain")
         form = QFormLayout(self)
@@ -45,8 +46,10 @@ class ExportDialog(QDialog):
         kinds = QHBoxLayout()
         for kind in containers.EXPORT_KINDS:
             check = QCheckBox(kind.upper())
-            check.setChecked(True)
-            check.setToolTip(f"write the chain as {kind.upper()}")
+            check.setChecked(kind in offered)
+            check.setEnabled(kind in offered)  # EXR holds no volumes
+            check.setToolTip(f"write the chain as {kind.upper()}" if kind in offered else
+                             f"{kind.upper()} cannot hold this chain")
             self.kind_checks[kind] = check
             kinds.addWidget(check)
         form.addRow("Files", kinds)

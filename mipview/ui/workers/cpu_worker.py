@@ -92,5 +92,6 @@ class CpuWorker(JobWorker):
         # never abandoned: the window drops comparisons (cancels older jobs) whenever a run
         # comes in, and a half-done export would leave some of the files the user asked for
         self.sigProgress.emit(f"writing {req.stem} as {', '.join(req.kinds)} to {req.folder}")
-        files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds)
+        files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds,
+                                  faces=req.faces, volume=req.volume)
         self.sigReply.emit(ExportOutput(req.job, tuple(str(f) for f in files)))
