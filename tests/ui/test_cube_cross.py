@@ -332,15 +332,21 @@ def test_window_opens_one_of_six_face_images_as_their_cube_map(qtbot, make_windo
     assert w.pyramid.cross() == 0
 
 
-def test_the_preview_shows_a_cube_result_as_the_sky_at_a_chosen_lod(qtbot, make_window,
-                                                                     tmp_path):
-    from tests.ui.conftest import WAIT_MS
-
+def _open_sky(qtbot, make_window, tmp_path):
+    """A window that has opened an 8x8 cube map KTX2 of the synthetic sky."""
     level0 = np.rint(cube_image(8).pixels * 255).astype(np.uint8)
     path = tmp_path / "sky.ktx2"
     path.write_bytes(ktx2.encode([level0], Format.UNORM, faces=6))
     w = make_window()
     open_and_wait(qtbot, w, path)
+    return w
+
+
+def test_the_preview_shows_a_cube_result_as_the_sky_at_a_chosen_lod(qtbot, make_window,
+                                                                     tmp_path):
+    from tests.ui.conftest import WAIT_MS
+
+    w = _open_sky(qtbot, make_window, tmp_path)
     got = run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
     assert w.preview.kind_combo.currentText() == "sky"
     w.show()
@@ -371,11 +377,7 @@ def test_a_cube_result_exports_as_a_cube_map(qtbot, make_window, tmp_path):
     from mipview.io import imageio
     from tests.ui.conftest import WAIT_MS
 
-    level0 = np.rint(cube_image(8).pixels * 255).astype(np.uint8)
-    path = tmp_path / "sky.ktx2"
-    path.write_bytes(ktx2.encode([level0], Format.UNORM, faces=6))
-    w = make_window()
-    open_and_wait(qtbot, w, path)
+    w = _open_sky(qtbot, make_window, tmp_path)
     got = run_and_wait(qtbot, w, [StrategySpec("per-level")], repeat=0)
     with qtbot.waitSignal(w.sigExported, timeout=WAIT_MS) as exported:
         w.export_chain(str(tmp_path / "out"), ["ktx2", "dds"], "per-level")
