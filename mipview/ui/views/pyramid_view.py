@@ -607,7 +607,7 @@ class PyramidView(QWidget):
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
         if self._volume is not None:
             self._volume = (self._volume[0], (levels, fmt))
-            levels = self._oriented([("", "", tuple(levels), fmt)])[0][2]
+            levels = self._turned(levels)
         self._reference = (levels, fmt)
         self._update_flip_choices()
         if self.reference_check.isChecked():
@@ -657,10 +657,13 @@ class PyramidView(QWidget):
         """Slice a volume across ``axis``: "z", "y" or "x"."""
         self.layer_spin.set_axis(axis)
 
-    def _oriented(self, pyramids: list[Entry]) -> list[Entry]:
+    def _turned(self, levels: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+        """A volume's levels as slices across the axis chosen (views, no copies)."""
         axis = self.slice_axis()
-        return [(key, title, tuple(oriented(a, axis) for a in levels), fmt)
-                for key, title, levels, fmt in pyramids]
+        return tuple(oriented(a, axis) for a in levels)
+
+    def _oriented(self, pyramids: list[Entry]) -> list[Entry]:
+        return [(key, title, self._turned(levels), fmt) for key, title, levels, fmt in pyramids]
 
     def _axis_changed(self) -> None:
         """Another axis: the slices are of other shapes, so their displays, the lock and the
@@ -670,8 +673,7 @@ class PyramidView(QWidget):
         given, reference = self._volume
         self._pyramids = self._oriented(given)
         if reference is not None:
-            self._reference = (self._oriented([("", "", tuple(reference[0]),
-                                                reference[1])])[0][2], reference[1])
+            self._reference = (self._turned(reference[0]), reference[1])
         self._images.clear()
         self._marks.clear()
         self.pool.forget()
