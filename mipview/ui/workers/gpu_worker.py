@@ -299,9 +299,7 @@ class GpuWorker(JobWorker):
         if timings:
             emit = _Emitter(self, req, ctx.caps.name, level0, ctx.caps.driver,
                             settings.cache if settings else "warm")
-            runs = min(len(t.total.samples_us) for _, t in timings)
-            self.sigReply.emit(emit._stats(timings, runs, time.perf_counter() - t0, None,
-                                           final=True))
+            self.sigReply.emit(emit.final_stats(timings, time.perf_counter() - t0))
 
     def _run_batch(self, req: BatchRequest, stop: Stop) -> None:
         from mipview.gpu.batch import BatchSession
@@ -441,8 +439,13 @@ class _Emitter(RunListener):
     def _run_stats(self, mip: RunResult, final: bool) -> LiveStats:
         self.w._messages.extend(mip.validation_messages)
         timings = tuple((r.spec, r.timing) for r in mip.results if r.timing is not None)
-        runs = min((len(t.total.samples_us) for _, t in timings), default=0)
-        return self._stats(timings, runs, time.perf_counter() - self.t0, mip.clock, final)
+        return self._stats(timings, _runs(timings), time.perf_counter() - self.t0, mip.clock,
+                           final)
+
+    def final_stats(self, timings: tuple[tuple[StrategySpec, GpuTiming], ...],
+                    elapsed: float) -> LiveStats:
+        """The last statistics of timings made outside a RunResult (a volume's Run)."""
+        return self._stats(timings, _runs(timings), elapsed, None, final=True)
 
     def stats(self, windows: dict[StrategySpec, _Rolling], runs: int, elapsed: float,
               clock: ClockState | None, final: bool = False) -> LiveStats:
@@ -456,6 +459,11 @@ class _Emitter(RunListener):
         return LiveStats(self.req.job, self.device, timings, runs, elapsed, final, msgs,
                          clock=clock, shaders=self.shaders, driver=self.driver,
                          cache=self.cache)
+
+
+def _runs(timings: tuple[tuple[StrategySpec, GpuTiming], ...]) -> int:
+    """Runs every strategy of ``timings`` has (the fewest)."""
+    return min((len(t.total.samples_us) for _, t in timings), default=0)
 
 
 @contextlib.contextmanager
