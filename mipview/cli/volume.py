@@ -27,7 +27,14 @@ from mipview.cli.common import (
 )
 from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
-from mipview.runs.volume import parse_volume_specs, result_name, result_slug, run_volume_specs
+from mipview.runs.volume import (
+    format_refusal,
+    parse_volume_specs,
+    result_name,
+    result_slug,
+    run_volume_specs,
+    size_refusal,
+)
 
 #: ``--synthetic`` of a volume (mipview.io.synthetic.volume_image)
 VOLUME_KIND = "volume"
@@ -78,13 +85,12 @@ def check_volume(ctx: Any, size: tuple[int, int, int], fmt: Format, strategies: 
     from mipview.cli.limits import LimitError, host_available
 
     w, h, d = size
-    limit = ctx.caps.max_image_dimension_3d
-    if max(size) > limit:
-        raise LimitError(f"volume {w}x{h}x{d} exceeds the device limit of {limit} per side "
-                         f"({ctx.caps.name})")
-    if fmt.depth_source:
-        raise UsageError(f"--format {fmt.label}: a depth image is 2D; a volume of depths is "
-                         f"{fmt.chain.label}")
+    refused = size_refusal(ctx.caps, size)
+    if refused:
+        raise LimitError(refused)
+    refused = format_refusal(fmt)
+    if refused:
+        raise UsageError(f"--format {fmt.label}: {refused}")
     texels = w * h * d
     need = texels * (16 + (HOST_PER_TEXEL if check else 0)) \
         + texels * 8 // 7 * 16 * strategies  # the chains read back, unpacked to four channels

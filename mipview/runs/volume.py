@@ -17,7 +17,7 @@ from mipview.core.formats import Format
 from mipview.core.results import TimingSettings
 from mipview.core.specs import StrategySpec
 from mipview.gpu.volume_session import VOLUME_STRATEGIES, VolumeResult, VolumeSession
-from mipview.gpu.vulkan.context import GpuContext
+from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
 
 #: a volume strategy, its reduction and its load (VolumeStrategy.LOADS)
 VolumeSpec = tuple[str, str, str]
@@ -104,6 +104,23 @@ def run_volume_specs(ctx: GpuContext, level0: np.ndarray, fmt: Format,
     verdicts = {result_name(r): judge_volume(r.levels, level0, fmt, r.reduction, r.sources)
                 for r in ordered} if check else {}
     return VolumeDone(ordered, verdicts, tuple(skipped), tuple(messages))
+
+
+def size_refusal(caps: DeviceCaps, size: tuple[int, int, int]) -> str | None:
+    """Why the device cannot hold a volume of ``size`` (w, h, d), in one line, or None."""
+    limit = caps.max_image_dimension_3d
+    if max(size) > limit:
+        return (f"volume {'x'.join(map(str, size))} exceeds the device limit of {limit} per "
+                f"side ({caps.name})")
+    return None
+
+
+def format_refusal(fmt: Format) -> str | None:
+    """Why a volume cannot be made in ``fmt`` (a depth format), or None; the caller names
+    where the format came from."""
+    if fmt.depth_source:
+        return f"a depth image is 2D; a volume of depths is {fmt.chain.label}"
+    return None
 
 
 def window_specs(specs: Sequence[StrategySpec]) -> list[VolumeSpec]:

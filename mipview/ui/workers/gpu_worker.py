@@ -272,13 +272,12 @@ class GpuWorker(JobWorker):
         ctx = self._device()
         source = req.source
         size = (source.width, source.height, source.depth)
-        limit = ctx.caps.max_image_dimension_3d
-        if max(size) > limit:
-            raise MipviewError(f"volume {'x'.join(map(str, size))} exceeds the device limit of "
-                               f"{limit} per side ({ctx.caps.name})")
-        if req.fmt.depth_source:
-            raise MipviewError(f"format {req.fmt.label}: a depth image is 2D; a volume of "
-                               f"depths is {req.fmt.chain.label}")
+        refused = volume.size_refusal(ctx.caps, size)
+        if refused:
+            raise MipviewError(refused)
+        refused = volume.format_refusal(req.fmt)
+        if refused:
+            raise MipviewError(f"format {req.fmt.label}: {refused}")
         level0 = self._storage(source, req.fmt)
         specs = volume.window_specs(req.specs)
         settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat,
