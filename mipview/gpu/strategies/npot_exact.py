@@ -310,12 +310,9 @@ class NpotExact(Strategy):
         reason = cls.option_reason(opts) or reductions.format_reason(opts["reduction"], fmt)
         if reason:
             return reason
-        if caps.max_shared_memory < SHARED_BYTES:
-            return f"needs {SHARED_BYTES} B of shared memory, device has {caps.max_shared_memory}"
-        if caps.max_workgroup_invocations < THREADS:
-            return f"needs {THREADS}-invocation work groups"
-        if not caps.vulkan_memory_model:
-            return "device lacks vulkanMemoryModel (needed for the hand-off to the last group)"
+        reason = handoff.group_reason(caps, SHARED_BYTES, THREADS)
+        if reason:
+            return reason
         if opts["path"] == "auto":
             reason = SinglePass.unsupported_reason(caps, fmt, width, height, layers,
                                                    cls._tile_options(opts))

@@ -208,12 +208,9 @@ class VolumeTiles(VolumeStrategy):
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, reduction: str = "mean",
                            load: str = "texel") -> str | None:
-        if caps.max_shared_memory < SHARED_BYTES:
-            return f"needs {SHARED_BYTES} B of shared memory, device has {caps.max_shared_memory}"
-        if caps.max_workgroup_invocations < THREADS:
-            return f"needs {THREADS}-invocation work groups"
-        if not caps.vulkan_memory_model:
-            return "device lacks vulkanMemoryModel (needed for the hand-off to the last group)"
+        reason = handoff.group_reason(caps, SHARED_BYTES, THREADS)
+        if reason:
+            return reason
         if load == "trilinear" and fmt.is_srgb:
             return ("load=trilinear: sRGB volumes are read through UNORM views, whose samples "
                     "would average the codes, not the light (load=texel decodes them exactly)")
