@@ -214,8 +214,7 @@ class VolumeTiles(VolumeStrategy):
         if load == "trilinear" and fmt.is_srgb:
             return ("load=trilinear: sRGB volumes are read through UNORM views, whose samples "
                     "would average the codes, not the light (load=texel decodes them exactly)")
-        if load == "trilinear" and not caps.supports(
-                fmt, flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT")):
+        if load == "trilinear" and not _filters_linearly(caps, fmt):
             return f"load=trilinear: {fmt.label} images cannot be filtered linearly here"
         return super().unsupported_reason(caps, fmt, reduction, load)
 
@@ -308,8 +307,7 @@ class VolumeTiles(VolumeStrategy):
         # among them, want the format to allow linear filtering too)
         caps = self.ctx.caps
         return self.reduction in ("min", "max") and minmax_filterable(caps, fmt) \
-            and caps.supports(Format.UNORM if fmt.is_srgb else fmt,
-                              flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT"))
+            and _filters_linearly(caps, fmt)
 
     def descriptor_sets(self) -> Sequence[Any]:
         return self._sets  # volume-per-level's sets, then the tiles'
@@ -332,6 +330,12 @@ class VolumeTiles(VolumeStrategy):
                                 bilinear=sampled and level == 1)
                     for level in step.outputs]
         return out
+
+
+def _filters_linearly(caps: DeviceCaps, fmt: Format) -> bool:
+    """Whether the view volume-tiles samples level 0 through (sRGB: UNORM) filters linearly."""
+    return caps.supports(Format.UNORM if fmt.is_srgb else fmt,
+                         flag("VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT"))
 
 
 def _by_tiles(step: TileStep) -> bool:
