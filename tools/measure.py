@@ -31,8 +31,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-from PIL import Image
+from mipview.core.blas import one_blas_thread
+
+one_blas_thread()  # as `python -m mipview` does, before numpy loads
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
 
 
 def _spin(app, until, timeout_s: float) -> bool:
