@@ -10,10 +10,6 @@ from mipview.core import turns
 
 IDLE_MS = 100
 BUSY_MS = max(1, round(turns.TICK_S * 1000))
-#: work the UI thread splits into steps (a Run's panels and chart labels made ahead) runs them
-#: this far apart, so the window paints and handles input between them (a 0 ms timer would run
-#: in the same turn as a tick that was due)
-STEP_MS = 2
 
 
 class Heartbeat(QObject):

@@ -453,7 +453,7 @@ class MainWindow(QMainWindow):
         assert fmt is not None
         source = self.opened.source
         if source.volume:  # its levels are sliced, its strategies the volume ones
-            self.chart.prepare(len(volume.window_specs(specs)))
+            self.chart.prepare([volume.spec_name(*v) for v in volume.window_specs(specs)])
             if live:
                 self.statusBar().showMessage("a volume is run once, not profiled live", 5000)
             return self._send("run", lambda job: RunRequest(
@@ -464,7 +464,7 @@ class MainWindow(QMainWindow):
         # UI thread waited for the interpreter lock between its steps (docs/bench/window-31)
         self.pyramid.prepare([(str(s), containers.title(s)) for s in specs], source.width,
                              source.height)
-        self.chart.prepare(len(specs))
+        self.chart.prepare([str(s) for s in specs])
         return self._send("run", lambda job: RunRequest(
             job, source, fmt, tuple(specs), repeat=self.panel.repeat_spin.value(), live=live,
             layers=self.panel.layers_spin.value(), cold=self.panel.cold_check.isChecked()))

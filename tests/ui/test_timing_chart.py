@@ -60,15 +60,24 @@ def test_a_mark_goes_between_the_latest_update_and_the_next():
     assert len([i for i in chart.history_plot.items if hasattr(i, "label")]) == 20
 
 
-def test_labels_made_ahead_in_steps_are_the_ones_the_figures_use(qtbot):
+def test_labels_and_curves_made_ahead_in_steps_are_the_ones_the_figures_use(qtbot):
     chart = TimingChart()
     qtbot.addWidget(chart)
-    chart.prepare(3)
-    assert chart.value_labels == []  # nothing in the press of Run itself
-    qtbot.waitUntil(lambda: len(chart.value_labels) == 3, timeout=2000)
-    assert len(chart.delta_labels) == 3
+    chart.prepare(["s0", "s1", "s2"])
+    assert chart.value_labels == [] and chart.curves == {}  # nothing in the press of Run itself
+    qtbot.waitUntil(lambda: len(chart.curves) == 3, timeout=2000)
+    assert len(chart.value_labels) == len(chart.delta_labels) == 3
     made = list(chart.value_labels)
+    curves = dict(chart.curves)
     assert not any(label.isVisible() for label in made)
     chart.update_stats(_stats(10.0, 20.0, 30.0))
     assert chart.value_labels == made and all(label.isVisible() for label in made)
     assert [label.textItem.toPlainText() for label in made] == ["10.0 us", "20.0 us", "30.0 us"]
+    # the update drew into the curves made ahead, each in its bar's colour
+    assert chart.curves == curves
+    assert [list(curves[f"s{i}"].getData()[1]) for i in range(3)] == [[10.0], [20.0], [30.0]]
+    fresh = TimingChart()
+    qtbot.addWidget(fresh)
+    fresh.update_stats(_stats(10.0, 20.0, 30.0))
+    assert [fresh.curves[f"s{i}"].opts["pen"].color().name() for i in range(3)] == \
+        [curves[f"s{i}"].opts["pen"].color().name() for i in range(3)]

@@ -65,7 +65,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -90,6 +90,7 @@ from mipview.check.seams import SeamFigures
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
+from mipview.ui import steps
 from mipview.ui.cube_cross import FACE_LABELS, cross_position, cross_size, cross_texel
 from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
@@ -111,7 +112,6 @@ from mipview.ui.display import (
     to_display,
     value_text,
 )
-from mipview.ui.heartbeat import STEP_MS
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
@@ -531,7 +531,7 @@ class PyramidView(QWidget):
     def prepare(self, pyramids: list[tuple[str, str]], width: int, height: int) -> None:
         """Make the panels of a Run's results before they come: one per (key, title), in that
         order, each with the image items of a ``width`` x ``height`` pyramid's full chain of
-        levels, in steps a few milliseconds apart (:data:`STEP_MS`; results that come
+        levels, in steps a few milliseconds apart (:mod:`mipview.ui.steps`; results that come
         sooner take the panels made so far). Called when Run is pressed: made when the results
         come, these items cost the UI thread several times as long, as it waits for the
         interpreter lock between its steps. Panels of the keys shown stay as
@@ -550,14 +550,14 @@ class PyramidView(QWidget):
         self._prep_generation += 1
         self._pending = True
         self.flip_button.setEnabled(False)  # until the results come
-        # one panel per turn of the event loop, then the grid, then the image items: made in
-        # the press of Run they stalled the window 40-57 ms on the H100 machine, while the
-        # worker and the pixel pool started (docs/bench/window-31)
+        # one panel per turn of the event loop, then the grid, then each panel's image items:
+        # made in the press of Run they stalled the window 40-57 ms on the H100 machine, while
+        # the worker and the pixel pool started (docs/bench/window-31)
         self._next_prepare_step()
 
     def _next_prepare_step(self) -> None:
         generation = self._prep_generation
-        QTimer.singleShot(STEP_MS, lambda: self._prepare_step(generation))
+        steps.later(lambda: self._prepare_step(generation))
 
     def _prepare_step(self, generation: int) -> None:
         if self._preparing is None or generation != self._prep_generation:
@@ -575,6 +575,11 @@ class PyramidView(QWidget):
             for panel in self.panels:
                 if not panel.levels:
                     panel.expected = sizes
+            self._next_prepare_step()
+            return
+        # one panel's image items per turn too: five 1024² chains' 55 in one turn took 32 ms
+        # of the UI thread on 2 cores
+        if any(self._place_items(panel) for panel in self.panels):
             self._next_prepare_step()
             return
         self._preparing = None
@@ -971,24 +976,8 @@ class PyramidView(QWidget):
         return best
 
     def _relayout(self, fit: bool = True) -> None:
-        mode = self.mode_combo.currentData()
         for panel in self.panels:
-            shown, rects = self._placement(
-                self._level_sizes(panel.levels) if panel.levels
-                else self._shown_sizes(panel.expected), mode)
-            if (shown, rects) != (panel.shown, panel.rects):
-                # images keep their items where the places are the same: the new levels
-                # replace the old ones' pixels when drawn, with no blank frame between
-                for item in (*panel.items, *filter(None, panel.marks)):
-                    panel.view.removeItem(item)
-                panel.items = []
-                for rect in rects:
-                    item = LevelImage()
-                    item.setPos(rect.x(), rect.y())
-                    panel.view.addItem(item)
-                    panel.items.append(item)
-                panel.marks = [None] * len(rects)  # made when the Hi-Z overlay is first on
-                panel.rects, panel.shown = rects, shown
+            self._place_items(panel)
             self._draw_panel(panel)
             self._draw_marks(panel)
             self._draw_seams(panel)
@@ -998,6 +987,28 @@ class PyramidView(QWidget):
         self._update_histogram()
         if fit:
             self.fit()
+
+    def _place_items(self, panel: Panel) -> bool:
+        """Give ``panel`` an image item in each place its levels take in the view's mode;
+        whether they moved."""
+        shown, rects = self._placement(
+            self._level_sizes(panel.levels) if panel.levels
+            else self._shown_sizes(panel.expected), self.mode_combo.currentData())
+        if (shown, rects) == (panel.shown, panel.rects):
+            # images keep their items where the places are the same: the new levels replace
+            # the old ones' pixels when drawn, with no blank frame between
+            return False
+        for item in (*panel.items, *filter(None, panel.marks)):
+            panel.view.removeItem(item)
+        panel.items = []
+        for rect in rects:
+            item = LevelImage()
+            item.setPos(rect.x(), rect.y())
+            panel.view.addItem(item)
+            panel.items.append(item)
+        panel.marks = [None] * len(rects)  # made when the Hi-Z overlay is first on
+        panel.rects, panel.shown = rects, shown
+        return True
 
     @staticmethod
     def _placement(sizes: list[tuple[int, int]], mode: object) -> tuple[list[int], list[QRectF]]:

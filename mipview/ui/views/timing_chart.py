@@ -39,14 +39,14 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from mipview.core.results import ClockState
 from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
 from mipview.runs.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
-from mipview.ui.heartbeat import STEP_MS
+from mipview.ui import steps
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
@@ -531,17 +531,23 @@ class TimingChart(QWidget):
             self.plot.addItem(t)
             labels.append(t)
 
-    def prepare(self, bars: int) -> None:
-        """Make the labels of ``bars`` bars ahead, one bar's in each turn of the event loop
-        (STEP_MS apart): made with a Run's first figures, they were part of its longest
-        stall on the H100 machine (docs/bench/window-31)."""
-        if len(self.value_labels) < bars:
-            QTimer.singleShot(STEP_MS, lambda: self._prepare_step(bars))
+    def prepare(self, names: list[str]) -> None:
+        """Make what a Run of the strategies ``names`` (in bar order) draws ahead, one item per
+        turn of the event loop (:data:`steps.STEP_MS` apart): each bar's labels and each strategy's history
+        curve. Made with a Run's first figures, they were its longest stall (the curves with
+        their legend entries: 40-60 ms for five on 2 cores; docs/bench/window-31)."""
+        if len(self.value_labels) < len(names) or any(n not in self.curves for n in names):
+            steps.later(lambda: self._prepare_step(names))
 
-    def _prepare_step(self, bars: int) -> None:
-        if len(self.value_labels) < bars:
+    def _prepare_step(self, names: list[str]) -> None:
+        if len(self.value_labels) < len(names):
             self._add_labels()
-            self.prepare(bars)
+        else:
+            missing = [n for n in names if n not in self.curves]
+            if not missing:
+                return
+            self._add_curve(missing[0], names.index(missing[0]))
+        self.prepare(names)
 
     def _set_label(self, label: pg.TextItem, text: str, colour: str, tip: str,
                    at: tuple[float, float]) -> None:
@@ -552,13 +558,15 @@ class TimingChart(QWidget):
             label.setPos(*at)
         label.setVisible(True)
 
+    def _add_curve(self, name: str, slot: int) -> None:
+        """The history's curve of strategy ``name``, in the colour of bar ``slot``."""
+        self.curves[name] = self.history_plot.plot(
+            [], [], pen=pg.mkPen(PALETTE[slot % len(PALETTE)], width=2), name=name)
+
     def _update_history(self) -> None:
         for i, (name, points) in enumerate(self.history.items()):
             if name not in self.curves:
-                colour = PALETTE[self.names.index(name) % len(PALETTE)] if name in self.names \
-                    else PALETTE[i % len(PALETTE)]
-                self.curves[name] = self.history_plot.plot(
-                    [], [], pen=pg.mkPen(colour, width=2), name=name)
+                self._add_curve(name, self.names.index(name) if name in self.names else i)
             xs, ys = zip(*points, strict=True) if points else ((), ())
             self.curves[name].setData(np.array(xs, dtype=float), np.array(ys, dtype=float))
         points = np.array([p for h in self.history.values() for p in h], dtype=float)

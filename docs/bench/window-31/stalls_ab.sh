@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue 31: the stall benchmark, a tree before against the working tree, alternating in one
+# device call (the carry limit leaves no room for a second whole tree beside Qt):
+#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/stalls_ab.sh $OUT
+# carry [".gl", ".whl", ".gpuqt", "_ab_old"]. _ab_old/ holds the files the tree before had
+# otherwise, and _ab_old/NEW lists the files it lacked:
+#   rev=39b3df5; mkdir _ab_old; git diff --name-only --diff-filter=M $rev | xargs git archive $rev | tar -x -C _ab_old
+#   git diff --name-only --diff-filter=A $rev > _ab_old/NEW   (untracked new files too)
+# The before tree is mipview/, tools/ and resources/ of the working tree with _ab_old/ over
+# them. Writes gpu.txt and stalls.log: `python -m tools.measure --size 4096 --live-s 10`,
+# ROUNDS (3) rounds of before then after.
+set -uo pipefail
+out=${1:?usage: stalls_ab.sh OUT}; mkdir -p "$out"
+export QT_QPA_PLATFORM=offscreen
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+nproc >> "$out/gpu.txt"
+root=$PWD base=/tmp/ab_before
+rm -rf "$base"; mkdir -p "$base"; cp -r mipview tools resources "$base"
+cp -r _ab_old/. "$base"; rm -f "$base/NEW"
+while read -r f; do rm -f "$base/$f"; done < _ab_old/NEW
+for round in $(seq "${ROUNDS:-3}"); do
+  for side in before after; do
+    tree=$root; [[ $side == before ]] && tree=$base
+    echo "== $side round $round"
+    (cd "$tree" && PYTHONPATH=$tree${PYTHONPATH:+:${PYTHONPATH//$root:/}} timeout 150 \
+      python3 -m tools.measure --size 4096 --live-s "${LIVE_S:-10}" --shots /tmp/shots_$side \
+      2>&1 | grep -v propagateSizeHints)
+  done
+done > "$out/stalls.log" 2>&1
+echo done >> "$out/gpu.txt"
