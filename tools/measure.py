@@ -44,9 +44,74 @@ def _spin(app, until, timeout_s: float) -> bool:
     while not until():
         if time.perf_counter() > end:
             return False
-        app.processEvents()
+        _turn(app)
         time.sleep(0.001)
     return True
+
+
+def _turn(app) -> None:
+    """One turn of the event loop (what runs between two ticks at most), logged by ``--turns``."""
+    if _TURNS is None or not _TURNS.active:
+        app.processEvents()
+        return
+    _TURNS.events.clear()
+    t0 = time.perf_counter()
+    app.processEvents()
+    _TURNS.ended(t0, time.perf_counter())
+
+
+class _TurnLog:
+    """``--turns MS``: every turn of the event loop longer than MS while a phase is measured,
+    with what it ran (paints and their sizes, timers, layouts, the worker replies routed) and
+    how long each took: what made the UI thread's long turns, where the sampler of ``--why``
+    sees too little."""
+
+    def __init__(self, app, window, longer_ms: float) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        self.longer_s = longer_ms / 1000
+        self.active = False
+        self.events: list[tuple[float, str]] = []
+        self.long: list[str] = []
+        kinds = {QEvent.Type.Paint, QEvent.Type.UpdateRequest, QEvent.Type.LayoutRequest,
+                 QEvent.Type.Timer, QEvent.Type.MetaCall}
+        log = self.events
+
+        class Filter(QObject):
+            def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
+                if event.type() in kinds:
+                    what = f"{event.type().name} {type(obj).__name__}"
+                    if event.type() == QEvent.Type.Paint:
+                        what += f" {event.rect().width()}x{event.rect().height()}"
+                    log.append((time.perf_counter(), what))
+                return False
+
+        self._filter = Filter()
+        app.installEventFilter(self._filter)
+        routes = window._routes  # name the replies a MetaCall delivers
+        for kind, route in list(routes.items()):
+            def logged(win, msg, route=route, name=kind.__name__) -> None:
+                log.append((time.perf_counter(), f"  reply {name}"))
+                route(win, msg)
+            routes[kind] = logged
+
+    def ended(self, t0: float, t1: float) -> None:
+        if t1 - t0 <= self.longer_s:
+            return
+        marks = [(t0, "(turn begins)"), *self.events, (t1, "")]
+        parts = [f"{(a - t0) * 1000:6.1f} +{(b - a) * 1000:5.1f} {what}"
+                 for (a, what), (b, _) in zip(marks, marks[1:], strict=False) if b - a > 0.001]
+        self.long.append(f"  turn of {(t1 - t0) * 1000:.1f} ms:\n    " + "\n    ".join(parts))
+
+    def begin(self) -> None:
+        self.active, self.long = True, []
+
+    def end(self) -> str:
+        self.active = False
+        return ("\n" + "\n".join(self.long)) if self.long else ""
+
+
+_TURNS: _TurnLog | None = None
 
 
 def _sched_s() -> tuple[float, float] | None:
@@ -256,6 +321,8 @@ class _Ticks:
         self._last, self._sched = now, sched
 
     def start(self) -> None:
+        if _TURNS is not None:
+            _TURNS.begin()
         self.gaps.clear()
         self._longest, self._worst = 0.0, None
         self._last, self._sched = time.perf_counter(), _sched_s()
@@ -275,9 +342,10 @@ class _Ticks:
         why = ""
         if self.sampler is not None:
             why = f"\n  during it: {self.sampler.between(*self._worst_span)}"
+        turns = _TURNS.end() if _TURNS is not None else ""
         return (f"longest event-loop stall {stall:.1f} ms{split} "
                 f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms; "
-                f"load {os.getloadavg()[0]:.1f}){why}")
+                f"load {os.getloadavg()[0]:.1f}){why}{turns}")
 
 
 FIVE = "blit,per-level,npot-exact,subgroup,single-pass"
@@ -341,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--why", action="store_true",
                         help="sample the UI thread's stack and name what it did in each "
                              "phase's longest stall")
+    parser.add_argument("--turns", type=float, metavar="MS",
+                        help="name what ran in each turn of the event loop longer than MS "
+                             "while a phase is measured")
     parser.add_argument("--switch-ms", type=float,
                         help="the GIL's switch interval (sys.setswitchinterval; Python's default "
                              "5 ms): how long a thread that wants the GIL waits before the one "
@@ -367,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     app = ensure_app()
     specs = parse_spec_list(args.strategies)
     window = MainWindow(restore=False)
+    if args.turns:
+        global _TURNS
+        _TURNS = _TurnLog(app, window, args.turns)
     freeze_startup_objects()  # as `mipview gui` does
     window.resize(1600, 1000)
     window.show()
@@ -451,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     t_live = time.perf_counter()
     end = t_live + args.live_s
     while time.perf_counter() < end:
-        app.processEvents()
+        _turn(app)
         time.sleep(0.001)
     ticks.stop()
     n_updates = window.chart.updates - start_updates
