@@ -42,6 +42,11 @@ layout(constant_id = 2) const int FP_ROWS = 38;  // fpRows rows (source rows of 
 layout(constant_id = 3) const int FP_BAND = 18;  // window rows per band
 layout(constant_id = 4) const int FP_TAPS = 4;   // most taps per texel of any table
 layout(constant_id = 5) const bool FP_CUBE = false;  // edge=cube: faces read across their edges
+// FP_CUBE: the x pass issues all of a lane's fetches before its first sum, as without FP_CUBE;
+// off, a row at a time. Batched, the pipeline holds 114 registers where a row at a time holds
+// 66: it pays where a dispatch makes two levels, and not where it makes one (f16), whose
+// occupancy it halves (docs/bench/cube, 2026-11-27-h100-batch)
+layout(constant_id = 6) const bool FP_CUBE_BATCH = false;
 
 layout(set = 0, binding = 0) uniform sampler2DArray srcLevel;   // level k-1
 layout(set = 0, binding = 1) writeonly uniform image2DArray midLevel;  // level k
@@ -92,25 +97,39 @@ ivec3 fpAcross(ivec2 q, int n, int layer) {
     return cubeFold(q, n, layer, taps[cubeFace(layer) * 4 + cubeEdge(q, n)].index);
 }
 
-// FP_CUBE: level k-1's texel q of face `layer` (each index in [-n, 2n)), decoded: its own, its
-// neighbour's past one edge, or the mean of the three at the cube corner past two
-vec4 fpCubeLoad(ivec2 q, int layer) {
+// FP_CUBE: where level k-1's texel q of face `layer` (each index in [-n, 2n)) is fetched: its
+// own place, its neighbour's past one edge, or past two edges the corner texel of its own face
+// (fpCubeValue adds the other two)
+ivec3 fpCubeAddress(ivec2 q, int layer) {
     int n = pc.srcSize.x;
     bvec2 outside = bvec2(q.x < 0 || q.x >= n, q.y < 0 || q.y >= n);
     if (!any(outside)) {
-        return mipDecode(texelFetch(srcLevel, ivec3(q, layer), 0));
+        return ivec3(q, layer);
     }
     if (!all(outside)) {
-        ivec3 f = fpAcross(q, n, layer);
-        return mipDecode(texelFetch(srcLevel, f, 0));
+        return fpAcross(q, n, layer);
+    }
+    return ivec3(cubeCornerTexel(q, n), layer);
+}
+
+// FP_CUBE: level k-1's texel q, decoded, from `own`, the decoded texel at fpCubeAddress(q):
+// that texel, or past two edges the mean of the three at the cube corner
+vec4 fpCubeValue(ivec2 q, int layer, vec4 own) {
+    int n = pc.srcSize.x;
+    if (!(q.x < 0 || q.x >= n) || !(q.y < 0 || q.y >= n)) {
+        return own;
     }
     ivec2 c = cubeCornerTexel(q, n);
     ivec2 step = cubeCornerStep(q);
     ivec3 bx = fpAcross(ivec2(c.x + step.x, c.y), n, layer);
     ivec3 by = fpAcross(ivec2(c.x, c.y + step.y), n, layer);
-    return cubeCorner(mipDecode(texelFetch(srcLevel, ivec3(c, layer), 0)),
-                      mipDecode(texelFetch(srcLevel, bx, 0)),
+    return cubeCorner(own, mipDecode(texelFetch(srcLevel, bx, 0)),
                       mipDecode(texelFetch(srcLevel, by, 0)));
+}
+
+// FP_CUBE: level k-1's texel q of face `layer`, decoded (fpCubeAddress, fpCubeValue)
+vec4 fpCubeLoad(ivec2 q, int layer) {
+    return fpCubeValue(q, layer, mipDecode(texelFetch(srcLevel, fpCubeAddress(q, layer), 0)));
 }
 
 // FP_CUBE: level k's texel j of face `layer` (inside it) before its store, from level k-1: each
@@ -183,10 +202,11 @@ void main() {
             }
         }
         // x pass: slot i is source row (first + i) mod side; a lane's rows are a constant
-        // count of steps, so all their fetches are issued before the first sum needs one
-        if (FP_CUBE && laneOn) {
-            // slot i is row first + i, past the edges read from the neighbours (rows past what
-            // the band needs, up to pc.rows, are clamped into the pad and never read)
+        // count of steps, so all their fetches are issued before the first sum needs one.
+        // FP_CUBE: slot i is row first + i, past the edges read from the neighbours (rows past
+        // what the band needs, up to pc.rows, are clamped into the pad and never read); a tap
+        // past two edges adds the corner's other two texels at its sum (fpCubeValue)
+        if (FP_CUBE && !FP_CUBE_BATCH && laneOn) {
             int n = pc.srcSize.y;
             for (int i = cr.y; i < pc.rows; i += FP_STEP) {
                 int sy = clamp(first + i, -n, 2 * n - 1);
@@ -199,23 +219,31 @@ void main() {
                 fpRows[i * FP_SPAN + c] = sum;
             }
         } else if (laneOn) {
+            int n = pc.srcSize.y;
             vec4 x[FP_XSTEPS * FP_TAPS];
             [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
                 int i = cr.y + k * FP_STEP;
-                int sy = int(uint(first + i) % uint(pc.srcSize.y));
+                int sy = FP_CUBE ? clamp(first + i, -n, 2 * n - 1) : int(uint(first + i) % uint(n));
                 [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                     if (i < pc.rows && t < pc.tapsMid.x) {
-                        x[k * FP_TAPS + t] = texelFetch(srcLevel, ivec3(sx[t], sy, layer), 0);
+                        ivec3 at = FP_CUBE ? fpCubeAddress(ivec2(sx[t], sy), layer)
+                                           : ivec3(sx[t], sy, layer);
+                        x[k * FP_TAPS + t] = texelFetch(srcLevel, at, 0);
                     }
                 }
             }
             [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
                 int i = cr.y + k * FP_STEP;
                 if (i < pc.rows) {
+                    int sy = FP_CUBE ? clamp(first + i, -n, 2 * n - 1) : 0;
                     vec4 sum = vec4(0.0);
                     [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                         if (t < pc.tapsMid.x) {
-                            sum += wx[t] * mipDecode(x[k * FP_TAPS + t]);
+                            vec4 v = mipDecode(x[k * FP_TAPS + t]);
+                            if (FP_CUBE) {
+                                v = fpCubeValue(ivec2(sx[t], sy), layer, v);
+                            }
+                            sum += wx[t] * v;
                         }
                     }
                     fpRows[i * FP_SPAN + c] = sum;

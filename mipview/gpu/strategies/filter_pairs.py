@@ -56,7 +56,8 @@ from mipview.gpu.vulkan.resources import MipImage
 FILTER_PAIRS = ShaderInterface(
     "filter_pairs",
     spec=(("FP_EDGE", 0, "int"), ("FP_SPAN", 1, "int"), ("FP_ROWS", 2, "int"),
-          ("FP_BAND", 3, "int"), ("FP_TAPS", 4, "int"), ("FP_CUBE", 5, "bool"), *MIP_COMMON),
+          ("FP_BAND", 3, "int"), ("FP_TAPS", 4, "int"), ("FP_CUBE", 5, "bool"),
+          ("FP_CUBE_BATCH", 6, "bool"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("midSize", "ivec2"), ("dstSize", "ivec2"), ("tapsMid", "ivec2"),
           ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int"),
           ("span", "int"), ("rows", "int"), ("bands", "int"), ("rowTable", "int")))
@@ -333,7 +334,8 @@ class FilterPairs(FilterChoice, Strategy):
         self.pipelines.append(get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
             "FP_EDGE": _EDGE_IDS.get(spec.edge, 0), "FP_SPAN": shape.span,
             "FP_ROWS": shape.rows, "FP_BAND": shape.band, "FP_TAPS": shape.taps,
-            "FP_CUBE": cubes, **mip_constants(image.fmt)}))
+            "FP_CUBE": cubes, "FP_CUBE_BATCH": cubes and not self.single,
+            **mip_constants(image.fmt)}))
         self.sets = DescriptorSets(self.pipelines[pipeline], len(plans))
         sampler = get_sampler(self.ctx, linear=False)
         views = image.source_views(False)
