@@ -1,19 +1,12 @@
 # filter-pairs' seamless x pass, the tree before (_ab_base/filter_pairs.spv) against this tree, on
 # the synthetic sky at 1024 and 2048 in f16 and unorm, alternating, one device call:
 #   carry [".gl", ".whl", "_ab_base"], `bash docs/bench/cube/matrix.sh > $OUT/matrix.log`
-source .gl/env.sh
-root=$PWD; mkdir -p /tmp/base && cp -r mipview tools resources /tmp/base/ && cp _ab_base/filter_pairs.spv /tmp/base/mipview/spirv/filter_pairs.spv
+source docs/bench/cube/common.sh
+base_tree
 seam="filter-pairs:filter=tent,edge=clamp,filter-pairs:filter=tent,edge=cube"
 for entry in ${ENTRIES:-1024:f16 1024:unorm 2048:f16 2048:unorm}; do
   n=${entry%%:*}; fmt=${entry##*:}; f=/tmp/sky_${n}_$fmt.ktx2
-  python3 - "$n" "$fmt" "$f" <<'PY'
-import os, sys
-from mipview.core.formats import Format, to_storage
-from mipview.io import containers, synthetic
-n, fmt, path = int(sys.argv[1]), Format.parse(sys.argv[2]), sys.argv[3]
-folder, name = os.path.split(path)
-containers.export(folder, name[:-5], [to_storage(synthetic.cube_image(n).pixels, fmt)], fmt, ("ktx2",), faces=6)
-PY
+  sky "$n" "$fmt" "$f"
   for r in 1 2; do for s in base after; do t=$root; [[ $s == base ]] && t=/tmp/base
     echo "== $n $fmt $s $r"
     (cd $t && timeout 150 python3 -m mipview bench $f --format $fmt --strategies "$seam" --cold --evict clean --warmup-ms 1500 --repeat 50 --no-check 2>&1 | grep "^filter-pairs")
