@@ -88,6 +88,15 @@ class _TurnLog:
 
         self._filter = Filter()
         app.installEventFilter(self._filter)
+        import gc
+        import threading
+
+        ui = threading.get_ident()
+
+        def collected(phase: str, info: dict) -> None:  # the UI thread's collections
+            if threading.get_ident() == ui:
+                log.append((time.perf_counter(), f"  gc gen {info['generation']} {phase}"))
+        gc.callbacks.append(collected)
         routes = window._routes  # name the replies a MetaCall delivers
         for kind, route in list(routes.items()):
             def logged(win, msg, route=route, name=kind.__name__) -> None:
@@ -106,8 +115,7 @@ class _TurnLog:
     def begin(self) -> None:
         self.active, self.long = True, []
 
-    def end(self) -> str:
-        self.active = False
+    def text(self) -> str:
         return ("\n" + "\n".join(self.long)) if self.long else ""
 
 
@@ -331,6 +339,8 @@ class _Ticks:
     def stop(self) -> None:
         self._timer.stop()
         self._tick()  # a stall at the very end counts too
+        if _TURNS is not None:
+            _TURNS.active = False  # what the phase's stall figures cover, no more
 
     def report(self) -> str:
         stall = max(self.gaps) * 1000 if self.gaps else float("nan")
@@ -342,7 +352,7 @@ class _Ticks:
         why = ""
         if self.sampler is not None:
             why = f"\n  during it: {self.sampler.between(*self._worst_span)}"
-        turns = _TURNS.end() if _TURNS is not None else ""
+        turns = _TURNS.text() if _TURNS is not None else ""
         return (f"longest event-loop stall {stall:.1f} ms{split} "
                 f"(p99 tick gap {np.percentile(self.gaps, 99) * 1000:.1f} ms; "
                 f"load {os.getloadavg()[0]:.1f}){why}{turns}")
