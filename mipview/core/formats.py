@@ -399,7 +399,11 @@ def _decode_rows(src: np.ndarray, fmt: Format, out: np.ndarray) -> None:
     """Table decode of 8-bit ``src`` into ``out``: every channel is looked up in channel 0's
     table at once (one pass, in blocks so the index copies numpy makes stay small), then a
     channel with another table (sRGB alpha) is redone. UNORM is ``v / 255.0`` texel by texel
-    (the table's very values), four times faster than a gather."""
+    (the table's very values), four times faster than a gather.
+
+    The lookups index the table (``lut[src]``), not ``np.take``: the same values, and ``np.take``
+    with 8-bit indices held the interpreter lock through each block (the band threads decoding a
+    4096^2 level held it 16-26 ms at a time on 2 cores; docs/bench/window-31)."""
     if not fmt.is_srgb:
         np.divide(src, fmt.scale, out=out)
         return
@@ -407,10 +411,10 @@ def _decode_rows(src: np.ndarray, fmt: Format, out: np.ndarray) -> None:
     for start in range(0, src.shape[-3], _DECODE_BLOCK_ROWS):
         checkpoint()  # level 0 of 4096^2 is many blocks: a stop need not wait for all
         block = slice(start, start + _DECODE_BLOCK_ROWS)
-        np.take(lut[0], src[..., block, :, :], out=out[..., block, :, :])
+        out[..., block, :, :] = lut[0][src[..., block, :, :]]
     for c in range(1, 4):
         if not np.array_equal(lut[c], lut[0]):
-            out[..., c] = np.take(lut[c], src[..., c])
+            out[..., c] = lut[c][src[..., c]]
 
 
 _DECODE_BLOCK_ROWS = 64
