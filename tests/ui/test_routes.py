@@ -74,3 +74,13 @@ def test_an_unrouted_reply_raises(qtbot, make_window):
     assert [str(exc) for _, exc, _ in caught] == [
         "MainWindow has no route for Unrouted: add Unrouted to MainWindow._routes"] * 2
     assert shown == []
+
+
+def test_the_worker_loads_what_a_first_run_would_ahead(make_window):
+    """The clock's reader is opened with the device, not in a first Run's timing (its import,
+    with numpy.ma's, held the interpreter lock while the window showed the results)."""
+    import sys
+
+    w = make_window()
+    assert "clock_reader" in w.worker.ctx.caches
+    assert "numpy.ma" in sys.modules

@@ -53,6 +53,7 @@ from mipview.core.results import (
     TimingStats,
 )
 from mipview.core.specs import StrategySpec
+from mipview.gpu.measure.clocks import clock_reader
 from mipview.gpu.vulkan.context import GpuContext, GpuTimeout, list_devices
 from mipview.io import cube_faces, imageio
 from mipview.io.layers import make_layers
@@ -189,6 +190,13 @@ class GpuWorker(JobWorker):
         # a CPU device's first run compiles for a while: the status bar says so, not "running"
         emit = self.sigProgress.emit
         self.ctx.compile_ahead.report = lambda progress: emit(progress.message())
+        # what a first Run would otherwise load in the middle of its timing, as its first
+        # results reach the window: the clock's reader (NVML) and numpy.ma, which np.percentile
+        # imports on first use. An import holds the interpreter lock while it compiles a module
+        # with no cached bytecode: 290 and 320 ms of a first Run on the H100 machine, the UI
+        # thread blocked 80-100 ms of it (py-spy --gil; docs/bench/window-31)
+        import numpy.ma  # noqa: F401
+        clock_reader(self.ctx)
 
     def _close_context(self) -> None:
         if self.ctx is not None:
