@@ -81,6 +81,8 @@ class _TurnLog:
             def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
                 if event.type() in kinds:
                     what = f"{event.type().name} {type(obj).__name__}"
+                    if obj.objectName():
+                        what += f" {obj.objectName()}"
                     if event.type() == QEvent.Type.Paint:
                         what += f" {event.rect().width()}x{event.rect().height()}"
                     log.append((time.perf_counter(), what))
@@ -315,6 +317,7 @@ class _Ticks:
         self._worst: tuple[float, float, float] | None = None
         self.sampler = sampler
         self._timer = QTimer()
+        self._timer.setObjectName("measure-ticks")
         self._timer.setInterval(5)
         self._timer.timeout.connect(self._tick)
 

@@ -16,6 +16,7 @@ class Heartbeat(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._timer = QTimer(self)
+        self._timer.setObjectName("heartbeat")  # named where a profile lists timers
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.timeout.connect(self._beat)
         self._timer.start(IDLE_MS)
