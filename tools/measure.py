@@ -62,9 +62,9 @@ def _turn(app) -> None:
 
 class _TurnLog:
     """``--turns MS``: every turn of the event loop longer than MS while a phase is measured,
-    with what it ran (paints and their sizes, timers, layouts, the worker replies routed) and
-    how long each took: what made the UI thread's long turns, where the sampler of ``--why``
-    sees too little."""
+    with what it ran (paints and their sizes, timers, layouts, the worker replies routed, the
+    garbage collections of any thread) and how long each took: what made the UI thread's long
+    turns, where the sampler of ``--why`` sees too little."""
 
     def __init__(self, app, window, longer_ms: float) -> None:
         from PySide6.QtCore import QEvent, QObject
@@ -90,14 +90,12 @@ class _TurnLog:
 
         self._filter = Filter()
         app.installEventFilter(self._filter)
-        import gc
         import threading
 
-        ui = threading.get_ident()
-
-        def collected(phase: str, info: dict) -> None:  # the UI thread's collections
-            if threading.get_ident() == ui:
-                log.append((time.perf_counter(), f"  gc gen {info['generation']} {phase}"))
+        def collected(phase: str, info: dict) -> None:
+            # in any thread: a collection holds the interpreter lock (as _Sampler._gc says)
+            log.append((time.perf_counter(), f"  gc gen {info['generation']} {phase} in "
+                                             f"{threading.current_thread().name}"))
         gc.callbacks.append(collected)
         routes = window._routes  # name the replies a MetaCall delivers
         for kind, route in list(routes.items()):
