@@ -53,7 +53,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QTabWidget,
     QWidget,
 )
@@ -98,6 +97,7 @@ from mipview.ui.messages import (
     WorkerError,
     saved_stats,
 )
+from mipview.ui.panels.busy_bar import BusyBar
 from mipview.ui.panels.shader_panel import ShaderPanel
 from mipview.ui.panels.strategy_panel import AUTO_FORMAT, StrategyPanel
 from mipview.ui.views.batch_view import BatchView
@@ -153,6 +153,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("mipview")
         self.setAcceptDrops(True)
         self.settings = settings if settings is not None else make_settings()
+        # What changes mid-session is kept here and written with the rest at close
+        # (save_settings): a QSettings write syncs its file on the UI thread, an fsync that took
+        # 127-344 ms when a Run started right after an open (lavapipe, the shader cache writing).
+        recent = self.settings.value("recent", []) or []
+        self._recent: list[str] = [recent] if isinstance(recent, str) else list(recent)
+        self._export_folder = str(self.settings.value("export/folder", ""))
         self.caps: DeviceCaps | None = None
         self.opened: OpenedImage | None = None
         self.output: LevelsReady | None = None
@@ -281,8 +287,7 @@ class MainWindow(QMainWindow):
         self.device_label = QLabel("device: starting...")
         self.image_label = QLabel("no image")
         self.run_label = QLabel("")
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 0)
+        self.progress = BusyBar()
         self.progress.setMaximumWidth(120)
         self.progress.setVisible(False)
         for w in (self.device_label, self.image_label, self.run_label):
@@ -373,13 +378,11 @@ class MainWindow(QMainWindow):
 
     # --- recent files & persistence --------------------------------------------------------
     def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", []) or []
-        return [value] if isinstance(value, str) else list(value)
+        return list(self._recent)
 
     def _add_recent(self, path: str) -> None:
         path = os.path.abspath(path)
-        files = [path] + [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recent", files[:MAX_RECENT])
+        self._recent = ([path] + [p for p in self._recent if p != path])[:MAX_RECENT]
         self._rebuild_recent()
 
     def _rebuild_recent(self) -> None:
@@ -399,9 +402,13 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
 
     def save_settings(self) -> None:
+        """Write every setting; the window does so only here (at close), never mid-session."""
+        self.settings.setValue("recent", self._recent)
+        self.settings.setValue("export/folder", self._export_folder)
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.panel.save()
+        self.shaders.save()
         self.settings.sync()
 
     # --- jobs -------------------------------------------------------------------------------
@@ -928,8 +935,7 @@ class MainWindow(QMainWindow):
         self.heatmap.add_errors(part.errors)
         if self.preview.settings().show == preview.ERROR:
             self._preview_jobs.request()
-        self.progress.setRange(0, part.total)
-        self.progress.setValue(part.done)
+        self.progress.show_progress(part.done, part.total)
         self.sigStrategyShown.emit(part)
 
     def _on_analysis(self, analysis: RunAnalysed) -> None:
@@ -938,7 +944,7 @@ class MainWindow(QMainWindow):
         self.analysis = analysis
         for errors in analysis.errors:  # each came as a StrategyAnalysed: shown already
             self.heatmap.add_errors(errors)
-        self.progress.setRange(0, 0)
+        self.progress.busy()
         self.sigAnalysisShown.emit(analysis)
 
     def _on_compared(self, comparison: Comparison) -> None:
@@ -1001,7 +1007,7 @@ class MainWindow(QMainWindow):
         self._busy_jobs.discard(job)
         self._baseline_jobs.finished(job)
         self._preview_jobs.finished(job)
-        self.progress.setRange(0, 0)  # back to "busy" for the next job
+        self.progress.busy()  # for the next job
         self._set_busy()
         self.heatmap.job_finished(job)
         if self._is_latest("run", job) and (self.output is None or self.output.job != job):
@@ -1058,17 +1064,17 @@ class MainWindow(QMainWindow):
         if self.volume_ran is not None:
             names = [volume.result_name(r) for r in self.volume_ran.done.results]
             dialog = ExportDialog([StrategySpec.parse(n) for n in names], names[0],
-                                  str(self.settings.value("export/folder", "")), self,
+                                  self._export_folder, self,
                                   offered=volume.VOLUME_EXPORT_KINDS)
         elif self.output is not None:
             dialog = ExportDialog([r.spec for r in self.output.mip.results],
                                   self.heatmap.strategy(),
-                                  str(self.settings.value("export/folder", "")), self)
+                                  self._export_folder, self)
         else:
             return
         if dialog.exec() != ExportDialog.DialogCode.Accepted:
             return
-        self.settings.setValue("export/folder", dialog.folder())
+        self._export_folder = dialog.folder()
         self.export_chain(dialog.folder(), dialog.kinds(), dialog.spec())
 
     def _export_csv(self) -> None:

@@ -72,6 +72,32 @@ def test_open_by_api_and_by_drop(qtbot, make_window, small_png, tmp_path):
     assert drop.isAccepted()
 
 
+def test_settings_are_written_at_close_not_mid_session(qtbot, make_window, small_png,
+                                                       temp_settings, tmp_path):
+    """An open changes the recent files, an export the folder; neither writes the settings
+    file then (its sync is an fsync on the UI thread), and both are in it after close."""
+    from mipview.ui.main_window import make_settings
+
+    w = make_window()
+    ini = Path(make_settings().fileName())
+    w.save_settings()  # a file to compare with
+    before = ini.read_bytes()
+    open_and_wait(qtbot, w, small_png)
+    w._export_folder = str(temp_settings)
+    shader = tmp_path / "mine.comp"
+    shader.write_text("#version 450\nvoid main() {}\n")
+    w.shaders.add(shader)
+    qtbot.wait(50)  # a QSettings write would sync itself in a turn of the event loop
+    assert ini.read_bytes() == before
+    assert w.recent_files()[0] == str(small_png)
+
+    w.save_settings()
+    again = make_settings()
+    assert again.value("recent")[0] == str(small_png)
+    assert again.value("export/folder") == str(temp_settings)
+    assert again.value("shaders/paths") in ([str(shader)], str(shader))
+
+
 def test_run_views_hold_worker_data(qtbot, make_window, small_png, tmp_path):
     w = make_window()
     open_and_wait(qtbot, w, small_png)

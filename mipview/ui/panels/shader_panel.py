@@ -105,9 +105,7 @@ class ShaderPanel(QWidget):
     def add(self, path: str | os.PathLike[str]) -> str:
         """Add (or compile again) the shader ``path``; returns its strategy name. Its row among
         the strategies comes with the first good compile (sigLoaded)."""
-        name = self.watch.add(path)
-        self._remember()
-        return name
+        return self.watch.add(path)
 
     def add_files(self, files: Iterable[str]) -> list[str]:
         """Add those of ``files`` that are shaders (.comp, .spv); returns them."""
@@ -118,7 +116,6 @@ class ShaderPanel(QWidget):
 
     def remove(self, name: str) -> None:
         self.watch.remove(name)
-        self._remember()
         self.sigRemoved.emit(name)
 
     def names(self) -> list[str]:
@@ -136,7 +133,8 @@ class ShaderPanel(QWidget):
         value = self._settings.value(SETTINGS_KEY, []) if self._settings is not None else []
         return [value] if isinstance(value, str) else list(value or [])
 
-    def _remember(self) -> None:
+    def save(self) -> None:
+        """Write the shader list to the settings (the window calls it at close)."""
         if self._settings is not None:
             self._settings.setValue(SETTINGS_KEY,
                                     [str(e.path) for e in self.watch.entries.values()])
