@@ -288,6 +288,9 @@ class HeatmapView(QWidget):
             self.table.horizontalHeaderItem(col).setToolTip(tip)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
+        # a scroll bar that comes and goes as the rows are cleared and filled again re-lays out
+        # and repaints the whole tab twice per comparison (measured on lavapipe)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
