@@ -72,6 +72,39 @@ def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
     assert np.array_equal(view.displayed("b", 6), to_display(last, fmt, 0, view.settings))
 
 
+def test_results_before_the_panels_are_made_get_their_items_a_panel_per_turn(view, qtbot):
+    """A fast GPU's results come in the turn after Run: the first panel gets its items then,
+    the others one per turn after (made in the results' turn, five chains' items were the
+    longest turn of a first Run on the H200), and each is drawn once it has them."""
+    fmt = Format.UNORM
+    view.set_pyramids([("source", "stamp (source)", (stamp_image(),), fmt)])
+    view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
+    assert view.preparing
+    keys = ["a", "b", "c"]
+    view.set_pyramids([(k, k.upper(), _pyramid(64, 48), fmt) for k in keys])
+    assert not view.preparing and [p.key for p in view.panels] == keys
+    assert [len(p.items) for p in view.panels] == [7, 0, 0]
+    # after each later step: how many panels have their items
+    with_items: list[int] = []
+    late = view._items_late
+
+    def counted(panel, relayout) -> None:
+        late(panel, relayout)
+        with_items.append(sum(bool(p.items) for p in view.panels))
+
+    view._items_late = counted
+    qtbot.waitUntil(lambda: all(p.items for p in view.panels), timeout=2000)
+    assert with_items == [2, 3]
+    assert [len(p.items) for p in view.panels] == [7, 7, 7]
+    for k in keys:
+        qtbot.waitUntil(lambda k=k: view.displayed(k, 6) is not None, timeout=WAIT_MS)
+        assert np.array_equal(view.displayed(k, 6),
+                              to_display(view.panel_levels(k)[6], fmt, 0, view.settings))
+    # a later Run of the same sizes keeps the items: nothing is left to a later turn
+    view.set_pyramids([(k, k.upper(), _pyramid(64, 48), fmt) for k in keys])
+    assert [len(p.items) for p in view.panels] == [7, 7, 7]
+
+
 def test_a_run_that_brings_nothing_gives_the_view_back(view, qtbot):
     fmt = Format.UNORM
     view.set_pyramids([("source", "stamp (source)", (stamp_image(),), fmt)])

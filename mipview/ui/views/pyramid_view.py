@@ -431,6 +431,9 @@ class PyramidView(QWidget):
         #: end an earlier one's turns), and the panels made so far, not in the grid yet
         self._preparing: tuple[list[tuple[str, str]], int, list[tuple[int, int]]] | None = None
         self._prep_generation = 0
+        #: layouts made so far: a panel's items left to a later turn by one are not made once
+        #: another came
+        self._relayouts = 0
         self._ahead: dict[str, Panel] = {}
         #: the last fit: the first panel's box, what it fitted (the levels' places) and the
         #: range it left
@@ -892,6 +895,10 @@ class PyramidView(QWidget):
         entries = list(self._pyramids)
         if self.reference_check.isChecked() and self._reference is not None:
             entries.append(self.entries()[-1])
+        # results that come while prepare still makes their items (a fast GPU's first Run):
+        # the rest are made a panel per turn, where five chains' items made in the results'
+        # turn were that Run's longest turn (25 ms on the H200 machine)
+        spread = self._preparing is not None
         if self._pending:  # the panels get their pyramids (or the view its own back)
             self._pending, self._range_before = False, None
             self._preparing = None  # _set_panels takes the panels it made
@@ -908,7 +915,7 @@ class PyramidView(QWidget):
             self._label(panel)
         if self.flipped and self.panels:
             self._show_source(self.panels[0], self.flip_combo.currentData())
-        self._relayout(fit=old is None)
+        self._relayout(fit=old is None, spread=spread)
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
 
@@ -975,12 +982,19 @@ class PyramidView(QWidget):
                 best, best_scale = cols, scale
         return best
 
-    def _relayout(self, fit: bool = True) -> None:
+    def _relayout(self, fit: bool = True, spread: bool = False) -> None:
+        """Place and draw every panel's levels; ``spread``: the panels after the first that
+        needs new items get theirs one per turn (:mod:`mipview.ui.steps`), as :meth:`prepare`
+        makes them."""
+        self._relayouts += 1
+        relayout, made = self._relayouts, False
         for panel in self.panels:
-            self._place_items(panel)
-            self._draw_panel(panel)
-            self._draw_marks(panel)
-            self._draw_seams(panel)
+            if spread and made and self._wants_items(panel):
+                steps.later(lambda panel=panel, relayout=relayout:
+                            self._items_late(panel, relayout))
+                continue
+            made |= self._place_items(panel)
+            self._draw_items(panel)
         self._geometry = (self.cross(), self.layer_spin.value())
         self._show_lock()
         self._show_cull()
@@ -988,12 +1002,29 @@ class PyramidView(QWidget):
         if fit:
             self.fit()
 
+    def _draw_items(self, panel: Panel) -> None:
+        self._draw_panel(panel)
+        self._draw_marks(panel)
+        self._draw_seams(panel)
+
+    def _items_late(self, panel: Panel, relayout: int) -> None:
+        """The items ``_relayout`` left to a later turn, unless a later layout came."""
+        if relayout == self._relayouts and panel in self.panels:
+            self._place_items(panel)
+            self._draw_items(panel)
+
+    def _places(self, panel: Panel) -> tuple[list[int], list[QRectF]]:
+        return self._placement(
+            self._level_sizes(panel.levels) if panel.levels
+            else self._shown_sizes(panel.expected), self.mode_combo.currentData())
+
+    def _wants_items(self, panel: Panel) -> bool:
+        return self._places(panel) != (panel.shown, panel.rects)
+
     def _place_items(self, panel: Panel) -> bool:
         """Give ``panel`` an image item in each place its levels take in the view's mode;
         whether they moved."""
-        shown, rects = self._placement(
-            self._level_sizes(panel.levels) if panel.levels
-            else self._shown_sizes(panel.expected), self.mode_combo.currentData())
+        shown, rects = self._places(panel)
         if (shown, rects) == (panel.shown, panel.rects):
             # images keep their items where the places are the same: the new levels replace
             # the old ones' pixels when drawn, with no blank frame between
