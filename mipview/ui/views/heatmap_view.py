@@ -83,6 +83,7 @@ from mipview.runs.analysis import StrategyAnalysis
 from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
 from mipview.ui.messages import Comparison, LevelsReady, WorkerError
 from mipview.ui.panels.layer_selector import LayerSelector
+from mipview.ui.panels.steady_label import SteadyLabel
 from mipview.ui.views.against_sides import (
     DEVICE,
     DeviceSide,
@@ -257,7 +258,7 @@ class HeatmapView(QWidget):
         bar.addWidget(self.layer_spin)
         bar.addWidget(self.overlay_check)
         self._show_layers(1)
-        self.summary = QLabel("")
+        self.summary = SteadyLabel()
         bar.addWidget(self.summary, 1)
         lay.addLayout(bar)
 

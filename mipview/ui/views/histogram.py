@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+
+from mipview.ui.panels.steady_label import SteadyLabel
 
 #: values the histogram's bins count at most (a strided sample of a larger level); the extent
 #: (what Auto uses) always covers every value
@@ -59,7 +61,7 @@ class HistogramPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         bar = QHBoxLayout()
-        self.title = QLabel(title)
+        self.title = SteadyLabel(title)
         bar.addWidget(self.title, 1)
         self.auto_button = QPushButton("Auto")
         self.auto_button.setToolTip("Range to the finite values' extent (Shift+A)")

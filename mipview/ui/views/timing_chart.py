@@ -48,6 +48,7 @@ from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
 from mipview.runs.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
 from mipview.ui import steps
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
+from mipview.ui.panels.steady_label import SteadyLabel
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
 PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -174,7 +175,7 @@ class TimingChart(QWidget):
         self.view_combo.setToolTip("Beside the bars: the history of medians, or the "
                                    "distribution of each strategy's samples")
         self.view_combo.currentTextChanged.connect(self._show_view)
-        self.info = QLabel("")
+        self.info = SteadyLabel()
         self.clock_label = QLabel("")
         bar.addWidget(self.breakdown_check)
         bar.addWidget(QLabel("whiskers"))
