@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 pytest.importorskip("pytestqt")
-from PySide6.QtCore import QSettings, QThread  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, QSettings, QThread  # noqa: E402
 from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 WAIT_MS = 60_000
@@ -108,3 +108,17 @@ def small_png(tmp_path):
     path = tmp_path / "stamp_64x48.png"
     Image.fromarray(stamp_image()).save(path)
     return path
+
+
+class EventCount(QObject):
+    """How many events of ``kind`` ``widget`` has received since this was made."""
+
+    def __init__(self, widget, kind: QEvent.Type) -> None:
+        super().__init__()
+        self.kind, self.count = kind, 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if event.type() == self.kind:
+            self.count += 1
+        return False

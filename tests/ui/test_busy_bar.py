@@ -4,29 +4,18 @@ animation repaints it (and the window behind it) about 60 times a second."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QProgressBar
 
 from mipview.ui.panels.busy_bar import STEP_MS, BusyBar
-
-
-class PaintCount(QObject):
-    def __init__(self, widget) -> None:
-        super().__init__()
-        self.paints = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if event.type() == QEvent.Type.Paint:
-            self.paints += 1
-        return False
+from tests.ui.conftest import EventCount
 
 
 def paints_in(qtbot, bar, ms: int) -> int:
-    count = PaintCount(bar)
+    paints = EventCount(bar, QEvent.Type.Paint)
     qtbot.wait(ms)
-    bar.removeEventFilter(count)
-    return count.paints
+    bar.removeEventFilter(paints)
+    return paints.count
 
 
 @pytest.mark.parametrize("kind", ["busy bar", "qt's busy bar"])

@@ -5,22 +5,11 @@ a comparison)."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from mipview.ui.panels.steady_label import SteadyLabel
-
-
-class LayoutRequests(QObject):
-    def __init__(self, widget) -> None:
-        super().__init__()
-        self.count = 0
-        widget.installEventFilter(self)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if event.type() == QEvent.Type.LayoutRequest:
-            self.count += 1
-        return False
+from tests.ui.conftest import EventCount
 
 
 @pytest.mark.parametrize("kind", [SteadyLabel, QLabel])
@@ -37,7 +26,7 @@ def test_text_changes_lay_out_nothing_above(qtbot, kind):
     outer.show()
     qtbot.waitExposed(outer)
     qtbot.wait(20)
-    requests = [LayoutRequests(outer), LayoutRequests(inner)]
+    requests = [EventCount(w, QEvent.Type.LayoutRequest) for w in (outer, inner)]
     for i in range(5):
         text.setText(f"  {i * 997} runs per strategy (live, {i * 1.7:.1f} s)")
         qtbot.wait(5)
