@@ -22,16 +22,7 @@ repeat=${SPEED30_REPEAT:-50}
 warm=${SPEED30_WARMUP_MS:-1500}
 spd=shader:resources/shaders/spd_mean.comp
 S=${SPEED30_STRATEGIES:-npot-exact,single-pass,subgroup,$spd,$spd:HANDOFF=1}
-: > "$out/status.txt"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" \
-  2>&1 || echo "no nvidia-smi" > "$out/gpu.txt"
-step() {  # step NAME SECONDS ARGS...: `mipview ARGS` with a time limit; exit code, duration
-  local name=$1 limit=$2; shift 2
-  local t0=$SECONDS
-  echo "== $name: mipview $*" >> "$out/times.log"
-  timeout "$limit" "$py" -m mipview "$@" >> "$out/times.log" 2>&1
-  echo "$name exit $? in $((SECONDS - t0)) s" >> "$out/status.txt"
-}
+source "$(dirname "$0")/../step.sh"
 step rgba8 280 bench --sizes "$sizes" --strategies "$S" --cold --repeat "$repeat" \
   --warmup-ms "$warm" --no-check --json "$out/rgba8.json"
 step rgba16f 200 bench --sizes "$f16_sizes" --format f16 --strategies "$S" --cold \

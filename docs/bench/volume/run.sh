@@ -11,16 +11,7 @@ set -uo pipefail
 out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
 repeat=${VOLUME_REPEAT:-50}
-: > "$out/status.txt"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" \
-  2>&1 || echo "no nvidia-smi" > "$out/gpu.txt"
-step() {  # step NAME SECONDS ARGS...: `mipview ARGS` with a time limit; exit code, duration
-  local name=$1 limit=$2; shift 2
-  local t0=$SECONDS
-  echo "== $name: mipview $*" >> "$out/times.log"
-  timeout "$limit" "$py" -m mipview "$@" >> "$out/times.log" 2>&1
-  echo "$name exit $? in $((SECONDS - t0)) s" >> "$out/status.txt"
-}
+source "$(dirname "$0")/../step.sh"
 read -r -a sizes <<< "${VOLUME_SIZES:-256 256 128 255}"
 formats=(r8 f16 unorm unorm)
 for i in "${!sizes[@]}"; do
