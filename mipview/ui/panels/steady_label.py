@@ -28,9 +28,6 @@ class SteadyLabel(QWidget):
     def text(self) -> str:
         return self.label.text()
 
-    def setStyleSheet(self, sheet: str) -> None:  # noqa: N802
-        self.label.setStyleSheet(sheet)
-
     def sizeHint(self) -> QSize:  # noqa: N802
         return QSize(self.label.sizeHint().width(), self._height)
 
