@@ -132,6 +132,14 @@ vec4 fpCubeLoad(ivec2 q, int layer) {
     return fpCubeValue(q, layer, mipDecode(texelFetch(srcLevel, fpCubeAddress(q, layer), 0)));
 }
 
+// the source row of the x pass's slot i in a band starting at row `first`: FP_CUBE, row
+// first + i itself, past the edges too (read from the neighbours; rows past what the band needs
+// are clamped into the pad and never read), else first + i modulo the side
+int fpSlotRow(int first, int i) {
+    int n = pc.srcSize.y;
+    return FP_CUBE ? clamp(first + i, -n, 2 * n - 1) : int(uint(first + i) % uint(n));
+}
+
 // FP_CUBE: level k's texel j of face `layer` (inside it) before its store, from level k-1: each
 // row's x taps summed in order, then the rows, as per-level's two passes (filter_level.comp)
 vec4 fpAcrossTexel(ivec2 j, int layer) {
@@ -201,15 +209,13 @@ void main() {
                 fpYWeight[e] = tap.weight;
             }
         }
-        // x pass: slot i is source row (first + i) mod side; a lane's rows are a constant
+        // x pass: slot i is source row fpSlotRow(first, i); a lane's rows are a constant
         // count of steps, so all their fetches are issued before the first sum needs one.
-        // FP_CUBE: slot i is row first + i, past the edges read from the neighbours (rows past
-        // what the band needs, up to pc.rows, are clamped into the pad and never read); a tap
-        // past two edges adds the corner's other two texels at its sum (fpCubeValue)
+        // FP_CUBE: a tap past two edges adds the corner's other two texels at its sum
+        // (fpCubeValue)
         if (FP_CUBE && !FP_CUBE_BATCH && laneOn) {
-            int n = pc.srcSize.y;
             for (int i = cr.y; i < pc.rows; i += FP_STEP) {
-                int sy = clamp(first + i, -n, 2 * n - 1);
+                int sy = fpSlotRow(first, i);
                 vec4 sum = vec4(0.0);
                 [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                     if (t < pc.tapsMid.x) {
@@ -219,11 +225,10 @@ void main() {
                 fpRows[i * FP_SPAN + c] = sum;
             }
         } else if (laneOn) {
-            int n = pc.srcSize.y;
             vec4 x[FP_XSTEPS * FP_TAPS];
             [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
                 int i = cr.y + k * FP_STEP;
-                int sy = FP_CUBE ? clamp(first + i, -n, 2 * n - 1) : int(uint(first + i) % uint(n));
+                int sy = fpSlotRow(first, i);
                 [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                     if (i < pc.rows && t < pc.tapsMid.x) {
                         ivec3 at = FP_CUBE ? fpCubeAddress(ivec2(sx[t], sy), layer)
@@ -235,7 +240,7 @@ void main() {
             [[unroll]] for (int k = 0; k < FP_XSTEPS; ++k) {
                 int i = cr.y + k * FP_STEP;
                 if (i < pc.rows) {
-                    int sy = FP_CUBE ? clamp(first + i, -n, 2 * n - 1) : 0;
+                    int sy = fpSlotRow(first, i);  // FP_CUBE only: the corners' taps
                     vec4 sum = vec4(0.0);
                     [[unroll]] for (int t = 0; t < FP_TAPS; ++t) {
                         if (t < pc.tapsMid.x) {
