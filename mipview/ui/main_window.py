@@ -100,6 +100,7 @@ from mipview.ui.messages import (
 from mipview.ui.panels.busy_bar import BusyBar
 from mipview.ui.panels.shader_panel import ShaderPanel
 from mipview.ui.panels.strategy_panel import AUTO_FORMAT, StrategyPanel
+from mipview.ui.settings import make_settings, string_list
 from mipview.ui.views.batch_view import BatchView
 from mipview.ui.views.heatmap_view import HeatmapView
 from mipview.ui.views.preview_view import PreviewView
@@ -116,11 +117,6 @@ IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.web
 MAX_RECENT = 10
 #: live profiling compares with the baseline at most this often, seconds
 BASELINE_EVERY_S = 1.0
-
-
-def make_settings() -> QSettings:
-    """INI settings in the user scope; tests redirect them with ``QSettings.setPath``."""
-    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "mipview", "mipview")
 
 
 class MainWindow(QMainWindow):
@@ -156,8 +152,7 @@ class MainWindow(QMainWindow):
         # What changes mid-session is kept here and written with the rest at close
         # (save_settings): a QSettings write syncs its file on the UI thread, an fsync that took
         # 127-344 ms when a Run started right after an open (lavapipe, the shader cache writing).
-        recent = self.settings.value("recent", []) or []
-        self._recent: list[str] = [recent] if isinstance(recent, str) else list(recent)
+        self._recent = string_list(self.settings, "recent")
         self._export_folder = str(self.settings.value("export/folder", ""))
         self.caps: DeviceCaps | None = None
         self.opened: OpenedImage | None = None

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mipview.ui.settings import string_list
 from mipview.ui.workers.shader_watch import Problem, ShaderWatch, is_shader_file
 
 SETTINGS_KEY = "shaders/paths"
@@ -130,8 +131,7 @@ class ShaderPanel(QWidget):
 
     # --- persistence -------------------------------------------------------------------------
     def _saved(self) -> list[str]:
-        value = self._settings.value(SETTINGS_KEY, []) if self._settings is not None else []
-        return [value] if isinstance(value, str) else list(value or [])
+        return string_list(self._settings, SETTINGS_KEY) if self._settings is not None else []
 
     def save(self) -> None:
         """Write the shader list to the settings (the window calls it at close)."""

@@ -46,6 +46,7 @@ from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.ui.panels.option_pane import OptionPane
 from mipview.ui.panels.strategy_list import ElidedLabel, StrategyList
+from mipview.ui.settings import string_list
 
 AUTO_FORMAT = "auto"
 
@@ -355,11 +356,8 @@ class StrategyPanel(QWidget):
         self.cold_check.setChecked(str(s.value("panel/cold", False)).lower() == "true")
         self.layers_spin.setValue(int(s.value("panel/layers", 1)))
         self.run_on_open.setChecked(str(s.value("panel/run_on_open", True)).lower() == "true")
-        saved = s.value("panel/strategies", []) or []
-        if isinstance(saved, str):
-            saved = [saved]
         specs = []
-        for text in saved:
+        for text in string_list(s, "panel/strategies"):
             try:
                 specs.append(StrategySpec.parse(text))
             except ValueError:
