@@ -75,8 +75,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-import numpy as np
-
 from mipview.core import reductions
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep, LevelSource
@@ -236,7 +234,7 @@ class SinglePass(Strategy):
     promise = "carried"
     #: the planner's passes (:func:`plan_passes`), one per entry of ``steps``
     passes: tuple[SpPass, ...] = ()
-    owned = ("counters", "data", "dummy")
+    owned = ("counters", "data")
 
     @classmethod
     def unsupported_reason(cls, caps: DeviceCaps, fmt: Format, width: int, height: int,
@@ -306,17 +304,18 @@ class SinglePass(Strategy):
             subgroup_size=caps.subgroup_size if caps.subgroup_size_range else None)
             for p in self.passes]
         self.steps = tuple(self._step(i, p, image) for i, p in enumerate(self.passes))
-        self.dummy = MipImage(ctx, image.fmt, 1, 1, layers=1, levels=1)
         self.counters = handoff.counters(ctx, image.layers)
         self.data = Buffer(ctx, 16 * data_vec4, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
-        self.dummy.upload(np.zeros((1, 1, 4), image.fmt.dtype))
         if not self.passes:
             return
         self.sets = DescriptorSets(self.pipelines[0], len(self.passes))
         sampler = get_sampler(ctx, linear=bilinear)
         for i, p in enumerate(self.passes):
-            outs = [image.storage_views[p.base + k] if p.base + k < image.levels
-                    else self.dummy.storage_views[0] for k in range(1, OUTPUTS + 1)]
+            # bindings past the last level alias it, as npot-exact's do: never accessed. A 1x1
+            # image there made lavapipe, which compiles a pipeline again for each kind of image
+            # it binds, compile one variant per level count
+            outs = [image.storage_views[min(p.base + k, image.levels - 1)]
+                    for k in range(1, OUTPUTS + 1)]
             source = image.source_views(self._one_sample(p))[p.base]
             self.sets.write(i, [(source, sampler), *outs,
                                 (self.counters.handle, 0, self.counters.size),
