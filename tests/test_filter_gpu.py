@@ -13,6 +13,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
 from tests.gpu_formats import GPU_FORMATS
+from tests.pairwise import all_pairs
 
 #: the filters serve four-channel formats (the others are refused: test_filter_gpu.py)
 #: of those, the GPU sweeps' four (tests/gpu_formats.py: every new format costs a compile)
@@ -124,10 +125,10 @@ PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"
               {"filter": "kaiser", "kaiser-width": "1.5"}, {"filter": "catmull-rom"}]
 
 
-@pytest.mark.parametrize("fmt", RGBA_FORMATS)
-@pytest.mark.parametrize("size", [(34, 21), (67, 45)])
-@pytest.mark.parametrize("options", PAIR_CASES, ids=lambda o: ",".join(
-    f"{k}={v}" for k, v in o.items()) or "default")
+@pytest.mark.parametrize("options,size,fmt", [
+    pytest.param(*case, id="-".join((",".join(f"{k}={v}" for k, v in case[0].items()) or "default",
+                                     f"{case[1][0]}x{case[1][1]}", case[2].label)))
+    for case in all_pairs(PAIR_CASES, [(34, 21), (67, 45)], RGBA_FORMATS)])
 def test_filter_pairs_keeps_the_stored_promise(gpu, fmt: Format, size: tuple[int, int],
                                                options: dict[str, str]) -> None:
     from mipview.gpu.session import Session

@@ -1,7 +1,8 @@
 """The ``subgroup`` strategy: dispatch plan, invocation layouts, exactness on lavapipe.
 
-Small sizes run the full cross product (layout x tile x format); big ones once per layout or
-once in all. Every GPU result is compared texel by texel with the float64 reference.
+Small sizes run all pairs of layout, tile, size and format (tests/pairwise.py); big ones once
+per layout or once in all. Every GPU result is compared texel by texel with the float64
+reference.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from mipview.gpu.strategies.subgroup import (
 )
 from mipview.gpu.vulkan.resources import MipImage
 from mipview.gpu.vulkan.timing import Marks
+from tests.pairwise import all_pairs
 
 FORMATS = (Format.UNORM, Format.SRGB, Format.F16)
 # tolerances.REFERENCE_SLACK absorbs the reference's float64 noise on a tie-bound 1.0 LSB step
@@ -120,10 +122,9 @@ def test_subgroup_levels_follow_layout_and_size():
 
 
 # --- device ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.label)
-@pytest.mark.parametrize("size", SMALL, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("tile", ["32", "64"])
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout,tile,size,fmt", [
+    pytest.param(*case, id=f"{case[0]}-{case[1]}-{case[2][0]}x{case[2][1]}-{case[3].label}")
+    for case in all_pairs(LAYOUTS, ["32", "64"], SMALL, FORMATS)])
 def test_small_sizes_exact(gpu, rng, layout, tile, size, fmt):
     _check(gpu, _level0(rng, *size, fmt), fmt, layout=layout, tile=tile)
 

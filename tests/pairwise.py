@@ -1,0 +1,34 @@
+"""All-pairs cases for GPU sweeps of three or more factors.
+
+lavapipe compiles a pipeline again for every format and plan it meets, so on a fresh machine a
+full cross product of sizes, options and formats pays an LLVM compile for nearly every case. The
+faults these sweeps look for sit in one factor (a plan, an option's code path, a format's
+rounding) or in two together (that plan in that format); all-pairs cases keep every pair of
+values of any two factors in some case, in a fraction of the cases. allpairspy makes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+from typing import Any
+
+from allpairspy import AllPairs
+
+
+def uncovered(rows: Sequence[Sequence[int]], sizes: Sequence[int]) -> set[tuple[int, int, int, int]]:
+    """(factor i, value a, factor j, value b) of every pair no row holds; rows and values are
+    indices into the factors, ``sizes`` their lengths."""
+    want = {(i, a, j, b) for i, j in combinations(range(len(sizes)), 2)
+            for a in range(sizes[i]) for b in range(sizes[j])}
+    return want - {(i, row[i], j, row[j]) for row in rows
+                   for i, j in combinations(range(len(sizes)), 2)}
+
+
+def all_pairs(*factors: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Cases (one value of each factor) in which every pair of values of two factors meets."""
+    sizes = [len(f) for f in factors]
+    rows = [tuple(r) for r in AllPairs([list(range(n)) for n in sizes])]
+    missing = uncovered(rows, sizes)
+    assert not missing, f"all-pairs cases miss {sorted(missing)[:5]}"
+    return [tuple(f[k] for f, k in zip(factors, row, strict=True)) for row in rows]
