@@ -128,6 +128,29 @@ def test_reference_cache_computes_each_pyramid_once(monkeypatch):
     assert len(calls) == 6
 
 
+def test_a_verdict_fingerprints_a_writeable_level0_once(monkeypatch):
+    """A verdict asks the cache about level 0 two times a level; a writeable level 0 has its
+    bytes hashed once a verdict, not at each question, and a write between verdicts is still
+    noticed (the test above)."""
+    hashed = []
+    real = ReferenceCache._fingerprint
+
+    def counting(level0):
+        hashed.append(level0.flags.writeable)
+        return real(level0)
+
+    monkeypatch.setattr(ReferenceCache, "_fingerprint", staticmethod(counting))
+    fmt = Format.UNORM
+    level0 = _level0(37, 23, fmt)
+    levels = [lv.astype(np.uint8) for lv in blit_reference(level0, fmt)]
+    cache = ReferenceCache()
+    judge(levels, level0, fmt, refs=cache)
+    judge(levels, level0, fmt, own_reference="blit", promise="emulated", refs=cache)
+    assert hashed == [True, True]
+    cache.get(level0, fmt, "mean")  # a question outside a verdict hashes again
+    assert hashed == [True, True, True]
+
+
 def test_a_run_carries_what_the_verdict_needs(gpu):
     fmt = Format.UNORM
     specs = [StrategySpec("blit"), StrategySpec("per-level"),
