@@ -373,31 +373,26 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
     if promise == "emulated" and own_reference is None:
         raise ValueError("an emulated result needs the name of its own reference")
     refs = refs if refs is not None else ReferenceCache()
+    levels = list(levels)
     with refs.unchanged(level0):
-        return _judge(list(levels), level0, fmt, reduction, own_reference, refs, promise,
-                      sources, maps, rule)
-
-
-def _judge(levels: list[np.ndarray], level0: np.ndarray, fmt: Format, reduction: str,
-           own_reference: str | None, refs: ReferenceCache, promise: Promise,
-           sources: Sequence[LevelSource], maps: bool, rule: _Rule) -> Verdict:
-    # the memo: a level stored alike by another strategy, or in an earlier run, has its figures
-    exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction,
-                                 maps=maps, memo=refs.memo(level0, fmt),
-                                 chain_magnitude=refs.magnitude(level0, fmt, reduction))
-    own = None
-    if own_reference is not None:
-        own = ErrorReport(step=(), chain=tuple(compare.level_errors(
-            levels, refs.get(level0, fmt, own_reference), fmt, refs.memo(level0, fmt),
-            own_reference)))
-    steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
-                                     refs))
-    breaches = tuple(sorted(exact.breaches(steps, chains) + coverage_breaches(levels, fmt,
-                                                                             reduction),
-                            key=lambda b: b.error.level))
-    spread = propagation(levels, refs.nonfinite(level0, fmt, reduction))
-    return Verdict(promise, reduction, exact, own, not breaches, text, breaches, tuple(steps),
-                   tuple(chains), spread)
+        # the memo: a level stored alike by another strategy, or in an earlier run, has its
+        # figures
+        exact = compare.error_report(levels, fmt, refs.get(level0, fmt, reduction), reduction,
+                                     maps=maps, memo=refs.memo(level0, fmt),
+                                     chain_magnitude=refs.magnitude(level0, fmt, reduction))
+        own = None
+        if own_reference is not None:
+            own = ErrorReport(step=(), chain=tuple(compare.level_errors(
+                levels, refs.get(level0, fmt, own_reference), fmt, refs.memo(level0, fmt),
+                own_reference)))
+        steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
+                                         refs))
+        breaches = tuple(sorted(exact.breaches(steps, chains)
+                                + coverage_breaches(levels, fmt, reduction),
+                                key=lambda b: b.error.level))
+        spread = propagation(levels, refs.nonfinite(level0, fmt, reduction))
+        return Verdict(promise, reduction, exact, own, not breaches, text, breaches, tuple(steps),
+                       tuple(chains), spread)
 
 
 def judge_result(res: StrategyResult, level0: np.ndarray, fmt: Format,
