@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
+import pytest
 from allpairspy import AllPairs
 
 
@@ -32,3 +33,17 @@ def all_pairs(*factors: Sequence[Any]) -> list[tuple[Any, ...]]:
     missing = uncovered(rows, sizes)
     assert not missing, f"all-pairs cases miss {sorted(missing)[:5]}"
     return [tuple(f[k] for f, k in zip(factors, row, strict=True)) for row in rows]
+
+
+def _label(value: Any) -> str:
+    """A case id part: WxH for a size, a format's label, k=v,... for options (empty: default)."""
+    if isinstance(value, tuple):
+        return "x".join(map(str, value))
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items()) or "default"
+    return getattr(value, "label", str(value))
+
+
+def pairs_params(*factors: Sequence[Any]) -> list[Any]:
+    """:func:`all_pairs` as pytest params, each with an id of its values' labels."""
+    return [pytest.param(*case, id="-".join(map(_label, case))) for case in all_pairs(*factors)]

@@ -13,7 +13,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu import strategies
 from mipview.gpu.strategies.specs import BadSpec, expand_specs
 from tests.gpu_formats import GPU_FORMATS
-from tests.pairwise import all_pairs
+from tests.pairwise import pairs_params
 
 #: the filters serve four-channel formats (the others are refused: test_filter_gpu.py)
 #: of those, the GPU sweeps' four (tests/gpu_formats.py: every new format costs a compile)
@@ -125,10 +125,8 @@ PAIR_CASES = [{}, {"edge": "wrap"}, {"filter": "lanczos2", "edge": "mirror"}, {"
               {"filter": "kaiser", "kaiser-width": "1.5"}, {"filter": "catmull-rom"}]
 
 
-@pytest.mark.parametrize("options,size,fmt", [
-    pytest.param(*case, id="-".join((",".join(f"{k}={v}" for k, v in case[0].items()) or "default",
-                                     f"{case[1][0]}x{case[1][1]}", case[2].label)))
-    for case in all_pairs(PAIR_CASES, [(34, 21), (67, 45)], RGBA_FORMATS)])
+@pytest.mark.parametrize("options,size,fmt",
+                         pairs_params(PAIR_CASES, [(34, 21), (67, 45)], RGBA_FORMATS))
 def test_filter_pairs_keeps_the_stored_promise(gpu, fmt: Format, size: tuple[int, int],
                                                options: dict[str, str]) -> None:
     from mipview.gpu.session import Session

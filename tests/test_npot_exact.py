@@ -96,14 +96,15 @@ def _check(gpu, w: int, h: int, fmt: Format, kind: str = "noise",
     return report
 
 
+#: the formats of the sweeps below (the small sizes take them in turn)
+FORMATS = [Format.UNORM, Format.SRGB, Format.F16]
 SMALL = [(1, 1), (2, 1), (1, 2), (3, 3), (5, 7), (7, 3), (33, 17), (64, 64), (67, 33), (100, 3),
          (129, 255)]
 
 
-@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB, Format.F16], ids=lambda f: f.label)
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.label)
 def test_small_sizes(gpu, fmt):
-    turn = [Format.UNORM, Format.SRGB, Format.F16].index(fmt)
-    for w, h in SMALL[turn::3]:
+    for w, h in SMALL[FORMATS.index(fmt)::len(FORMATS)]:
         _check(gpu, w, h, fmt)
 
 
@@ -113,7 +114,7 @@ def test_small_f32_and_general_only(gpu):
         _check(gpu, w, h, Format.UNORM, spec="npot-exact:path=general")
 
 
-@pytest.mark.parametrize("fmt", [Format.UNORM, Format.SRGB, Format.F16], ids=lambda f: f.label)
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.label)
 def test_1920x1080_and_tall(gpu, fmt):
     report = _check(gpu, 1920, 1080, fmt, kind="zoneplate")
     _check(gpu, 1, 4097, fmt)

@@ -22,7 +22,7 @@ from mipview.gpu.strategies.single_pass import (
 from mipview.gpu.vulkan.resources import MipImage
 from mipview.io.layers import make_layers
 from tests.gpu_formats import GPU_FORMATS
-from tests.pairwise import all_pairs
+from tests.pairwise import pairs_params
 
 # the flat base chain tolerance (stricter than within_tolerance for floats), with the
 # reference's float64 slack
@@ -96,9 +96,8 @@ def test_plan_tiled_tail() -> None:
 SMALL = [(1, 1), (63, 65), (64, 64), (5000, 3)]
 
 
-@pytest.mark.parametrize("size,reduction,fmt", [
-    pytest.param(*case, id=f"{case[0][0]}x{case[0][1]}-{case[1]}-{case[2].label}")
-    for case in all_pairs(SMALL, ["mean", "min", "max"], GPU_FORMATS)])
+@pytest.mark.parametrize("size,reduction,fmt",
+                         pairs_params(SMALL, ["mean", "min", "max"], GPU_FORMATS))
 def test_small_sizes(gpu, rng, size: tuple[int, int], reduction: str, fmt: Format) -> None:
     w, h = size
     level0 = _image(rng, w, h, fmt)

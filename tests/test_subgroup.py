@@ -31,7 +31,7 @@ from mipview.gpu.strategies.subgroup import (
 )
 from mipview.gpu.vulkan.resources import MipImage
 from mipview.gpu.vulkan.timing import Marks
-from tests.pairwise import all_pairs
+from tests.pairwise import pairs_params
 
 FORMATS = (Format.UNORM, Format.SRGB, Format.F16)
 # tolerances.REFERENCE_SLACK absorbs the reference's float64 noise on a tie-bound 1.0 LSB step
@@ -122,9 +122,8 @@ def test_subgroup_levels_follow_layout_and_size():
 
 
 # --- device ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("layout,tile,size,fmt", [
-    pytest.param(*case, id=f"{case[0]}-{case[1]}-{case[2][0]}x{case[2][1]}-{case[3].label}")
-    for case in all_pairs(LAYOUTS, ["32", "64"], SMALL, FORMATS)])
+@pytest.mark.parametrize("layout,tile,size,fmt",
+                         pairs_params(LAYOUTS, ["32", "64"], SMALL, FORMATS))
 def test_small_sizes_exact(gpu, rng, layout, tile, size, fmt):
     _check(gpu, _level0(rng, *size, fmt), fmt, layout=layout, tile=tile)
 
