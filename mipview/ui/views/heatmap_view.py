@@ -100,6 +100,7 @@ from mipview.ui.views.against_sides import (
 from mipview.ui.views.coverage_plot import CoveragePlot
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.pixel_pool import PixelPool
+from mipview.ui.views.steady_axis import reserve_tick_text
 
 EXACT = "__exact__"
 #: against the strategy's previous version (against_sides: an earlier Run's levels that differ);
@@ -268,6 +269,8 @@ class HeatmapView(QWidget):
         self.plot = self.graphics.addPlot(row=0, col=0)
         self.plot.setAspectLocked(True)
         self.plot.invertY(True)
+        for name in ("left", "bottom"):  # texel coordinates of up to 16384 (five digits)
+            reserve_tick_text(self.plot.getAxis(name), "00000")
         self.plot.hideButtons()
         self.image = MapImage()
         self.plot.addItem(self.image)

@@ -49,6 +49,7 @@ from mipview.runs.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
 from mipview.ui import steps
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 from mipview.ui.panels.steady_label import SteadyLabel
+from mipview.ui.views.steady_axis import reserve_tick_text
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
 PALETTE = ["#56B4E9", "#E69F00", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
@@ -85,9 +86,11 @@ def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
 
 
 def major_grid_only(plot: pg.PlotItem) -> None:
-    """Ticks, labels and grid lines at the major ticks only (see the module docstring)."""
+    """Ticks, labels and grid lines at the major ticks only (see the module docstring), and
+    room for microseconds up to six digits, so a growing time never re-lays the plot out."""
     for name in ("left", "bottom"):
         plot.getAxis(name).setStyle(maxTickLevel=0)
+        reserve_tick_text(plot.getAxis(name), "000000")
 
 
 def steady_range(current: tuple[float, float], lo: float, hi: float) \
