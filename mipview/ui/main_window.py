@@ -11,6 +11,9 @@ Every result comes back by the worker's one ``sigReply`` (a frozen dataclass of
 :mod:`mipview.ui.messages`) to :meth:`MainWindow._on_reply`, which calls the handler that the
 route table ``_routes`` has for its type; a type without a route is a bug and raises. A new view
 is one view file, one message in :mod:`mipview.ui.messages` and one route line in ``_routes``.
+Replies, job ends and worker errors that come together are shown one per turn of the event loop,
+in order (``replies``, :class:`mipview.ui.steps.Paced`), so the paints of one are not in the
+turn of the next.
 
 A run is shown as it comes: its levels, then its timings (the chart; "warming up" first), then
 the exact reference and each strategy's verdict and heatmaps as each is ready, with progress in
@@ -65,6 +68,7 @@ from mipview.io import containers
 from mipview.io.imageio import SourceImage
 from mipview.runs import preview, volume
 from mipview.runs.baseline import BaselineError, SavedRun, load_run
+from mipview.ui import steps
 from mipview.ui.dialogs.export_dialog import ExportDialog
 from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.heartbeat import Heartbeat
@@ -226,6 +230,8 @@ class MainWindow(QMainWindow):
         self.shaders.sigProgress.connect(self._on_progress)
 
         self.heartbeat = Heartbeat(self)
+        #: the workers' replies, job ends and errors, one per turn of the event loop
+        self.replies = steps.Paced()
         self.worker = GpuWorker(device, validate)
         self.thread_ = worker_thread(self.worker, "mipview-gpu", self)
         self.comparer = CpuWorker()
@@ -237,8 +243,8 @@ class MainWindow(QMainWindow):
             self._sigShutdown.connect(w.shutdown)
             w.sigReply.connect(self._on_reply)
             w.sigProgress.connect(self._on_progress)
-            w.sigJobFinished.connect(self._on_job_finished)
-            w.sigError.connect(self._on_error)
+            w.sigJobFinished.connect(self._on_worker_finished)
+            w.sigError.connect(self._on_worker_error)
         self.preview.sigChanged.connect(self._preview_jobs.request)
         # the preview renders the layer (a volume's slice, a cube array's cube) the pyramid
         # view shows
@@ -748,6 +754,7 @@ class MainWindow(QMainWindow):
             self._drop_comparisons()
             self._sigShutdown.emit()
         self.shaders.shutdown(wait)
+        self.replies.drop()
         for view in (self.pyramid, self.heatmap, self.batch.pyramid):
             view.shutdown()
         for thread in threads if wait else ():
@@ -786,12 +793,19 @@ class MainWindow(QMainWindow):
 
     # --- worker results ---------------------------------------------------------------------
     def _on_reply(self, msg: object) -> None:
-        """A worker's result: to the handler ``_routes`` has for its type."""
+        """A worker's result: to the handler ``_routes`` has for its type, in its turn
+        (``replies``)."""
         route = self._routes.get(type(msg))
         if route is None:  # a message no one would show: the route line is missing
             raise TypeError(f"MainWindow has no route for {type(msg).__name__}: add "
                             f"{type(msg).__name__} to MainWindow._routes")
-        route(self, msg)
+        self.replies.call(lambda: route(self, msg))
+
+    def _on_worker_finished(self, job: int) -> None:
+        self.replies.call(lambda: self._on_job_finished(job))  # after the job's replies
+
+    def _on_worker_error(self, err: WorkerError) -> None:
+        self.replies.call(lambda: self._on_error(err))
 
     def _on_devices(self, devices: DeviceList) -> None:
         self.panel.set_devices(list(devices.devices), devices.current)

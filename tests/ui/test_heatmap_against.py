@@ -20,7 +20,7 @@ from mipview.core.specs import StrategySpec
 from mipview.ui.views import against_sides, heatmap_view
 from mipview.ui.views.against_sides import DEVICE
 from mipview.ui.views.heatmap_view import PICK_SAVED, PREVIOUS, SAVED, SAVED_TITLE
-from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
+from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait, send_reply
 
 PER_LEVEL = StrategySpec("per-level")
 BLIT = StrategySpec("blit")
@@ -70,7 +70,7 @@ def test_previous_version_shows_exactly_the_texels_that_changed(qtbot, make_wind
     # a new version of the strategy, sent as the worker sends a Run's levels
     old = out.mip.results[0]
     new = _altered(old.levels)
-    w.worker.sigReply.emit(replace(out, mip=replace(out.mip, results=(
+    send_reply(qtbot, w, replace(out, mip=replace(out.mip, results=(
         replace(old, levels=new),))))
     assert PREVIOUS in _choices(heat)
     with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS) as shown:
@@ -175,7 +175,7 @@ def test_device_n_runs_the_strategy_there_and_shows_exactly_what_differs(qtbot, 
         return replace(got, levels=_altered(got.levels))
 
     monkeypatch.setattr(heatmap_view, "run_on_device", wrong_device)
-    w.worker.sigReply.emit(out)  # the same Run again: what the device made is made anew
+    send_reply(qtbot, w, out)  # the same Run again: what the device made is made anew
     with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
         heat.select(str(PER_LEVEL), choice)
     old = out.mip.results[0].levels

@@ -13,7 +13,7 @@ from mipview.check import compare
 from mipview.io import imageio
 from mipview.ui.messages import Comparison, LevelsReady, LiveStats, OpenRequest
 from mipview.ui.workers.jobs import JobWorker
-from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait
+from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait, send_reply
 
 
 # --- JobWorker, in this thread -------------------------------------------------------------
@@ -133,14 +133,14 @@ def test_stale_results_of_a_stopped_job_are_ignored(qtbot, make_window, small_pn
         sig.connect(shown.append)
 
     # what the stopped job would still send: dropped
-    w.worker.sigReply.emit(old["output"])
-    w.worker.sigReply.emit(old["stats"])
+    send_reply(qtbot, w, old["output"])
+    send_reply(qtbot, w, old["stats"])
     assert shown == [] and w.output is new["output"] and w.chart.medians() == medians
     assert [p.key for p in w.pyramid.panels] == ["per-level"]
 
     # the same messages as the latest job's are shown: the filter is the job id
-    w.worker.sigReply.emit(LevelsReady(new_job, old["output"].mip, old["output"].level0))
-    w.worker.sigReply.emit(LiveStats(new_job, "dev", old["stats"].timings, 2, 0.1, True))
+    send_reply(qtbot, w, LevelsReady(new_job, old["output"].mip, old["output"].level0))
+    send_reply(qtbot, w, LiveStats(new_job, "dev", old["stats"].timings, 2, 0.1, True))
     assert [m.job for m in shown] == [new_job, new_job] and old_job != new_job
     assert [p.key for p in w.pyramid.panels] == ["blit", "per-level"]
     assert w.chart.medians() == [t.total.median for _, t in old["stats"].timings]
@@ -202,6 +202,7 @@ def test_comparison_of_another_run_is_dropped(qtbot, make_window, small_png):
     open_and_wait(qtbot, w, small_png)
     out = run_and_wait(qtbot, w, SPECS, repeat=0)["output"]
     heat = w.heatmap
+    w._sigCompare.disconnect(w.comparer.work)  # the replies sent below are the only ones
     heat.select("blit", "per-level")
     assert "computing" in heat.summary.text()
     fake = compare.level_errors(list(out.mip.results[0].levels), list(out.mip.results[0].levels),
@@ -210,10 +211,10 @@ def test_comparison_of_another_run_is_dropped(qtbot, make_window, small_png):
     shown = []
     w.sigComparisonShown.connect(shown.append)
     stale = Comparison(999, out.job - 1, "blit", "per-level", tuple(fake), maps)
-    w.comparer.sigReply.emit(stale)
+    send_reply(qtbot, w, stale, w.comparer)
     assert shown == [] and heat.table.rowCount() == 0
     current = Comparison(999, out.job, "blit", "per-level", tuple(fake), maps)
-    w.comparer.sigReply.emit(current)
+    send_reply(qtbot, w, current, w.comparer)
     assert shown == [current] and _table_max(heat) == [0.0] * len(fake)
 
 

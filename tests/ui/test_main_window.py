@@ -35,6 +35,13 @@ def open_and_wait(qtbot, window, path):
     return blocker.args[0]
 
 
+def send_reply(qtbot, window, msg, worker=None):
+    """Send ``msg`` as ``worker`` (default: the GPU worker) sends a reply, and wait until the
+    window has shown it (replies that come together are shown one per turn)."""
+    (worker or window.worker).sigReply.emit(msg)
+    qtbot.waitUntil(lambda: not window.replies.pending(), timeout=WAIT_MS)
+
+
 def run_and_wait(qtbot, window, specs=SPECS, repeat=4):
     """Run and collect what the window showed, in order."""
     window.panel.repeat_spin.setValue(repeat)

@@ -43,3 +43,32 @@ def test_a_failing_step_does_not_stop_the_ones_after(qtbot):
         steps.later(lambda: ran.append("after"))
         qtbot.waitUntil(lambda: ran == ["after"], timeout=1000)
     assert [type(e[1]) for e in raised] == [ValueError]
+
+
+@pytest.mark.usefixtures("qapp")
+def test_paced_calls_that_come_together_run_one_per_turn_in_order_before_views_steps(qtbot):
+    ran: list[str] = []
+    at: list[float] = []
+
+    def call(name: str):
+        return lambda: (ran.append(name), at.append(time.perf_counter()))
+
+    paced = steps.Paced()
+    steps.later(call("view step"))
+    for name in ("reply 1", "reply 2", "reply 3"):  # as a worker's replies come in one turn
+        paced.call(call(name))
+    assert ran == ["reply 1"] and paced.pending()  # the first at once, the others wait
+    qtbot.waitUntil(lambda: len(ran) == 4, timeout=2000)
+    assert ran == ["reply 1", "reply 2", "reply 3", "view step"] and not paced.pending()
+    gaps = [b - a for a, b in zip(at, at[1:], strict=False)]
+    assert min(gaps) >= 0.9 * steps.STEP_MS / 1000
+
+    # a call in a later turn is made at once; dropped calls are never made
+    qtbot.wait(1)
+    paced.call(call("alone"))
+    assert ran[-1] == "alone"
+    paced.call(call("dropped"))
+    assert paced.pending()
+    paced.drop()
+    qtbot.wait(5 * steps.STEP_MS)
+    assert "dropped" not in ran
