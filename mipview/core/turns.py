@@ -62,6 +62,13 @@ def stop() -> None:
         _beaten.notify_all()
 
 
+def ui_late() -> bool:
+    """The UI thread's heartbeat is late: it has been busy (painting, showing a reply) since it
+    last ran its timers."""
+    last = _last_beat
+    return last is not None and LATE_S < time.perf_counter() - last < GONE_S
+
+
 def give_turn() -> float:
     """Call between pieces of work that may run on a background thread: there, when the UI
     thread's heartbeat is late, sleeps until it beats again (at most WAIT_MAX_S); on the UI
@@ -71,8 +78,7 @@ def give_turn() -> float:
         return 0.0
     now = time.perf_counter()
     _last_wanted = now
-    last = _last_beat
-    if last is None or not LATE_S < now - last < GONE_S:
+    if not ui_late():
         return 0.0
     # wait on a condition, not in naps: a napping thread takes the lock at every wake-up,
     # which is what the UI thread must not have to wait for

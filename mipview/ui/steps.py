@@ -20,28 +20,32 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
+
+from mipview.core import turns
 
 #: a 0 ms timer would run in the same turn as a tick that was due
 STEP_MS = 2
 
-_queue: deque[Callable[[], None]] = deque()
+#: (step, the object it works on: the step is skipped once that is deleted)
+_queue: deque[tuple[Callable[[], None], QObject | None]] = deque()
 #: steps that go before ``_queue``'s (``soon``)
-_first: deque[Callable[[], None]] = deque()
+_first: deque[tuple[Callable[[], None], QObject | None]] = deque()
 _due = False
 
 
-def later(step: Callable[[], None]) -> None:
+def later(step: Callable[[], None], owner: QObject | None = None) -> None:
     """Run ``step`` on the UI thread, after the steps queued before it, each in a turn of its
-    own. Call on the UI thread."""
-    _queue.append(step)
+    own; not at all once ``owner`` (the view it draws in) is deleted. Call on the UI thread."""
+    _queue.append((step, owner))
     _schedule()
 
 
-def soon(step: Callable[[], None]) -> None:
+def soon(step: Callable[[], None], owner: QObject | None = None) -> None:
     """As :func:`later`, but before every step queued by :func:`later` (after those queued by
     ``soon`` before it)."""
-    _first.append(step)
+    _first.append((step, owner))
     _schedule()
 
 
@@ -54,10 +58,10 @@ def _schedule() -> None:
 
 def _run_one() -> None:
     try:
-        if _first:
-            _first.popleft()()
-        elif _queue:
-            _queue.popleft()()
+        if _first or _queue:
+            step, owner = (_first or _queue).popleft()
+            if owner is None or shiboken6.isValid(owner):
+                step()
     finally:
         after_paints(_next_one)
 
@@ -95,9 +99,10 @@ def after_paints(fn: Callable[[], None]) -> None:
 
 class Paced:
     """Calls that come in bursts (a worker's replies, in order), one at a time, each in a turn
-    after the paints of the one before: a call is made at once when none is waiting and the
-    paints of the last one are done, else queued as a step (:func:`soon`). Call on the UI
-    thread."""
+    after the paints of the one before: a call is made at once when none is waiting, the paints
+    of the last one are done and the UI thread has not been busy since its last timers (a late
+    heartbeat, :func:`mipview.core.turns.ui_late`: a view's step or its paint in this turn),
+    else queued as a step (:func:`soon`). Call on the UI thread."""
 
     def __init__(self) -> None:
         self._waiting: deque[Callable[[], None]] = deque()
@@ -105,7 +110,7 @@ class Paced:
         self._painting = False
 
     def call(self, fn: Callable[[], None]) -> None:
-        if not self._waiting and not self._painting:
+        if not self._waiting and not self._painting and not turns.ui_late():
             self._make(fn)
             return
         self._waiting.append(fn)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
+import shiboken6
+from PySide6.QtCore import QObject
 
 from mipview.ui import steps
 
@@ -72,3 +74,15 @@ def test_paced_calls_that_come_together_run_one_per_turn_in_order_before_views_s
     paced.drop()
     qtbot.wait(5 * steps.STEP_MS)
     assert "dropped" not in ran
+
+
+@pytest.mark.usefixtures("qapp")
+def test_a_step_of_a_deleted_view_is_skipped(qtbot):
+    """A closed window's views leave steps queued; they must not run on deleted widgets."""
+    ran: list[str] = []
+    view = QObject()
+    steps.later(lambda: ran.append("of the deleted view"), view)
+    steps.later(lambda: ran.append("kept"))
+    shiboken6.delete(view)
+    qtbot.waitUntil(lambda: "kept" in ran, timeout=1000)
+    assert ran == ["kept"]

@@ -560,7 +560,7 @@ class PyramidView(QWidget):
 
     def _next_prepare_step(self) -> None:
         generation = self._prep_generation
-        steps.later(lambda: self._prepare_step(generation))
+        steps.later(lambda: self._prepare_step(generation), self)
 
     def _prepare_step(self, generation: int) -> None:
         if self._preparing is None or generation != self._prep_generation:
@@ -991,7 +991,7 @@ class PyramidView(QWidget):
         for panel in self.panels:
             if spread and made and self._wants_items(panel):
                 steps.later(lambda panel=panel, relayout=relayout:
-                            self._items_late(panel, relayout))
+                            self._items_late(panel, relayout), self)
                 continue
             made |= self._place_items(panel)
             self._draw_items(panel)

@@ -545,7 +545,7 @@ class TimingChart(QWidget):
         curve. Made with a Run's first figures, they were its longest stall (the curves with
         their legend entries: 40-60 ms for five on 2 cores; docs/bench/window-31)."""
         if len(self.value_labels) < len(names) or any(n not in self.curves for n in names):
-            steps.later(lambda: self._prepare_step(names))
+            steps.later(lambda: self._prepare_step(names), self)
 
     def _prepare_step(self, names: list[str]) -> None:
         if len(self.value_labels) < len(names):
