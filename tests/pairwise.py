@@ -9,21 +9,29 @@ values of any two factors in some case, in a fraction of the cases. allpairspy m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import combinations
+from collections.abc import Iterable, Sequence
+from itertools import combinations, product
 from typing import Any
 
 import pytest
 from allpairspy import AllPairs
 
 
+def missing_pairs(cases: Iterable[Sequence[Any]],
+                  every: Iterable[Sequence[Any]]) -> set[tuple[int, Any, int, Any]]:
+    """(factor i, value a, factor j, value b) of every pair of values that some case of
+    ``every`` (all the cases that can run) holds and none of ``cases`` does."""
+    def pairs(rows: Iterable[Sequence[Any]]) -> set[tuple[int, Any, int, Any]]:
+        return {(i, row[i], j, row[j]) for row in rows
+                for i, j in combinations(range(len(row)), 2)}
+
+    return pairs(every) - pairs(cases)
+
+
 def uncovered(rows: Sequence[Sequence[int]], sizes: Sequence[int]) -> set[tuple[int, int, int, int]]:
-    """(factor i, value a, factor j, value b) of every pair no row holds; rows and values are
-    indices into the factors, ``sizes`` their lengths."""
-    want = {(i, a, j, b) for i, j in combinations(range(len(sizes)), 2)
-            for a in range(sizes[i]) for b in range(sizes[j])}
-    return want - {(i, row[i], j, row[j]) for row in rows
-                   for i, j in combinations(range(len(sizes)), 2)}
+    """:func:`missing_pairs` of ``rows`` in the full product: rows and values are indices into
+    the factors, ``sizes`` their lengths."""
+    return missing_pairs(rows, product(*(range(n) for n in sizes)))
 
 
 def all_pairs(*factors: Sequence[Any]) -> list[tuple[Any, ...]]:
