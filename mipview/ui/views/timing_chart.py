@@ -76,7 +76,7 @@ def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
     plot.setLabel("left", axis, units="us")
     plot.getAxis("left").enableAutoSIPrefix(False)
     plot.showGrid(y=True, alpha=0.25)
-    major_grid_only(plot)
+    time_axes(plot)
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.setTitle(title)
@@ -85,7 +85,7 @@ def time_bar_plot(plot: pg.PlotItem, axis: str, title: str) -> pg.BarGraphItem:
     return bars
 
 
-def major_grid_only(plot: pg.PlotItem) -> None:
+def time_axes(plot: pg.PlotItem) -> None:
     """Ticks, labels and grid lines at the major ticks only (see the module docstring), and
     room for microseconds up to six digits, so a growing time never re-lays the plot out."""
     for name in ("left", "bottom"):
@@ -219,7 +219,7 @@ class TimingChart(QWidget):
         self.history_plot.getAxis("left").enableAutoSIPrefix(False)
         self.history_plot.setLabel("bottom", "update")
         self.history_plot.showGrid(x=True, y=True, alpha=0.2)
-        major_grid_only(self.history_plot)
+        time_axes(self.history_plot)
         self.history_plot.disableAutoRange()  # steady_range instead
         self.history_plot.setTitle("history")
         self.history_plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
@@ -227,7 +227,7 @@ class TimingChart(QWidget):
         self.dist_plot.setLabel("left", "GPU time", units="us")
         self.dist_plot.getAxis("left").enableAutoSIPrefix(False)
         self.dist_plot.showGrid(y=True, alpha=0.2)
-        major_grid_only(self.dist_plot)
+        time_axes(self.dist_plot)
         self.dist_plot.setMouseEnabled(x=False, y=False)
         self.dist_plot.hideButtons()
         self.dist_plot.setTitle("distribution of the samples")
