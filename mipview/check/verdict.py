@@ -104,8 +104,10 @@ class ReferenceCache:
     def _cached(self, level0: np.ndarray, key: tuple[object, ...],
                 make: Callable[[], object]) -> object:
         held = getattr(self._held, "value", None)
-        fingerprint = held[1] if held is not None and held[0] is level0 else self._fingerprint(
-            level0)
+        if held is not None and held[0] is level0:
+            fingerprint = held[1]
+        else:
+            fingerprint = self._fingerprint(level0)
         with self._lock:
             if level0 is not self._level0 or fingerprint != self._key:
                 self._level0, self._key, self._refs = level0, fingerprint, {}
