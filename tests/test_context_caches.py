@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
+
+from mipview.core.formats import Format
+from mipview.gpu.vulkan import resources
 from mipview.gpu.vulkan.pipelines import closing_cache, get_sampler
+from mipview.gpu.vulkan.resources import MipImage, readback_buffer
 
 
 def test_closing_cache_frees_its_values_once_on_close() -> None:
@@ -32,3 +37,37 @@ def test_samplers_are_cached_per_context(gpu) -> None:
         low = get_sampler(gpu, reduction="min")
         assert get_sampler(gpu, reduction="min") is low and low not in (linear, nearest)
         assert cache[(True, "min")] is low
+
+
+def test_reads_back_through_one_kept_buffer(gpu, monkeypatch) -> None:
+    with readback_buffer(gpu, 4096) as first:
+        with readback_buffer(gpu, 64) as meanwhile:  # the kept one is taken: one of its own
+            assert meanwhile is not first
+        assert meanwhile.handle is not None  # kept until the larger one comes back
+    assert meanwhile.handle is None and first.handle is not None
+    with readback_buffer(gpu, 1000) as again:
+        assert again is first
+    with readback_buffer(gpu, 8192) as grown:  # too small: replaced
+        assert grown.size >= 8192 and first.handle is None
+    monkeypatch.setattr(resources, "KEEP_BYTES", 10_000)
+    with readback_buffer(gpu, 20_000) as large:  # too large to keep
+        pass
+    assert large.handle is None and gpu.caches["readback"] == {"buffer": grown}
+
+
+def test_levels_read_back_stay_when_the_kept_buffer_is_read_again(gpu) -> None:
+    from mipview.io import synthetic
+
+    fmt = Format.parse("unorm")
+    images = [MipImage(gpu, fmt, 37, 19), MipImage(gpu, fmt, 37, 19)]
+    level0 = synthetic.image(37, 19).storage(fmt)
+    try:
+        images[0].upload(level0)
+        images[1].upload(255 - level0)
+        first = images[0].read_levels()
+        images[1].read_levels()  # through the same buffer
+    finally:
+        for image in images:
+            image.destroy()
+    assert gpu.caches["readback"]["buffer"].size >= sum(a.nbytes for a in first)
+    np.testing.assert_array_equal(first[0], level0)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from mipview.core.bands import for_rows
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
+from mipview.gpu.vulkan.pipelines import closing_cache
 from mipview.gpu.vulkan.sync import image_barrier, memory_barrier
 from mipview.gpu.vulkan.vkapi import flag, vk
 
@@ -28,6 +32,10 @@ def allocate(ctx: GpuContext, req: Any, what: str,
             allocationSize=req.size, memoryTypeIndex=mtype), None)
     except vk.VkError as exc:
         raise MipviewError(f"out of GPU memory {what}") from exc
+
+
+#: the bytes of one row of :meth:`Buffer.read`'s bands
+_ROW = 1 << 16
 
 
 class Buffer:
@@ -61,10 +69,20 @@ class Buffer:
             vk.vkUnmapMemory(self.ctx.device, self.memory)  # the view must not outlive this
 
     def read(self, size: int | None = None, offset: int = 0) -> np.ndarray:
+        """A copy of ``size`` bytes (default: to the end) from ``offset``, made in bands on the
+        analysis threads: most of a large copy is the first touch of the new array's pages
+        (89 MB: 118 ms in one thread on a 2-core machine)."""
         n = self.size - offset if size is None else size
         mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, n, 0)
         try:
-            return np.frombuffer(mapped, np.uint8, count=n).copy()
+            src = np.frombuffer(mapped, np.uint8, count=n)
+            out = np.empty(n, np.uint8)
+
+            def band(start: int, stop: int) -> None:
+                out[start * _ROW:stop * _ROW] = src[start * _ROW:stop * _ROW]
+
+            for_rows(band, -(-n // _ROW), n)
+            return out
         finally:
             vk.vkUnmapMemory(self.ctx.device, self.memory)
 
@@ -73,6 +91,41 @@ class Buffer:
             vk.vkDestroyBuffer(self.ctx.device, self.handle, None)
             vk.vkFreeMemory(self.ctx.device, self.memory, None)
             self.handle = None
+
+
+#: the largest read-back buffer a context keeps: an 8192^2 RGBA8 chain (358 MB) or a 4096^2
+#: RGBA32F one fits; larger reads are rare enough to pay their allocation
+KEEP_BYTES = 512 << 20
+
+
+@contextlib.contextmanager
+def readback_buffer(ctx: GpuContext, size: int) -> Iterator[Buffer]:
+    """A host-visible buffer of at least ``size`` bytes to copy an image into and read, for the
+    ``with`` body: the one the context keeps when it is free and large enough.
+
+    Host-visible memory is pinned as it is allocated: on an H100 a 4096^2 RGBA8 chain's 89 MB
+    took 20-30 ms, once per strategy of a Run, before its timing could start. A context keeps
+    one buffer (up to :data:`KEEP_BYTES`), grown when a read needs more, freed on close."""
+    kept = closing_cache(ctx, "readback", Buffer.destroy)
+    # taken while in use: a read meanwhile (another thread) makes its own
+    buf = kept.pop("buffer", None) if size <= KEEP_BYTES else None
+    if buf is not None and buf.size < size:
+        buf.destroy()
+        buf = None
+    if buf is None:
+        buf = Buffer(ctx, size, flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"), True)
+    try:
+        yield buf
+    finally:
+        if buf.size > KEEP_BYTES:
+            buf.destroy()
+        else:
+            other = kept.pop("buffer", None)  # one made meanwhile: the larger one stays
+            if other is not None and other.size > buf.size:
+                buf, other = other, buf
+            if other is not None:
+                other.destroy()
+            kept["buffer"] = buf
 
 
 def _subresource(level: int, layers: int, aspect: str = "COLOR") -> Any:
@@ -328,8 +381,7 @@ class MipImage:
         channels a format lacks as a shader reads them: Format.unpack)."""
         sizes = [self.level_bytes(i) for i in range(self.levels)]
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-        buf = Buffer(self.ctx, sum(sizes), flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"), True)
-        try:
+        with readback_buffer(self.ctx, sum(sizes)) as buf:
             with self.ctx.one_shot() as cmd:
                 image_barrier(cmd, self.image, "GENERAL", "TRANSFER_SRC_OPTIMAL", "ALL_COMMANDS",
                               "MEMORY_WRITE", "TRANSFER", "TRANSFER_READ", 0, self.levels,
@@ -351,9 +403,7 @@ class MipImage:
                               "TRANSFER_READ", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE",
                               0, self.levels, self.layers)
                 memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "HOST", "HOST_READ")
-            raw = buf.read()
-        finally:
-            buf.destroy()
+            raw = buf.read(sum(sizes))
         out = []
         # views of ``raw``, our own copy of the mapped memory: a second copy per level would
         # cost another pass over the pyramid before the timing can start

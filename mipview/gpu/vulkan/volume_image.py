@@ -25,6 +25,7 @@ from mipview.gpu.vulkan.resources import (
     allocate,
     clear_to_sentinel,
     level_view,
+    readback_buffer,
 )
 from mipview.gpu.vulkan.sync import image_barrier, memory_barrier
 from mipview.gpu.vulkan.vkapi import flag, vk
@@ -133,8 +134,7 @@ class VolumeImage:
         shader reads them: Format.unpack)."""
         sizes = [self.level_bytes(i) for i in range(self.levels)]
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-        buf = Buffer(self.ctx, sum(sizes), flag("VK_BUFFER_USAGE_TRANSFER_DST_BIT"), True)
-        try:
+        with readback_buffer(self.ctx, sum(sizes)) as buf:
             with self.ctx.one_shot() as cmd:
                 image_barrier(cmd, self.image, "GENERAL", "TRANSFER_SRC_OPTIMAL", "ALL_COMMANDS",
                               "MEMORY_WRITE", "TRANSFER", "TRANSFER_READ", 0, self.levels)
@@ -146,9 +146,7 @@ class VolumeImage:
                               "TRANSFER_READ", "ALL_COMMANDS", "MEMORY_READ|MEMORY_WRITE", 0,
                               self.levels)
                 memory_barrier(cmd, "TRANSFER", "TRANSFER_WRITE", "HOST", "HOST_READ")
-            raw = buf.read()
-        finally:
-            buf.destroy()
+            raw = buf.read(sum(sizes))
         out = []
         for k in range(self.levels):
             w, h, d = self.level_size(k)
