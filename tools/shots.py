@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtCore import QSettings
 
     from mipview.core.specs import parse_spec_list
+    from mipview.ui import steps
     from mipview.ui.app import ensure_app
     from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
     from mipview.ui.main_window import MainWindow
@@ -88,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     view = window.pyramid
 
     def shot(name: str, widget=None) -> None:
-        _spin(app, lambda: not view.pool.busy() and not window.heatmap.pool.busy())
+        _spin(app, lambda: not view.pool.busy() and not window.heatmap.pool.busy()
+              and not steps.pending())
         app.processEvents()
         (widget or window).grab().save(str(out / name), "PNG")
         print(f"wrote {out / name}")

@@ -49,6 +49,11 @@ def soon(step: Callable[[], None], owner: QObject | None = None) -> None:
     _schedule()
 
 
+def pending() -> bool:
+    """Steps are queued (a test or a screenshot waits for what they show)."""
+    return bool(_first or _queue)
+
+
 def _schedule() -> None:
     global _due
     if (_first or _queue) and not _due:

@@ -15,6 +15,7 @@ from PySide6.QtTest import QTest
 from mipview.check import compare
 from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
+from mipview.ui import steps
 from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog, window_shortcuts
 from mipview.ui.display import MARKS, normalised
 from mipview.ui.views.heatmap_view import NEGATIVE_COLUMN, NONFINITE_COLUMN
@@ -48,7 +49,7 @@ def test_signed_map_lock_and_flip_against_the_arrays(qtbot, make_window, small_p
                           < d.max())
     heat.table.selectRow(level)
     heat.map_combo.setCurrentIndex(heat.map_combo.findData(channel))
-    qtbot.waitUntil(lambda: not heat.pool.busy(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not heat.pool.busy() and not steps.pending(), timeout=WAIT_MS)
     signed = compare.signed_error(blit[level], per_level[level], fmt, channel)
     assert np.array_equal(heat.image.image, signed)
     lo, hi = heat.colorbar.levels()
@@ -64,8 +65,8 @@ def test_signed_map_lock_and_flip_against_the_arrays(qtbot, make_window, small_p
 
     # against the exact reference: the reference the pyramid view shows
     heat.select("blit")
-    qtbot.waitUntil(lambda: heat.reference is not None and not heat.pool.busy(),
-                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: heat.reference is not None and not heat.pool.busy()
+                    and not steps.pending(), timeout=WAIT_MS)
     shown_level = heat.shown_level
     assert np.array_equal(heat.image.image, compare.signed_error(
         blit[shown_level], heat.reference[shown_level], fmt, channel))
