@@ -62,9 +62,9 @@ def _turn(app) -> None:
 
 class _TurnLog:
     """``--turns MS``: every turn of the event loop longer than MS while a phase is measured,
-    with what it ran (paints and their sizes, timers, layouts, the worker replies routed, the
-    garbage collections of any thread) and how long each took: what made the UI thread's long
-    turns, where the sampler of ``--why`` sees too little."""
+    with what it ran (paints and their sizes, timers, layouts, the worker replies routed and the
+    views' steps, the garbage collections of any thread) and how long each took: what made the
+    UI thread's long turns, where the sampler of ``--why`` sees too little."""
 
     def __init__(self, app, window, longer_ms: float) -> None:
         from PySide6.QtCore import QEvent, QObject
@@ -102,6 +102,16 @@ class _TurnLog:
             log.append((time.perf_counter(), f"  gc gen {info['generation']} {phase} in "
                                              f"{threading.current_thread().name}"))
         gc.callbacks.append(collected)
+        from mipview.ui import steps
+
+        def naming(queue):  # name the steps a timer runs
+            def queued(step, owner=None) -> None:
+                def named() -> None:
+                    log.append((time.perf_counter(), f"  step {step.__qualname__}"))
+                    step()
+                queue(named, owner)
+            return queued
+        steps.later, steps.soon = naming(steps.later), naming(steps.soon)
         routes = window._routes  # name the replies a MetaCall delivers
         for kind, route in list(routes.items()):
             def logged(win, msg, route=route, name=kind.__name__) -> None:
