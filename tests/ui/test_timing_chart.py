@@ -7,6 +7,7 @@ import pytest
 
 from mipview.core.results import GpuTiming, TimingStats
 from mipview.core.specs import StrategySpec
+from mipview.ui import steps
 from mipview.ui.messages import LiveStats
 from mipview.ui.views.timing_chart import TimingChart, steady_range
 
@@ -27,18 +28,24 @@ def _stats(*medians: float) -> LiveStats:
         for i, m in enumerate(medians)), 3, 0.1)
 
 
-@pytest.mark.usefixtures("qapp")
-def test_chart_ranges_hold_while_the_data_stay_inside():
+def _update(qtbot, chart: TimingChart, stats: LiveStats) -> None:
+    """``update_stats`` and the history's step after it."""
+    chart.update_stats(stats)
+    qtbot.waitUntil(lambda: not steps.pending(), timeout=2000)
+
+
+def test_chart_ranges_hold_while_the_data_stay_inside(qtbot):
     chart = TimingChart()
-    chart.update_stats(_stats(100.0, 150.0))
+    qtbot.addWidget(chart)
+    _update(qtbot, chart, _stats(100.0, 150.0))
     bars = chart.plot.viewRange()[1]
     assert bars[0] == 0.0 and bars[1] >= 150.0 * 1.02
     history = chart.history_plot.viewRange()
-    chart.update_stats(_stats(101.0, 149.0))
+    _update(qtbot, chart, _stats(101.0, 149.0))
     assert chart.plot.viewRange()[1] == bars
     assert chart.history_plot.viewRange()[1] == history[1]
     assert chart.medians() == [101.0, 149.0]
-    chart.update_stats(_stats(300.0, 149.0))  # out of range: the ranges follow
+    _update(qtbot, chart, _stats(300.0, 149.0))  # out of range: the ranges follow
     assert chart.plot.viewRange()[1][1] >= 300.0 * 1.02
     assert chart.history_plot.viewRange()[1][1] >= 300.0
 
@@ -70,7 +77,7 @@ def test_labels_and_curves_made_ahead_in_steps_are_the_ones_the_figures_use(qtbo
     made = list(chart.value_labels)
     curves = dict(chart.curves)
     assert not any(label.isVisible() for label in made)
-    chart.update_stats(_stats(10.0, 20.0, 30.0))
+    _update(qtbot, chart, _stats(10.0, 20.0, 30.0))
     assert chart.value_labels == made and all(label.isVisible() for label in made)
     assert [label.textItem.toPlainText() for label in made] == ["10.0 us", "20.0 us", "30.0 us"]
     # the update drew into the curves made ahead, each in its bar's colour
@@ -78,6 +85,22 @@ def test_labels_and_curves_made_ahead_in_steps_are_the_ones_the_figures_use(qtbo
     assert [list(curves[f"s{i}"].getData()[1]) for i in range(3)] == [[10.0], [20.0], [30.0]]
     fresh = TimingChart()
     qtbot.addWidget(fresh)
-    fresh.update_stats(_stats(10.0, 20.0, 30.0))
+    _update(qtbot, fresh, _stats(10.0, 20.0, 30.0))
     assert [fresh.curves[f"s{i}"].opts["pen"].color().name() for i in range(3)] == \
         [curves[f"s{i}"].opts["pen"].color().name() for i in range(3)]
+
+
+def test_the_history_follows_the_bars_in_one_step_for_the_updates_meanwhile(qtbot):
+    chart = TimingChart()
+    qtbot.addWidget(chart)
+    chart.update_stats(_stats(10.0, 20.0))
+    chart.update_stats(_stats(11.0, 21.0))
+    assert chart.medians() == [11.0, 21.0]  # the bars at once
+    assert chart.curves == {} and steps.pending()  # the history in a step, not in this turn
+    drawn = []
+    original = chart._update_history
+    chart._update_history = lambda: (drawn.append(1), original())
+    qtbot.waitUntil(lambda: not steps.pending(), timeout=2000)
+    assert drawn == [1]  # one step drew both updates
+    assert [list(chart.curves[f"s{i}"].getData()[1]) for i in range(2)] == \
+        [[10.0, 11.0], [20.0, 21.0]]
