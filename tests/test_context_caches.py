@@ -40,17 +40,21 @@ def test_samplers_are_cached_per_context(gpu) -> None:
 
 
 def test_reads_back_through_one_kept_buffer(gpu, monkeypatch) -> None:
-    with readback_buffer(gpu, 4096) as first:
+    # sizes above what the session's context keeps from earlier tests
+    before = closing_cache(gpu, "readback", resources.Buffer.destroy).get("buffer")
+    size = (before.size if before is not None else 0) + 4096
+    with readback_buffer(gpu, size) as first:
         with readback_buffer(gpu, 64) as meanwhile:  # the kept one is taken: one of its own
             assert meanwhile is not first
         assert meanwhile.handle is not None  # kept until the larger one comes back
     assert meanwhile.handle is None and first.handle is not None
-    with readback_buffer(gpu, 1000) as again:
+    assert before is None or before.handle is None  # too small: replaced
+    with readback_buffer(gpu, size - 100) as again:
         assert again is first
-    with readback_buffer(gpu, 8192) as grown:  # too small: replaced
-        assert grown.size >= 8192 and first.handle is None
-    monkeypatch.setattr(resources, "KEEP_BYTES", 10_000)
-    with readback_buffer(gpu, 20_000) as large:  # too large to keep
+    with readback_buffer(gpu, 2 * size) as grown:
+        assert grown.size >= 2 * size and first.handle is None
+    monkeypatch.setattr(resources, "KEEP_BYTES", 3 * size)
+    with readback_buffer(gpu, 4 * size) as large:  # too large to keep
         pass
     assert large.handle is None and gpu.caches["readback"] == {"buffer": grown}
 
