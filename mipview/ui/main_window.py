@@ -161,6 +161,8 @@ class MainWindow(QMainWindow):
         self.caps: DeviceCaps | None = None
         self.opened: OpenedImage | None = None
         self.output: LevelsReady | None = None
+        #: the Run that finished while its levels waited for their panels (``PyramidView.filling``)
+        self._finished_unshown: int | None = None
         self.analysis: RunAnalysed | None = None
         #: the Run of a volume shown (its chains are in the pyramid view), else None
         self.volume_ran: VolumeRan | None = None
@@ -221,6 +223,7 @@ class MainWindow(QMainWindow):
         self.batch.sigStop.connect(self.stop)
         self.sweep.sigRun.connect(self.run_sweep)
         self.sweep.sigStop.connect(self.stop)
+        self.pyramid.sigFilled.connect(self._run_filled)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
         self.heatmap.sigCompare.connect(self._compare)
         self.heatmap.sigError.connect(self._on_error)  # a saved run that does not fit
@@ -899,7 +902,15 @@ class MainWindow(QMainWindow):
         if skipped or out.notes:
             self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)
         self._show_validation(mip.validation_messages)
-        self.sigRunShown.emit(out)
+        if not self.pyramid.filling:  # else once they fill the panels made for them
+            self.sigRunShown.emit(out)
+
+    def _run_filled(self) -> None:
+        if self.output is not None and self._is_latest("run", self.output.job):
+            self.sigRunShown.emit(self.output)
+        if self._finished_unshown is not None:
+            job, self._finished_unshown = self._finished_unshown, None
+            self.sigJobFinished.emit(job)
 
     def _on_volume(self, ran: VolumeRan) -> None:
         if not self._is_latest("run", ran.job):
@@ -1024,6 +1035,9 @@ class MainWindow(QMainWindow):
             self.pyramid.discard_prepared()
         if self._is_latest("run", job) and self.output is not None and not self.run_label.text():
             self.run_label.setText(f"last run: {len(self.output.mip.results)} strategies")
+        if self.pyramid.filling and self.output is not None and self.output.job == job:
+            self._finished_unshown = job  # finished once its levels are shown (_run_filled)
+            return
         self.sigJobFinished.emit(job)
 
     def _set_busy(self) -> None:

@@ -11,7 +11,7 @@ from mipview.core.specs import StrategySpec
 from mipview.io import containers
 from mipview.ui.display import to_display
 from tests.ui.conftest import stamp_image
-from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait
+from tests.ui.test_main_window import SPECS, WAIT_MS, open_and_wait, run_and_wait, send_reply
 
 
 def _pyramid(w: int, h: int) -> tuple[np.ndarray, ...]:
@@ -72,37 +72,64 @@ def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
     assert np.array_equal(view.displayed("b", 6), to_display(last, fmt, 0, view.settings))
 
 
-def test_results_before_the_panels_are_made_get_their_items_a_panel_per_turn(view, qtbot):
-    """A fast GPU's results come in the turn after Run: the first panel gets its items then,
-    the others one per turn after (made in the results' turn, five chains' items were the
-    longest turn of a first Run on the H200), and each is drawn once it has them."""
+def test_results_before_the_panels_are_made_fill_them_in_prepares_last_step(view, qtbot):
+    """A fast GPU's results come while prepare still makes the panels. The results' turn makes
+    no panel, grid or image item (made there, they were a first Run's longest turn on the H100
+    machine); prepare's steps go on, one panel or one panel's items per turn, and the last one
+    fills the panels. A panel for a result that did not come is not made."""
     fmt = Format.UNORM
     view.set_pyramids([("source", "stamp (source)", (stamp_image(),), fmt)])
+    filled: list[list[str]] = []
+    view.sigFilled.connect(lambda: filled.append([p.key for p in view.panels if p.levels]))
     view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
-    assert view.preparing
-    keys = ["a", "b", "c"]
+    qtbot.waitUntil(lambda: len(view._ahead) == 1, timeout=2000)
+    keys = ["a", "b"]  # "c" was skipped
     view.set_pyramids([(k, k.upper(), _pyramid(64, 48), fmt) for k in keys])
-    assert not view.preparing and [p.key for p in view.panels] == keys
-    assert [len(p.items) for p in view.panels] == [7, 0, 0]
-    # after each later step: how many panels have their items
-    with_items: list[int] = []
-    late = view._items_late
+    assert view.filling and view.preparing and view.pending
+    assert [p.key for p in view.panels] == ["source"] and list(view._ahead) == ["a"]
+    # after each later step: panels made, and panels with their image items
+    counts: list[tuple[int, int]] = []
+    step = view._prepare_step
 
-    def counted(panel, relayout) -> None:
-        late(panel, relayout)
-        with_items.append(sum(bool(p.items) for p in view.panels))
+    def counted(generation: int) -> None:
+        step(generation)
+        new = [p for p in view.panels if p.key != "source"]
+        counts.append((len(view._ahead) + len(new), sum(bool(p.items) for p in new)))
 
-    view._items_late = counted
-    qtbot.waitUntil(lambda: all(p.items for p in view.panels), timeout=2000)
-    assert with_items == [2, 3]
-    assert [len(p.items) for p in view.panels] == [7, 7, 7]
+    view._prepare_step = counted
+    qtbot.waitUntil(lambda: not view.filling, timeout=2000)
+    assert counts == [(2, 0), (2, 0), (2, 1), (2, 2), (2, 2)]
+    assert filled == [keys] and not view.pending and not view.preparing
+    assert [(p.key, p.label.text) for p in view.panels] == [("a", "A"), ("b", "B")]
+    assert [len(p.items) for p in view.panels] == [7, 7]
     for k in keys:
         qtbot.waitUntil(lambda k=k: view.displayed(k, 6) is not None, timeout=WAIT_MS)
         assert np.array_equal(view.displayed(k, 6),
                               to_display(view.panel_levels(k)[6], fmt, 0, view.settings))
-    # a later Run of the same sizes keeps the items: nothing is left to a later turn
-    view.set_pyramids([(k, k.upper(), _pyramid(64, 48), fmt) for k in keys])
-    assert [len(p.items) for p in view.panels] == [7, 7, 7]
+
+
+def test_the_window_shows_a_run_once_its_levels_fill_the_panels(qtbot, make_window, small_png):
+    w = make_window()
+    open_and_wait(qtbot, w, small_png)
+    w.panel.repeat_spin.setValue(0)
+    out = run_and_wait(qtbot, w, SPECS)["output"]
+    open_and_wait(qtbot, w, small_png)  # the source alone again
+    signals: list[tuple[str, list[str]]] = []
+
+    def record(name: str) -> None:
+        signals.append((name, [p.key for p in w.pyramid.panels if p.levels]))
+
+    w.sigRunShown.connect(lambda _o: record("shown"))
+    w.sigJobFinished.connect(lambda j: record("finished") if j == out.job else None)
+    # the same levels again, and the end of their job, as they come on a fast GPU while the
+    # panels are still being made: the window says so once the levels are in the panels
+    w.pyramid.prepare([(str(s), containers.title(s)) for s in SPECS], 64, 48)
+    send_reply(qtbot, w, out)
+    w.worker.sigJobFinished.emit(out.job)
+    qtbot.waitUntil(lambda: not w.replies.pending(), timeout=WAIT_MS)
+    assert w.pyramid.filling and signals == []
+    qtbot.waitUntil(lambda: len(signals) == 2, timeout=WAIT_MS)
+    assert signals == [("shown", [str(s) for s in SPECS]), ("finished", [str(s) for s in SPECS])]
 
 
 def test_a_run_that_brings_nothing_gives_the_view_back(view, qtbot):
@@ -158,3 +185,14 @@ def test_run_makes_its_panels_ahead_and_its_levels_fill_them(qtbot, make_window,
     assert [p.key for p in w.pyramid.panels] == list(made)
     assert all(p is made[p.key][0] and len(p.levels) == 7 for p in w.pyramid.panels)
     assert new.scene() is None
+
+
+def test_panels_added_together_are_laid_out_at_once(view):
+    """The grid is laid out once for all the panels added (not after each item, as pyqtgraph
+    does), and before the turn ends: a fit in that turn needs the boxes' sizes."""
+    fmt = Format.UNORM
+    view.set_pyramids([(k, k.upper(), _pyramid(64, 48), fmt) for k in "abc"])
+    boxes = [p.view.geometry() for p in view.panels]
+    assert all(b.width() > 50 and b.height() > 50 for b in boxes)
+    assert len({(b.x(), b.y()) for b in boxes}) == 3
+    assert not any(b.intersects(c) for i, b in enumerate(boxes) for c in boxes[i + 1:])

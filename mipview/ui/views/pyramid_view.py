@@ -275,6 +275,8 @@ def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
 class PyramidView(QWidget):
     sigHover = Signal(str)
     sigLocked = Signal(object)
+    #: the pyramids that waited for :meth:`prepare`'s panels are in them (``filling``)
+    sigFilled = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -431,9 +433,8 @@ class PyramidView(QWidget):
         #: end an earlier one's turns), and the panels made so far, not in the grid yet
         self._preparing: tuple[list[tuple[str, str]], int, list[tuple[int, int]]] | None = None
         self._prep_generation = 0
-        #: layouts made so far: a panel's items left to a later turn by one are not made once
-        #: another came
-        self._relayouts = 0
+        #: the results came while prepare still made their panels: they fill them in its last step
+        self._filling = False
         self._ahead: dict[str, Panel] = {}
         #: the last fit: the first panel's box, what it fitted (the levels' places) and the
         #: range it left
@@ -551,7 +552,7 @@ class PyramidView(QWidget):
         sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
         self._preparing = (list(pyramids), self._columns_for(len(pyramids), width, height), sizes)
         self._prep_generation += 1
-        self._pending = True
+        self._pending = True  # pyramids still waiting (filling) are shown in its last step
         self.flip_button.setEnabled(False)  # until the results come
         # one panel per turn of the event loop, then the grid, then each panel's image items:
         # made in the press of Run they stalled the window 40-57 ms on the H100 machine, while
@@ -586,13 +587,18 @@ class PyramidView(QWidget):
             self._next_prepare_step()
             return
         self._preparing = None
-        self._relayout()
+        if self._filling:
+            self._filling = False
+            self._rebuild()
+            self.sigFilled.emit()
+        else:
+            self._relayout()
 
     def discard_prepared(self) -> None:
         """The Run :meth:`prepare` made panels for ended without results (stopped, or
         failed): its empty panels go, and the view shows its pyramids again, at the range it
         had. Nothing to do once the results came."""
-        if not self._pending:
+        if not self._pending or self._filling:
             return
         before = self._range_before
         self._preparing = None
@@ -605,6 +611,12 @@ class PyramidView(QWidget):
     def preparing(self) -> bool:
         """Whether :meth:`prepare` is still making panels or their image items."""
         return self._preparing is not None
+
+    @property
+    def filling(self) -> bool:
+        """Whether the pyramids set last wait for :meth:`prepare`'s panels: they are shown in
+        its last step, which emits ``sigFilled``."""
+        return self._filling
 
     @property
     def pending(self) -> bool:
@@ -895,10 +907,15 @@ class PyramidView(QWidget):
         entries = list(self._pyramids)
         if self.reference_check.isChecked() and self._reference is not None:
             entries.append(self.entries()[-1])
-        # results that come while prepare still makes their items (a fast GPU's first Run):
-        # the rest are made a panel per turn, where five chains' items made in the results'
-        # turn were that Run's longest turn (25 ms on the H200 machine)
-        spread = self._preparing is not None
+        if self._preparing is not None and self._pending:
+            # results that come while prepare still makes their panels (a fast GPU's first
+            # Run) fill them in its last step: the rest of the panels, the grid and the first
+            # panel's items made in the results' turn were that Run's longest turn (21-23 ms
+            # on the H100 machine; docs/bench/window-31)
+            _, _, sizes = self._preparing
+            self._preparing = ([(e[0], e[1]) for e in entries], self._columns(entries), sizes)
+            self._filling = True
+            return
         if self._pending:  # the panels get their pyramids (or the view its own back)
             self._pending, self._range_before = False, None
             self._preparing = None  # _set_panels takes the panels it made
@@ -915,7 +932,7 @@ class PyramidView(QWidget):
             self._label(panel)
         if self.flipped and self.panels:
             self._show_source(self.panels[0], self.flip_combo.currentData())
-        self._relayout(fit=old is None, spread=spread)
+        self._relayout(fit=old is None)
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
 
@@ -937,9 +954,17 @@ class PyramidView(QWidget):
             cells[panel.label], cells[panel.view] = (row, col), (row + 1, col)
         for item in [i for i, at in grid.items.items() if at != [cells.get(i)]]:
             grid.removeItem(item)
-        for item, (row, col) in cells.items():
-            if item not in grid.items:
+        added = [(item, at) for item, at in cells.items() if item not in grid.items]
+        # pyqtgraph lays the whole grid out again after each item it adds: once for all of them
+        # (five panels' ten items took 8-18 ms of a first Run's step on 2 cores, docs/bench/window-31)
+        grid.layout.activate = lambda: None
+        try:
+            for item, (row, col) in added:
                 grid.addItem(item, row=row, col=col)
+        finally:
+            del grid.layout.activate
+        if added:
+            grid.layout.activate()
         for panel in kept.values():  # gone: its box follows the first one's range no more
             panel.view.setXLink(None)
             panel.view.setYLink(None)
@@ -982,18 +1007,10 @@ class PyramidView(QWidget):
                 best, best_scale = cols, scale
         return best
 
-    def _relayout(self, fit: bool = True, spread: bool = False) -> None:
-        """Place and draw every panel's levels; ``spread``: the panels after the first that
-        needs new items get theirs one per turn (:mod:`mipview.ui.steps`), as :meth:`prepare`
-        makes them."""
-        self._relayouts += 1
-        relayout, made = self._relayouts, False
+    def _relayout(self, fit: bool = True) -> None:
+        """Place and draw every panel's levels."""
         for panel in self.panels:
-            if spread and made and self._wants_items(panel):
-                steps.later(lambda panel=panel, relayout=relayout:
-                            self._items_late(panel, relayout), self)
-                continue
-            made |= self._place_items(panel)
+            self._place_items(panel)
             self._draw_items(panel)
         self._geometry = (self.cross(), self.layer_spin.value())
         self._show_lock()
@@ -1007,19 +1024,10 @@ class PyramidView(QWidget):
         self._draw_marks(panel)
         self._draw_seams(panel)
 
-    def _items_late(self, panel: Panel, relayout: int) -> None:
-        """The items ``_relayout`` left to a later turn, unless a later layout came."""
-        if relayout == self._relayouts and panel in self.panels:
-            self._place_items(panel)
-            self._draw_items(panel)
-
     def _places(self, panel: Panel) -> tuple[list[int], list[QRectF]]:
         return self._placement(
             self._level_sizes(panel.levels) if panel.levels
             else self._shown_sizes(panel.expected), self.mode_combo.currentData())
-
-    def _wants_items(self, panel: Panel) -> bool:
-        return self._places(panel) != (panel.shown, panel.rects)
 
     def _place_items(self, panel: Panel) -> bool:
         """Give ``panel`` an image item in each place its levels take in the view's mode;
