@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from mipview.check import compare
+from mipview.check.reference import reference_pyramid
 from mipview.core.formats import Format, level_size, mip_count, to_storage
 from mipview.core.specs import StrategySpec
 from mipview.gpu.session import run_once
@@ -25,11 +26,13 @@ from mipview.gpu.strategies.npot_exact import (
     plan_steps,
     region_sides,
 )
+from mipview.gpu.strategies.single_pass import STRIP_TEXELS, STRIP_VEC4
 from mipview.io import synthetic
 
-PLAN_SIZES = [(1, 1), (2, 1), (3, 3), (5, 7), (64, 64), (67, 33), (1, 4097), (1920, 1080),
-              (2047, 2047), (2052, 2052), (4094, 4094), (4095, 4095), (4096, 4096),
-              (16384, 3), (16384, 16384)]
+PLAN_SIZES = [(1, 1), (2, 1), (3, 3), (5, 7), (64, 48), (64, 64), (67, 33), (320, 2),
+              (1, 4097), (1280, 720), (1920, 1080), (2560, 1440), (3840, 2160), (2047, 2047),
+              (2052, 2052), (4094, 4094), (4095, 4095), (4096, 4096), (16384, 3),
+              (16384, 16384)]
 
 
 @pytest.mark.parametrize("general_only", [False, True])
@@ -46,6 +49,8 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
             assert s.groups == (-(-w1 // 32), -(-h1 // 32))
             for j in range(1, s.tiles.tile_levels):  # tile steps 2.. are 2x2 boxes: even sides
                 assert all(n % 2 == 0 for n in level_size(w, h, s.src + j))
+            if s.tiles.strip_levels:
+                _check_strips(w, h, s.tiles)
             continue
         assert 1 <= s.levels - s.tail <= MAX_LEVELS and s.levels <= OUTPUTS
         assert not s.tail or s is steps[-1]  # only the chain's last dispatch hands off
@@ -62,6 +67,40 @@ def test_plan_makes_every_level_once_and_fits(size, general_only):
         assert s.path == "general"
 
 
+def _check_strips(w: int, h: int, p) -> None:
+    """A strip pass's columns stay even down to their last level (no footprint leaves its
+    strip), tile the hand-off level exactly, a tile at least each, and fit the shader."""
+    top = p.base + p.tile_levels  # the hand-off level the strips start from
+    width = 1 << p.strip_levels
+    assert p.strips * width == level_size(w, h, top)[0] >= width >= 64 >> p.tile_levels
+    assert all(level_size(w, h, top + k)[0] % 2 == 0 for k in range(p.strip_levels))
+    assert sum(p.strip_regions) <= STRIP_VEC4
+    for k in range(1, p.strip_levels + 1):
+        assert max(1, width >> k) * level_size(w, h, top + k)[1] <= STRIP_TEXELS
+    for level in range(top + p.strip_levels + 1, top + p.strip_levels + p.tail_levels + 1):
+        assert level_size(w, h, level)[0] * level_size(w, h, level)[1] <= STRIP_TEXELS
+    assert p.levels[-1] == mip_count(w, h) - 1
+
+
+def test_plan_strips_at_render_target_sizes():
+    # 1920x1080: tiles make levels 1-3 (240x135, odd in y, but 240 = 15 x 16), 15 strips of 16
+    # columns levels 4-7 (15x8), the last strip 8-10: one dispatch where there were two
+    for size, tiles, strips, tail in [((1920, 1080), 3, 15, 3), ((3840, 2160), 4, 15, 3),
+                                      ((2560, 1440), 5, 5, 2), ((1280, 720), 4, 5, 2)]:
+        steps = plan_steps(*size, strips=True)
+        assert [s.path for s in steps] == ["fast"], size
+        p = steps[0].tiles
+        assert (p.tile_levels, p.strip_levels, p.strips, p.tail_levels) == (tiles, 4, strips,
+                                                                           tail)
+        _check_strips(*size, p)
+    # x odd below the tiles: no strips (4095^2), or nothing left after them (4096^2)
+    assert all(s.tiles is None or not s.tiles.strip_levels
+               for size in [(4095, 4095), (4096, 4096), (2052, 2052)]
+               for s in plan_steps(*size, strips=True))
+    # off by default (slower on an H100, docs/bench/speed-30): two dispatches at 1080p
+    assert [s.label for s in plan_steps(1920, 1080)] == ["fast 1-3", "general 4-10"]
+
+
 def test_plan_paths_on_hard_cases():
     # all odd: overlapping 2-level dispatches; the last group of the last one finishes the chain
     assert [(s.label, s.tail) for s in plan_steps(4095, 4095)] == [
@@ -71,8 +110,8 @@ def test_plan_paths_on_hard_cases():
     # power of two: single-pass's tiles, the last group's tile phase finishing the chain
     assert [(s.path, s.levels) for s in plan_steps(4096, 4096)] == [("fast", 12)]
     assert [(s.path, s.levels) for s in plan_steps(8192, 8192)] == [("fast", 6), ("fast", 7)]
-    # 1920 x 1080: fast while 1080 halves evenly (1080, 540, 270), then general: every group
-    # makes levels 4-6 in 2x2 tiles of level 6 (30x16: 120 groups), its last group 7-10
+    # 1920 x 1080 without strips: fast while 1080 halves evenly (1080, 540, 270), then general:
+    # every group makes levels 4-6 in 2x2 tiles of level 6 (30x16: 120 groups), its last 7-10
     assert [(s.label, s.tail) for s in plan_steps(1920, 1080)] == [("fast 1-3", 0),
                                                                    ("general 4-10", 4)]
     assert plan_steps(1920, 1080)[-1].groups == (15, 8)
@@ -87,8 +126,10 @@ def _check(gpu, w: int, h: int, fmt: Format, kind: str = "noise",
     level0 = to_storage(src.pixels, fmt)
     mip = run_once(gpu, level0, fmt, [StrategySpec.parse(spec)])
     res = mip.results[0]
-    general = StrategySpec.parse(spec).option_dict.get("path") == "general"
-    assert [p.label for p in res.plan] == [s.label for s in plan_steps(w, h, general)]
+    options = StrategySpec.parse(spec).option_dict
+    planned = plan_steps(w, h, options.get("path") == "general",
+                         strips=options.get("strips") == "on")
+    assert [p.label for p in res.plan] == [s.label for s in planned]
     report = compare.error_report(list(res.levels), fmt)
     assert report.within_tolerance(fmt), (
         f"{w}x{h} {fmt.label}: step {report.max_step:.4g} chain {report.max_chain:.4g}; "
@@ -135,6 +176,42 @@ def test_mixed_odd_even(gpu, size, fmt):
 @pytest.mark.parametrize("size", [(4095, 4095), (4094, 4094)], ids=["4095", "4094"])
 def test_nvpro_big_cases_once(gpu, size):
     _check(gpu, *size, Format.UNORM)
+
+
+@pytest.mark.parametrize(("size", "fmt", "spec"), [
+    ((640, 360), Format.UNORM, "npot-exact:strips=on"),  # 5 strips of levels 4-7, then 8-9
+    ((1280, 320), Format.SRGB, "npot-exact:strips=on"),  # tiles 1-6, strips 7-8, then 9-10
+    ((320, 2), Format.F32, "npot-exact:strips=on"),      # one tile level, strips 2-6, then 7-8
+    ((64, 48), Format.F16, "npot-exact:strips=on"),      # one strip, nothing after it
+    ((640, 360), Format.SRGB, "npot-exact:strips=on,reduction=min"),
+    ((1280, 320), Format.F32, "npot-exact:strips=on,reduction=max"),
+], ids=["640x360-unorm", "1280x320-srgb", "320x2-f32", "64x48-f16", "640x360-min",
+        "1280x320-max"])
+def test_strips(gpu, size, fmt, spec):
+    steps = plan_steps(*size, strips=True)
+    assert len(steps) == 1 and steps[0].tiles.strip_levels  # the strips are what is tested
+    if "reduction" not in spec:
+        _check(gpu, *size, fmt, spec=spec)
+        return
+    # min/max pick stored values: every level bit-equal to the exact extreme
+    reduction = spec.split("reduction=")[1]
+    src = synthetic.image(*size, seed=size[0] * 7 + size[1], kind="noise")
+    level0 = to_storage(src.pixels, fmt)
+    res = run_once(gpu, level0, fmt, [StrategySpec.parse(spec)]).results[0]
+    assert [p.label for p in res.plan] == [s.label for s in steps]
+    want = reference_pyramid(level0, fmt, reduction)
+    for level, (a, b) in enumerate(zip(res.levels, want, strict=True)):
+        assert np.array_equal(a, b.astype(fmt.dtype)), f"level {level}"
+
+
+def test_strips_of_every_layer(gpu):
+    # each layer counts its own strips and tiles (counters per layer, strips + 1 each)
+    rng = np.random.default_rng(5)
+    level0 = rng.integers(0, 256, (3, 360, 640, 4), dtype=np.uint8)
+    mip = run_once(gpu, level0, Format.SRGB, [StrategySpec.parse("npot-exact:strips=on")])
+    assert [p.label for p in mip.results[0].plan] == ["fast 1-9"]
+    report = compare.error_report(list(mip.results[0].levels), Format.SRGB)
+    assert report.within_tolerance(Format.SRGB)
 
 
 def test_layers(gpu):

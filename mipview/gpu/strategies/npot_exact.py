@@ -58,7 +58,7 @@ from mipview.gpu.strategies.base import (
     compute_reason,
     group_count,
 )
-from mipview.gpu.strategies.single_pass import SinglePass, SpPass, tile_pass
+from mipview.gpu.strategies.single_pass import SinglePass, SpPass, strip_pass, tile_pass
 from mipview.gpu.vulkan.context import DeviceCaps, GpuContext
 from mipview.gpu.vulkan.pipelines import DescriptorSets, get_pipeline, get_sampler
 from mipview.gpu.vulkan.resources import Buffer, MipImage
@@ -203,14 +203,27 @@ def _fast(width: int, height: int, src: int, layers: int) -> NpotStep | None:
     return NpotStep("fast", src, len(p.levels), 0, p.groups, p, used)
 
 
+def _strips(width: int, height: int, layers: int) -> NpotStep | None:
+    """The whole chain in one dispatch where x stays even below the tile phase's last level
+    (single_pass.strip_pass: 1920x1080, 2560x1440, 3840x2160)."""
+    sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
+    planned = strip_pass(sizes, 0, layers)
+    if planned is None:
+        return None
+    p, used = planned
+    return NpotStep("fast", 0, len(p.levels), 0, p.groups, p, used)
+
+
 def _candidates(width: int, height: int, src: int, general_only: bool,
-                layers: int, after_fast: bool = False) -> list[NpotStep]:
+                layers: int, after_fast: bool = False, strips: bool = False) -> list[NpotStep]:
     """Dispatches that could start at level ``src`` (``after_fast``: right after a fast step),
     each fitting shared memory."""
     remaining = mip_count(width, height) - 1 - src
     most = min(remaining, MAX_LEVELS)
     fast = None if general_only else _fast(width, height, src, layers)
     out = [fast] if fast else []
+    if strips and not general_only and src == 0:
+        out += filter(None, [_strips(width, height, layers)])
     # One group making every level up to the top: where a whole level fits one region, a
     # single group finishes the chain in one dispatch, odd sides or not. Fewer dispatches means
     # fewer roundings to the storage format (f16 chain error) and fewer barriers.
@@ -232,15 +245,16 @@ def _candidates(width: int, height: int, src: int, general_only: bool,
 
 
 def plan_steps(width: int, height: int, general_only: bool = False,
-               layers: int = 1) -> list[NpotStep]:
+               layers: int = 1, strips: bool = False) -> list[NpotStep]:
     """The dispatches that make levels 1..n-1 of a ``width`` x ``height`` image: at each input
-    level, the candidate making the most levels (the fast path on ties)."""
+    level, the candidate making the most levels (the fast path on ties); ``strips``: a fast
+    step's column strips may finish the chain (:func:`_strips`)."""
     n = mip_count(width, height)
     steps: list[NpotStep] = []
     src = 0
     while src < n - 1:
         after_fast = bool(steps) and steps[-1].path == "fast"
-        step = max(_candidates(width, height, src, general_only, layers, after_fast),
+        step = max(_candidates(width, height, src, general_only, layers, after_fast, strips),
                    key=lambda s: s.levels)
         if not _fits(width, height, step):  # a planning bug, never a user error
             raise AssertionError(f"npot-exact: {step} overflows shared memory")
@@ -283,7 +297,11 @@ class NpotExact(Strategy):
                auto_option("npot-exact", "load", ("texel", "bilinear"),
                            "level 0 in the fast path: 4 texel loads per 2x2, or one bilinear "
                            "sample (mean, even sides)", "texel"),
-               REDUCTION_OPTION)
+               REDUCTION_OPTION,
+               OptionSpec("strips", ("off", "on"), "off",
+                          "where x stays even below the tiles' last level (1080p, 1440p, 4K): "
+                          "column strips of the same dispatch make the rest of the chain "
+                          "(one dispatch; slower on an H100: docs/bench/speed-30)"))
     promise = "carried"
     owned = ("counters", "hand")
 
@@ -324,7 +342,8 @@ class NpotExact(Strategy):
         return compute_reason(caps, fmt)
 
     def _plan(self, width: int, height: int, layers: int) -> list[NpotStep]:
-        return plan_steps(width, height, self.opts["path"] == "general", layers)
+        return plan_steps(width, height, self.opts["path"] == "general", layers,
+                          self.opts["strips"] == "on")
 
     def prepare(self, image: MipImage) -> None:
         planned = self._plan(image.width, image.height, image.layers)

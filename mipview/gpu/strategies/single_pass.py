@@ -105,7 +105,8 @@ from mipview.gpu.vulkan.vkapi import flag
 # both are mipview/gpu/shaders/include/spd_reduce.glsl's body
 _SPD_SPEC = (("SP_REDUCTION", 0, "int"), ("SP_BILINEAR", 1, "bool"), ("SP_PREFETCH", 2, "bool"),
              ("SP_SRC_BUFFER", 3, "bool"), ("SP_SRC_EVEN", 4, "bool"), ("SP_TAIL", 5, "int"),
-             ("SP_TAIL_EVEN", 6, "bool"), ("SP_GATHER", 7, "int"), *MIP_COMMON)
+             ("SP_TAIL_EVEN", 6, "bool"), ("SP_GATHER", 7, "int"), ("SP_STRIP_LEVELS", 8, "int"),
+             ("SP_STRIP_A", 9, "int"), ("SP_STRIP_B", 15, "int"), *MIP_COMMON)
 _SPD_PUSH = (("srcSize", "ivec2"), ("tileOffset", "ivec2"), ("tileLevels", "int"),
              ("tailLevels", "int"), ("groupsPerLayer", "int"), ("srcOffset", "int"),
              ("handoffOffset", "int"), ("scratchOffset", "int"), ("scratchSize", "int"),
@@ -120,6 +121,12 @@ TAIL_TEXELS = 8192     # the last group finishes the chain from a level this sma
 #: ``tail``: the largest level (texels) the last group starts a level-by-level tail from; a
 #: tail that fits one tile phase (:func:`_tail_tiled`) is taken whatever the value
 TAIL_CHOICES = ("512", "2048", "8192", "32768")
+#: a strip pass's two shared regions (:func:`strip_pass`), vec4s at most: with the tile phase's
+#: 4.3 KB they stay within the 16 KB of shared memory every Vulkan device has
+STRIP_VEC4 = 752
+#: texels of any level a strip or the last strip makes, at most: spd_reduce.glsl's strip loop
+#: runs a constant 3 iterations of its 256 invocations
+STRIP_TEXELS = 3 * 256
 BINDINGS = ("sampled",) + ("storage_image",) * OUTPUTS + ("storage_buffer", "storage_buffer")
 
 Rect = tuple[int, int, int, int]  # x, y, width, height on level 0
@@ -138,10 +145,17 @@ class SpPass:
     scratch_size: int
     groups: tuple[int, int]
     tail_tiled: bool = False  # the last group runs the tile phase once more on the hand-off
+    #: levels made by column strips after the tile levels (:func:`strip_pass`; 0: none), the
+    #: strips per layer, and the vec4s of their two shared regions; the tail follows them, and
+    #: ``scratch_offset`` is then where the strips' last level goes, whole
+    strip_levels: int = 0
+    strips: int = 0
+    strip_regions: tuple[int, int] = (1, 1)
 
     @property
     def levels(self) -> tuple[int, ...]:
-        return tuple(range(self.base + 1, self.base + self.tile_levels + self.tail_levels + 1))
+        made = self.tile_levels + self.strip_levels + self.tail_levels
+        return tuple(range(self.base + 1, self.base + made + 1))
 
 
 def _span(levels: tuple[int, ...]) -> str:
@@ -196,6 +210,40 @@ def tile_pass(sizes: list[tuple[int, int]], base: int, src: int, used: int, laye
                   _tail_tiled(sizes, h, tail)), used
 
 
+def strip_pass(sizes: list[tuple[int, int]], base: int, layers: int) -> tuple[SpPass, int] | None:
+    """The pass from level ``base`` of the image whose tile phase stops at a level h with an odd
+    height, and whose column strips (spd_reduce.glsl, SP_TAIL 3) make the levels after it while
+    x stays even, the last strip the rest: the whole chain in one dispatch (1920x1080: levels
+    1-3 in tiles, 4-7 in 15 strips, 8-10). None where x does not stay even for a strip at least
+    a tile wide, or the strips' regions would not fit :data:`STRIP_VEC4`; with the data buffer
+    used (vec4s)."""
+    p, used = tile_pass(sizes, base, -1, 0, layers, 0)
+    h, last = base + p.tile_levels, len(sizes) - 1
+    block = 64 >> p.tile_levels  # a tile's texels per side at level h
+    if h >= last or p.tail_levels or p.groups[0] * block != sizes[h][0]:
+        return None
+    ks = 0
+    while h + ks < last and sizes[h + ks][0] % 2 == 0:
+        ks += 1
+    if (1 << ks) < block:
+        return None
+    width = 1 << ks
+    tail = last - h - ks
+    # each stage's levels, texels: a strip's columns of levels h+1 .. h+ks, then whole levels
+    stages = [[max(1, width >> k) * sizes[h + k][1] for k in range(1, ks + 1)],
+              [sizes[h + ks + k][0] * sizes[h + ks + k][1] for k in range(1, tail + 1)]]
+    regions = [0, 0]  # the largest odd and even level kept in shared memory (all but the last)
+    for texels in stages:
+        for k, n in enumerate(texels[:-1], start=1):
+            regions[k % 2 == 0] = max(regions[k % 2 == 0], n)
+    if sum(regions) > STRIP_VEC4 or max(stages[0] + stages[1]) > STRIP_TEXELS:
+        return None
+    edge, used = used, used + layers * sizes[h + ks][0] * sizes[h + ks][1]
+    return replace(p, tail_levels=tail, scratch_offset=edge, strip_levels=ks,
+                   strips=sizes[h][0] // width,
+                   strip_regions=(max(1, regions[0]), max(1, regions[1]))), used
+
+
 def _tail_tiled(sizes: list[tuple[int, int]], h: int, tail: int) -> bool:
     """The tail fits one tile phase: a source of at most one 64x64 tile, at most 6 levels, and
     box steps 2.. exact (every level below them has even sides; step 1 keeps exact weights)."""
@@ -204,6 +252,13 @@ def _tail_tiled(sizes: list[tuple[int, int]], h: int, tail: int) -> bool:
     w, h_ = sizes[h]
     return (w <= 2 * TILE_OUT and h_ <= 2 * TILE_OUT
             and all(_even(sizes[h + k]) for k in range(1, tail)))
+
+
+def _tail_kind(p: SpPass) -> int:
+    """spd_reduce.glsl's SP_TAIL for pass ``p``."""
+    if p.strip_levels:
+        return 3
+    return 0 if not p.tail_levels else 1 if p.tail_tiled else 2
 
 
 def _affected(lo: int, hi: int, n_src: int) -> tuple[int, int]:
@@ -297,14 +352,18 @@ class SinglePass(Strategy):
                        "SP_BILINEAR": self._one_sample(p), "SP_PREFETCH": self._prefetch(p),
                        "SP_SRC_BUFFER": p.src_offset >= 0,
                        "SP_SRC_EVEN": _even(image.level_size(p.base)),
-                       "SP_TAIL": 0 if not p.tail_levels else 1 if p.tail_tiled else 2,
+                       "SP_TAIL": _tail_kind(p),
                        "SP_TAIL_EVEN": _even(image.level_size(p.base + p.tile_levels)),
                        "SP_GATHER": self._gather(p, image),
+                       "SP_STRIP_LEVELS": max(1, p.strip_levels),
+                       "SP_STRIP_A": p.strip_regions[0], "SP_STRIP_B": p.strip_regions[1],
                        **mip_constants(image.fmt)},
             subgroup_size=caps.subgroup_size if caps.subgroup_size_range else None)
             for p in self.passes]
         self.steps = tuple(self._step(i, p, image) for i, p in enumerate(self.passes))
-        self.counters = handoff.counters(ctx, image.layers)
+        # a strip pass counts each strip's tiles, then the strips, per layer
+        per_layer = max([p.strips + 1 for p in self.passes if p.strip_levels], default=1)
+        self.counters = handoff.counters(ctx, image.layers * per_layer)
         self.data = Buffer(ctx, 16 * data_vec4, flag("VK_BUFFER_USAGE_STORAGE_BUFFER_BIT"))
         if not self.passes:
             return
@@ -333,6 +392,8 @@ class SinglePass(Strategy):
         return gather_mode(image.fmt, p.base)
 
     def _per_group(self, p: SpPass, tiles: int) -> int:
+        if p.strip_levels:
+            return 1  # a group's strip is its tile's
         return group_tiles(self.ctx.caps, self.opts["tiles"], tiles, p.tail_levels > 0,
                            self._one_sample(p))
 
@@ -359,8 +420,12 @@ class SinglePass(Strategy):
         per = self._per_group(p, p.groups[0] * p.groups[1])
         if per > 1:
             detail += f" ({per} per workgroup)"
-        if p.tail_levels:
-            detail += f", {_span(p.levels[p.tile_levels:])} by the last group"
+        after = p.levels[p.tile_levels + p.strip_levels:]
+        if p.strip_levels:
+            detail += (f", {_span(p.levels[p.tile_levels:p.tile_levels + p.strip_levels])} in "
+                       f"{p.strips} column strips")
+        if after:
+            detail += f", {_span(after)} by the last group"
         push, groups = self._launch(p, image, (0, 0), p.groups)
         return DispatchStep(f"pass {i + 1}", p.levels, detail, pipeline=i, descriptor_set=i,
                             push=push, groups=groups)
@@ -403,7 +468,9 @@ class SinglePass(Strategy):
             return out
 
         out = phase(p.base, p.tile_levels, p.src_offset < 0)
-        if p.tail_tiled:
+        if p.strip_levels:  # fp32 from the hand-off, as a level-by-level tail
+            out += [LevelSource(reread=False)] * (p.strip_levels + p.tail_levels)
+        elif p.tail_tiled:
             out += phase(p.base + p.tile_levels, p.tail_levels, False)
         else:
             out += [LevelSource(reread=False)] * p.tail_levels

@@ -16,6 +16,14 @@
 //   tail        if tailLevels > 0, every group bumps its layer's counter; the last group to arrive
 //               computes b+tileLevels+1 .. with the exact weights from spData (ping-pong scratch
 //               regions, a workgroup barrier between levels) and resets the counter.
+//   strips      (SP_TAIL 3, npot-exact at render-target sizes) where the hand-off level h is odd
+//               in y but stays even in x for SP_STRIP_LEVELS levels: every group (one tile each)
+//               arrives at the counter of its column strip, 2^SP_STRIP_LEVELS texels of h wide
+//               and the whole height; the last to arrive makes the strip's next SP_STRIP_LEVELS
+//               levels in shared memory (x stays even, so no texel of a neighbouring strip is
+//               read), writes its column of the last one to spData and arrives at the layer's
+//               counter; the last strip makes the tailLevels levels left. One dispatch instead of
+//               a second one whose start and barrier cost 3-4 us (1920x1080: levels 4-10).
 // Cross-workgroup ordering uses the Vulkan memory model: every invocation releases its spData
 // writes at queue-family scope in a control barrier, invocation 0 does an acquire-release
 // atomicAdd at queue-family scope, and the last group's control barrier acquires them again.
@@ -58,6 +66,12 @@ layout(constant_id = 6) const bool SP_TAIL_EVEN = true;    // a tiled tail's sou
 // step 1 from the image, even sides: textureGather per channel, not four texel loads (gather_mode
 // in mipview/gpu/shaders/shipped.py: 0 texel loads, 1 red, 2 red and green, 3 red as both)
 layout(constant_id = 7) const int SP_GATHER = 0;
+// SP_TAIL 3: levels a column strip makes, and the vec4s of its two shared regions (odd and even
+// levels of a strip or of the last strip's tail; single_pass.py strip_regions). 10-14 are
+// mip_common.glsl's.
+layout(constant_id = 8) const int SP_STRIP_LEVELS = 1;
+layout(constant_id = 9) const int SP_STRIP_A = 1;
+layout(constant_id = 15) const int SP_STRIP_B = 1;
 
 layout(set = 0, binding = 0) uniform sampler2DArray spSrc;
 // One binding per output level b+1 .. b+14: lavapipe cannot index storage-image arrays.
@@ -97,6 +111,8 @@ layout(push_constant) uniform SpPush {
 
 shared SP_T spLds[256];   // level 2 of a tile (16x16)
 shared SP_T spLds4[16];   // level 4 of a tile (4x4)
+// SP_TAIL 3: a strip's odd levels (fp32, as the tail's) from 0, its even ones from SP_STRIP_A
+shared vec4 spStrip[SP_STRIP_A + SP_STRIP_B];
 
 ivec2 spLevelSize(int rel) {
     return max(pc.srcSize >> rel, ivec2(1));
@@ -272,6 +288,91 @@ void spTail(int tid, int layer) {
     }
 }
 
+// SP_TAIL 3: levels rel+1 .. rel+n of the columns [x0, x0 + w) of pass level rel, whole height,
+// with the exact weights: level rel from spData at inOff (the whole level, row-major), each level
+// after it into spStrip (odd k from 0, even k from SP_STRIP_A) as a region of its columns, the last one
+// to spData at outOff as a whole level instead (outOff < 0: not kept). The host plans strips
+// whose x0 and w stay even down to the last level, so no footprint leaves the strip.
+// SP_REDUCE_TAPS with the extremes' taps unrolled too (MIP_EXTREME_EXACT): inside the strip loop
+// a run-time trip count over shared memory is what lavapipe mishandles (below)
+#define SP_REDUCE_STRIP_(result, p, srcSize, LOAD)                                           \
+    if (SP_REDUCTION == 0) {                                                                 \
+        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                           \
+    } else {                                                                                 \
+        MIP_EXTREME_EXACT(result, SP_REDUCTION, p, srcSize, LOAD)                            \
+    }
+
+void spStripLevels(int tid, int layer, int rel, int x0, int w, int n, int inOff, int outOff) {
+    ivec2 s = spLevelSize(rel);
+    int rx = x0;  // the source region's first column
+    int rw = w;   // and its width
+    for (int k = 1; k <= n; ++k) {
+        ivec2 d = max(s >> 1, ivec2(1));
+        int dx = rx >> 1;
+        int dw = max(rw >> 1, 1);
+        // odd levels' regions start at 0, even ones' at SP_STRIP_A
+        int from = (k & 1) == 1 ? SP_STRIP_A : 0;
+        int to = SP_STRIP_A - from;
+        // a constant trip count, as npot_exact.comp's level loop has (no level of a strip pass
+        // has more than 3 * SP_GROUP texels: single_pass.py strip_pass). With a loop of
+        // i += SP_GROUP up to the level's texels reading shared memory, lavapipe let all but
+        // invocation 0's subgroup through the next hand-off's barriers early, on the first
+        // hand-off's answer: every strip's group ran the tail
+        [[unroll]] for (int it = 0; it < 3; ++it) {
+            int i = tid + it * SP_GROUP;
+            if (i >= dw * d.y) {
+                break;
+            }
+            ivec2 p = ivec2(dx, 0) + mipUnflatten(i, dw);
+            vec4 v;
+            if (k == 1) {
+#define SP_LOAD_STRIP_IN(q) spData[inOff + (q).y * s.x + (q).x]
+                SP_REDUCE_STRIP_(v, p, s, SP_LOAD_STRIP_IN)
+            } else {
+#define SP_LOAD_STRIP(q) spStrip[from + (q).y * rw + (q).x - rx]
+                SP_REDUCE_STRIP_(v, p, s, SP_LOAD_STRIP)
+            }
+            spStore(rel + k, p, layer, v);
+            if (k < n) {  // the region's texel i, row-major
+                spStrip[to + i] = v;
+            } else if (outOff >= 0) {
+                spData[outOff + p.y * d.x + p.x] = v;
+            }
+        }
+        spBarrierWorkgroup();  // level k is complete before k + 1 reads it
+        s = d;
+        rx = dx;
+        rw = dw;
+    }
+}
+
+// SP_TAIL 3 after the tile phase: the group's strip, then, in the last strip, the rest.
+void spStrips(int tid, int layer) {
+    int t = mipGroupIndex();
+    if (t >= pc.regionTiles) {
+        return;  // an idle group (one tile per group): it counts in no strip
+    }
+    int block = 64 >> pc.tileLevels;      // a tile's texels per side at the hand-off level h
+    int stripW = 1 << SP_STRIP_LEVELS;    // a strip's texels per row at h
+    int stripTilesX = stripW / block;
+    int strips = pc.regionX / stripTilesX;
+    int rows = pc.regionTiles / pc.regionX;
+    int strip = mipTileAt(t, pc.regionX).x / stripTilesX;
+    int counter = layer * (strips + 1);
+    if (!handoffArrive(counter + strip, stripTilesX * rows)) {
+        return;
+    }
+    ivec2 h = spLevelSize(pc.tileLevels);
+    ivec2 e = spLevelSize(pc.tileLevels + SP_STRIP_LEVELS);
+    int edge = pc.scratchOffset + layer * e.x * e.y;  // level h + SP_STRIP_LEVELS, whole
+    spStripLevels(tid, layer, pc.tileLevels, strip * stripW, stripW, SP_STRIP_LEVELS,
+                  pc.handoffOffset + layer * h.x * h.y, pc.tailLevels > 0 ? edge : -1);
+    if (pc.tailLevels == 0 || !handoffArrive(counter + strips, strips)) {
+        return;
+    }
+    spStripLevels(tid, layer, pc.tileLevels + SP_STRIP_LEVELS, 0, e.x, pc.tailLevels, edge, -1);
+}
+
 // One 64x64 tile of src.size reduced by src.levels (<= 6) levels inside the workgroup. Every
 // invocation calls it (barriers inside); steps 2.. are boxes, so the host only plans them where
 // the level below has even sides.
@@ -400,6 +501,10 @@ void main() {
         }
     }
     if (SP_TAIL == 0) {
+        return;
+    }
+    if (SP_TAIL == 3) {
+        spStrips(tid, layer);
         return;
     }
     if (!handoffArrive(layer, pc.groupsPerLayer)) {
