@@ -3,7 +3,8 @@
 #   tools/ab_bench.sh BASE_TREE OUTDIR [SIZES...]
 # BASE_TREE is a folder holding an older `mipview/` package (e.g. `git archive REV mipview |
 # tar -x -C base`); the working tree is "after". For each size, `mipview bench --strategies all`
-# runs base, after, base, after (cold caches, 1.5 s warm-up, 50 runs), so drift hits both alike.
+# (or $STRATEGIES) runs base, after, base, after (cold caches, 1.5 s warm-up, 50 runs), so drift
+# hits both alike.
 # JSON lands in OUTDIR as {base,after}_{size}_{round}.json; the log goes to stdout.
 set -uo pipefail
 base=$(cd "$1" && pwd); mkdir -p "$2"; out=$(cd "$2" && pwd); shift 2
@@ -17,7 +18,7 @@ for s in "${sizes[@]}"; do
       tree=$PWD; [[ $side == base ]] && tree=$base
       echo "== $side $s round $round"
       # run from inside the tree: `python -m` puts the working folder first on sys.path
-      (cd "$tree" && PYTHONPATH=$site python3 -m mipview bench --size "$s" --strategies all \
+      (cd "$tree" && PYTHONPATH=$site python3 -m mipview bench --size "$s" --strategies "${STRATEGIES:-all}" \
         --cold --warmup-ms 1500 --repeat 50 "${chk[@]}" --json "$out/${side}_${s}_${round}.json" \
         | sed -n '5,20p')
     done
