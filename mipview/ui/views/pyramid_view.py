@@ -27,8 +27,10 @@ min and max of level 0 under the rectangle: conservative or not.
 
 A Run's panels are made when Run is pressed (``prepare``: the strategies and the image size give
 the level count and sizes), before the worker's threads start; its results then fill them
-(``set_pyramids`` keeps the panel, box, label and image items of each key it shows already), and
-``discard_prepared`` gives the view back if the Run ends without them. A later Run of the same
+(``set_pyramids`` keeps the panel, box, label and image items of each key it shows already;
+results that come while the panels are still being made wait for ``prepare``'s last step,
+``filling``, and ``sigFilled`` says they are in), and ``discard_prepared`` gives the view back
+if the Run ends without them. A later Run of the same
 image lays its levels out where the last one's were, and is not fitted again when the view
 still shows what the last fit left (``fit``).
 
