@@ -10,7 +10,7 @@ set -uo pipefail
 base=$(cd "$1" && pwd); mkdir -p "$2"; out=$(cd "$2" && pwd); shift 2
 if (($#)); then sizes=("$@"); else sizes=(1920x1080 4096 8192); fi
 mkdir -p "$out"
-site=${PYTHONPATH%%:*}  # env.sh puts the wheels first
+root=$PWD
 for s in "${sizes[@]}"; do
   chk=(); [[ $s == 8192 ]] && chk=(--no-check)  # the float64 reference of 8192^2 takes minutes
   for round in 1 2; do
@@ -18,7 +18,8 @@ for s in "${sizes[@]}"; do
       tree=$PWD; [[ $side == base ]] && tree=$base
       echo "== $side $s round $round"
       # run from inside the tree: `python -m` puts the working folder first on sys.path
-      (cd "$tree" && PYTHONPATH=$site python3 -m mipview bench --size "$s" --strategies "${STRATEGIES:-all}" \
+      # the tree in place of the working tree on PYTHONPATH (.gl/env.sh puts it there)
+      (cd "$tree" && PYTHONPATH=${PYTHONPATH//$root/$tree} python3 -m mipview bench --size "$s" --strategies "${STRATEGIES:-all}" \
         --cold --warmup-ms 1500 --repeat 50 "${chk[@]}" --json "$out/${side}_${s}_${round}.json" \
         | sed -n '5,20p')
     done
