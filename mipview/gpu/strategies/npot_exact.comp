@@ -121,14 +121,6 @@ void npotEmit_(int j, ivec3 p, bool owned, vec4 v) {
     }
 }
 
-// The mean (exact weights) or the extreme of output texel p's footprint in a level of srcSize.
-#define NPOT_REDUCE_(result, p, srcSize, LOAD)                                                \
-    if (NPOT_REDUCTION != 0) {                                                                \
-        MIP_EXTREME_EXACT(result, NPOT_REDUCTION, p, srcSize, LOAD)                           \
-    } else {                                                                                  \
-        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                            \
-    }
-
 // Levels S+first .. S+last, this group's tile of tile x tile texels of level S+last at origin
 // (and the regions below it); level S+first-1 is read from srcLevel (first == 1) or from
 // npotHand (the tail). size[j]: the size of level S+j.
@@ -171,13 +163,13 @@ void npotLevels_(ivec2 size[NPOT_MAX_LEVELS + 1], int first, int last, ivec2 ori
 #define NPOT_LOAD_A_(q) npotA_[((q).y - below.y) * NPOT_A_SIDE + (q).x - below.x]
 #define NPOT_LOAD_B_(q) npotB_[((q).y - below.y) * NPOT_B_SIDE + (q).x - below.x]
             if (j == 1) {
-                NPOT_REDUCE_(v, p, size[0], NPOT_LOAD_SRC_)
+                MIP_REDUCE_KIND_EXACT(v, NPOT_REDUCTION, p, size[0], NPOT_LOAD_SRC_)
             } else if (j == first) {
-                NPOT_REDUCE_(v, p, size[j - 1], NPOT_LOAD_HAND_)
+                MIP_REDUCE_KIND_EXACT(v, NPOT_REDUCTION, p, size[j - 1], NPOT_LOAD_HAND_)
             } else if ((j & 1) == 0) {
-                NPOT_REDUCE_(v, p, size[j - 1], NPOT_LOAD_A_)
+                MIP_REDUCE_KIND_EXACT(v, NPOT_REDUCTION, p, size[j - 1], NPOT_LOAD_A_)
             } else {
-                NPOT_REDUCE_(v, p, size[j - 1], NPOT_LOAD_B_)
+                MIP_REDUCE_KIND_EXACT(v, NPOT_REDUCTION, p, size[j - 1], NPOT_LOAD_B_)
             }
 #undef NPOT_LOAD_SRC_
 #undef NPOT_LOAD_HAND_

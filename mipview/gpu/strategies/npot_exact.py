@@ -222,8 +222,9 @@ def _candidates(width: int, height: int, src: int, general_only: bool,
     most = min(remaining, MAX_LEVELS)
     fast = None if general_only else _fast(width, height, src, layers)
     out = [fast] if fast else []
-    if strips and not general_only and src == 0:
-        out += filter(None, [_strips(width, height, layers)])
+    whole = _strips(width, height, layers) if strips and not general_only and src == 0 else None
+    if whole:
+        out.append(whole)
     # One group making every level up to the top: where a whole level fits one region, a
     # single group finishes the chain in one dispatch, odd sides or not. Fewer dispatches means
     # fewer roundings to the storage format (f16 chain error) and fewer barriers.

@@ -30,9 +30,8 @@ the level count and sizes), before the worker's threads start; its results then 
 (``set_pyramids`` keeps the panel, box, label and image items of each key it shows already;
 results that come while the panels are still being made wait for ``prepare``'s last step,
 ``filling``, and ``sigFilled`` says they are in), and ``discard_prepared`` gives the view back
-if the Run ends without them. A later Run of the same
-image lays its levels out where the last one's were, and is not fitted again when the view
-still shows what the last fit left (``fit``).
+if the Run ends without them. A later Run of the same image lays its levels out where the last
+one's were, and is not fitted again when the view still shows what the last fit left (``fit``).
 
 A cube map (``set_pyramids``' ``faces`` 6, or :meth:`PyramidView.set_cube`, with levels of 6 k
 square layers) is shown by default with each level unfolded as a cross (``ui.cube_cross``: +Y

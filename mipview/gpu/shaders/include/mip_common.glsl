@@ -308,6 +308,15 @@ vec4 mipBoxSides(vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {
         result = em_;                                                                        \
     }
 
+// MIP_REDUCE_KIND_EXACT(result, reduction, p, srcSize, LOAD): MIP_EXTREME_EXACT for reduction 1
+// (min) or 2 (max), else the mean of MIP_REDUCE_EXACT; every tap unrolled either way.
+#define MIP_REDUCE_KIND_EXACT(result, reduction, p, srcSize, LOAD)                           \
+    if ((reduction) != 0) {                                                                  \
+        MIP_EXTREME_EXACT(result, reduction, p, srcSize, LOAD)                               \
+    } else {                                                                                 \
+        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                           \
+    }
+
 // mipBoxSides for the Hi-Z reductions: the extreme of such a quad (mipQuadInside: what lies past
 // a side of 1 is not in the footprint).
 vec4 mipExtremeSides(int reduction, vec4 a, vec4 b, vec4 c, vec4 d, ivec2 n) {

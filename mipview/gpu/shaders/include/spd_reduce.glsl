@@ -23,7 +23,7 @@
 //               levels in shared memory (x stays even, so no texel of a neighbouring strip is
 //               read), writes its column of the last one to spData and arrives at the layer's
 //               counter; the last strip makes the tailLevels levels left. One dispatch instead of
-//               a second one whose start and barrier cost 3-4 us (1920x1080: levels 4-10).
+//               two (1920x1080: levels 4-10), yet slower on an H100 (docs/bench/speed-30).
 // Cross-workgroup ordering uses the Vulkan memory model: every invocation releases its spData
 // writes at queue-family scope in a control barrier, invocation 0 does an acquire-release
 // atomicAdd at queue-family scope, and the last group's control barrier acquires them again.
@@ -290,18 +290,11 @@ void spTail(int tid, int layer) {
 
 // SP_TAIL 3: levels rel+1 .. rel+n of the columns [x0, x0 + w) of pass level rel, whole height,
 // with the exact weights: level rel from spData at inOff (the whole level, row-major), each level
-// after it into spStrip (odd k from 0, even k from SP_STRIP_A) as a region of its columns, the last one
-// to spData at outOff as a whole level instead (outOff < 0: not kept). The host plans strips
-// whose x0 and w stay even down to the last level, so no footprint leaves the strip.
-// SP_REDUCE_TAPS with the extremes' taps unrolled too (MIP_EXTREME_EXACT): inside the strip loop
-// a run-time trip count over shared memory is what lavapipe mishandles (below)
-#define SP_REDUCE_STRIP_(result, p, srcSize, LOAD)                                           \
-    if (SP_REDUCTION == 0) {                                                                 \
-        MIP_REDUCE_EXACT(result, p, srcSize, LOAD)                                           \
-    } else {                                                                                 \
-        MIP_EXTREME_EXACT(result, SP_REDUCTION, p, srcSize, LOAD)                            \
-    }
-
+// after it into spStrip (odd k from 0, even k from SP_STRIP_A) as a region of its columns, the
+// last one to spData at outOff as a whole level instead (outOff < 0: not kept). The host plans
+// strips whose x0 and w stay even down to the last level, so no footprint leaves the strip.
+// The extremes' taps are unrolled too (MIP_REDUCE_KIND_EXACT, not SP_REDUCE_TAPS): a run-time
+// trip count over shared memory is what lavapipe mishandles here (below).
 void spStripLevels(int tid, int layer, int rel, int x0, int w, int n, int inOff, int outOff) {
     ivec2 s = spLevelSize(rel);
     int rx = x0;  // the source region's first column
@@ -327,10 +320,10 @@ void spStripLevels(int tid, int layer, int rel, int x0, int w, int n, int inOff,
             vec4 v;
             if (k == 1) {
 #define SP_LOAD_STRIP_IN(q) spData[inOff + (q).y * s.x + (q).x]
-                SP_REDUCE_STRIP_(v, p, s, SP_LOAD_STRIP_IN)
+                MIP_REDUCE_KIND_EXACT(v, SP_REDUCTION, p, s, SP_LOAD_STRIP_IN)
             } else {
 #define SP_LOAD_STRIP(q) spStrip[from + (q).y * rw + (q).x - rx]
-                SP_REDUCE_STRIP_(v, p, s, SP_LOAD_STRIP)
+                MIP_REDUCE_KIND_EXACT(v, SP_REDUCTION, p, s, SP_LOAD_STRIP)
             }
             spStore(rel + k, p, layer, v);
             if (k < n) {  // the region's texel i, row-major
