@@ -204,6 +204,21 @@ def test_strips(gpu, size, fmt, spec):
         assert np.array_equal(a, b.astype(fmt.dtype)), f"level {level}"
 
 
+@pytest.mark.parametrize("tiles", ["2", "8"])
+def test_tiles_per_group(gpu, tiles):
+    # the tile phase with several tiles per workgroup (issue 30's wave fit, measured slower):
+    # the same bytes as one tile each; 640x360 has 60 tiles, so tiles=8 leaves 8 workgroups
+    src = synthetic.image(640, 360, seed=11, kind="noise")
+    level0 = to_storage(src.pixels, Format.SRGB)
+    one, many = (run_once(gpu, level0, Format.SRGB, [StrategySpec.parse(spec)]).results[0]
+                 for spec in ("npot-exact:tiles=1", f"npot-exact:tiles={tiles}"))
+    assert f"({tiles} per workgroup)" in many.plan[0].detail
+    assert "per workgroup" not in one.plan[0].detail
+    for level, (a, b) in enumerate(zip(one.levels, many.levels, strict=True)):
+        assert np.array_equal(a, b), f"level {level}"
+    _check(gpu, 640, 360, Format.SRGB, spec=f"npot-exact:tiles={tiles}")
+
+
 def test_strips_of_every_layer(gpu):
     # each layer counts its own strips and tiles (counters per layer, strips + 1 each)
     rng = np.random.default_rng(5)

@@ -11,6 +11,7 @@ from mipview.gpu.strategies.base import (
     MAX_GROUPS_X,
     MIN_GROUPS_CPU,
     MIN_GROUPS_GPU,
+    group_tiles,
     tile_groups,
     tiles_per_group,
 )
@@ -36,3 +37,13 @@ def test_tiles_per_group_keeps_the_device_busy(gpu):
     assert tiles_per_group(gpu_caps, 4, 8) == 1                   # 8192^2 pass 2: 4 tiles
     assert tiles_per_group(gpu.caps, 25, 8) == 25 // MIN_GROUPS_CPU  # lavapipe
     assert tiles_per_group(gpu.caps, 1, 8) == 1
+
+
+def test_asked_tiles_are_given(gpu):
+    """A number of tiles per workgroup is given as asked, below MIN_GROUPS_GPU workgroups too
+    (issue 30 measures one wave of resident workgroups); ``auto`` keeps the device busy."""
+    gpu_caps = replace(gpu.caps, device_type="discrete")
+    assert group_tiles(gpu_caps, "4", 2040, False, True) == 4         # 510 workgroups
+    assert group_tiles(gpu_caps, "auto", 2040, False, True) == 2040 // MIN_GROUPS_GPU
+    assert group_tiles(gpu_caps, "8", 4, False, False) == 4           # every tile, one group
+    assert group_tiles(gpu.caps, "2", 25, True, False) == 2

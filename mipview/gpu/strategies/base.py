@@ -203,10 +203,13 @@ def auto_tiles(counter: bool, one_sample: bool) -> int:
 
 def group_tiles(caps: DeviceCaps, option: str, tiles: int, counter: bool,
                 one_sample: bool) -> int:
-    """Tiles per workgroup of a pass of ``tiles`` tiles under the ``tiles`` option (``auto``:
-    :func:`auto_tiles`), never so many that the device runs short of workgroups."""
-    per = auto_tiles(counter, one_sample) if option == "auto" else int(option)
-    return tiles_per_group(caps, tiles, per)
+    """Tiles per workgroup of a pass of ``tiles`` tiles under the ``tiles`` option: ``auto``,
+    :func:`auto_tiles`, never so many that the device runs short of workgroups; a number as
+    asked (at most every tile in one workgroup), so that fewer workgroups than
+    :data:`MIN_GROUPS_GPU` can be measured (one wave of resident workgroups, issue 30)."""
+    if option != "auto":
+        return max(1, min(int(option), tiles))
+    return tiles_per_group(caps, tiles, auto_tiles(counter, one_sample))
 
 
 def prefetch_on(option: str, per_group: int, counter: bool, one_sample: bool) -> bool:

@@ -53,6 +53,7 @@ from mipview.gpu.strategies import handoff
 from mipview.gpu.strategies.auto import auto_option
 from mipview.gpu.strategies.base import (
     REDUCTION_OPTION,
+    TILES_OPTION,
     OptionSpec,
     Strategy,
     compute_reason,
@@ -299,6 +300,7 @@ class NpotExact(Strategy):
                            "level 0 in the fast path: 4 texel loads per 2x2, or one bilinear "
                            "sample (mean, even sides)", "texel"),
                REDUCTION_OPTION,
+               TILES_OPTION,
                OptionSpec("strips", ("off", "on"), "off",
                           "where x stays even below the tiles' last level (1080p, 1440p, 4K): "
                           "column strips of the same dispatch make the rest of the chain "
@@ -315,7 +317,7 @@ class NpotExact(Strategy):
     @staticmethod
     def _tile_options(opts: dict[str, str]) -> dict[str, str]:
         """single-pass's options for the fast dispatches (its tile phase)."""
-        return {"load": opts["load"], "reduction": opts["reduction"]}
+        return {"load": opts["load"], "reduction": opts["reduction"], "tiles": opts["tiles"]}
 
     @classmethod
     def option_reason(cls, options: dict[str, str]) -> str | None:
