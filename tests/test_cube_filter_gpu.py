@@ -10,6 +10,8 @@ layout) once per worker. Other formats and kinds: test_cube_filter_kinds."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -130,6 +132,60 @@ def test_seamless_chain_matches_the_reference(gpu, n: int, cubes: int) -> None:
         assert "across the face edges" in results[0].plan[0].detail
     if n >= 5:
         assert results[3].plan[0].label == "levels 1-2"
+
+
+@pytest.mark.parametrize(("fmt", "n"), [(FMT, 130), (Format.F16, 100)])
+def test_seamless_inner_tiles_beside_the_edges(gpu, fmt: Format, n: int) -> None:
+    """Faces with tiles whose windows stay on their face: those run the plain pipeline (no
+    cube loads), the tiles around them the cube one, in two dispatches without a barrier
+    between them. Texel for texel per-level's chain, the tiles of both kinds and their seams."""
+    u8 = _cube_level0(n, 1, seed=3)
+    level0 = u8 if not fmt.is_float else (u8 / 255.0 * 3).astype(fmt.dtype)
+    pairs, per_level = _run(gpu, level0, [("filter-pairs", {"filter": "tent", "edge": "cube"}),
+                                          ("per-level", {"filter": "tent", "edge": "cube"})], fmt)
+    details = [st.detail for st in pairs.plan]
+    assert any("inner tiles of each face" in d for d in details), details
+    assert any("tiles at the face edges, beside them" in d for d in details), details
+    _same_levels(pairs, per_level)
+    v = verdict.judge_result(pairs, level0, fmt)
+    assert v.within_tolerance, v.summary()
+
+
+def test_inner_tiles_keep_to_the_face() -> None:
+    """inner_tiles: only tiles whose windows, x taps and rows lie on the face; the table holds
+    every other tile once. A window one texel wider reaches the next face, and its tile leaves
+    the block."""
+    from mipview.gpu.strategies.filter_pairs import (
+        TILE,
+        inner_tiles,
+        layout,
+        outer_tiles,
+        plan_pairs,
+    )
+
+    spec = from_options({"filter": "tent", "edge": "cube"})
+    for n, paired in ((1024, True), (1024, False), (130, True), (100, False)):
+        plans = plan_pairs(spec, n, n, paired=paired)
+        _, windows = layout(plans, spec.edge, 32768)
+        p, win = plans[0], windows[0]
+        a, b = inner_tiles(p, win)
+        tiles = -(-p.mid[0] // TILE)
+        assert 0 < a < b < tiles
+        from mipview.gpu.strategies.filter_pairs import _bases
+        bases = _bases(p.mid[0], p.dst_taps[0] if p.dst_taps else None)
+        for t in (a, b - 1):
+            cols = p.mid_taps[0].index[bases[t]:bases[t] + p.span]
+            assert bases[t] >= 0 and bases[t] + p.span <= p.mid[0]
+            assert cols.min() >= 0 and cols.max() < p.src[0]
+        for t in (a - 1, b):  # the next tile out reads past an edge
+            lo, hi = bases[t], bases[t] + p.span
+            cols = p.mid_taps[0].index[max(0, lo):min(hi, p.mid[0])]
+            assert lo < 0 or hi > p.mid[0] or cols.min() < 0 or cols.max() >= p.src[0]
+        outer = outer_tiles(tiles, (a, b))
+        assert len(outer) == len(set(outer)) == tiles * tiles - (b - a) ** 2
+        assert all(not (a <= (t & 0xffff) < b and a <= (t >> 16) < b) for t in outer)
+        wider = replace(p, span=p.span + 1 + TILE * tiles)
+        assert inner_tiles(wider, win) is None
 
 
 @pytest.mark.parametrize(("fmt", "name", "options"), [

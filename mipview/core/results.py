@@ -30,6 +30,10 @@ class DispatchStep:
     descriptor_set: int = 0
     push: bytes = b""
     groups: tuple[int, int, int] = (0, 0, 0)
+    #: runs beside the step before it, with no barrier between them: the two write different
+    #: texels and read nothing the other writes (one level's workgroups split between two
+    #: pipelines); their time is one mark, under this step's label
+    joined: bool = False
 
 
 @dataclass(frozen=True)

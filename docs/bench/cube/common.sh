@@ -1,11 +1,11 @@
 # Sourced by ab.sh, matrix.sh and stats.sh (from the project root, on the GPU machine):
-# base_tree makes /tmp/base, this tree with the shader before (_ab_base/filter_pairs.spv);
+# base_tree makes /tmp/base, this tree with the files of the tree before over it (_ab_base/
+# holds them at their paths: `git archive REV FILES | tar -x -C _ab_base`);
 # sky N FMT PATH writes the synthetic sky, 6 faces of N² in FMT, as a cube KTX2 at PATH.
 source .gl/env.sh
 root=$PWD
 base_tree() {
-  mkdir -p /tmp/base && cp -r mipview tools resources /tmp/base/ \
-    && cp _ab_base/filter_pairs.spv /tmp/base/mipview/spirv/filter_pairs.spv
+  mkdir -p /tmp/base && cp -r mipview tools resources /tmp/base/ && cp -r _ab_base/. /tmp/base/
 }
 sky() {
   python3 - "$1" "$2" "$3" <<'PY'

@@ -1,9 +1,10 @@
-# filter-pairs' seamless x pass, the tree before (_ab_base/filter_pairs.spv) against this tree, on
-# the synthetic sky at 1024 and 2048 in f16 and unorm, alternating, one device call:
+# filter-pairs' seamless x pass, the tree before (_ab_base/: its changed files at their paths)
+# against this tree, on the synthetic sky at 1024 and 2048 in f16 and unorm, alternating, one
+# device call ($STRATEGIES: other strategies):
 #   carry [".gl", ".whl", "_ab_base"], `bash docs/bench/cube/matrix.sh > $OUT/matrix.log`
 source docs/bench/cube/common.sh
 base_tree
-seam="filter-pairs:filter=tent,edge=clamp,filter-pairs:filter=tent,edge=cube"
+seam=${STRATEGIES:-filter-pairs:filter=tent,edge=clamp,filter-pairs:filter=tent,edge=cube}
 for entry in ${ENTRIES:-1024:f16 1024:unorm 2048:f16 2048:unorm}; do
   n=${entry%%:*}; fmt=${entry##*:}; f=/tmp/sky_${n}_$fmt.ktx2
   sky "$n" "$fmt" "$f"

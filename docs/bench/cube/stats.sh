@@ -1,5 +1,6 @@
 # Pipeline statistics (registers, shared memory) of filter-pairs with and without edge=cube, the
-# tree before (_ab_base/filter_pairs.spv) and this tree, at 1024² f16 and 2048² unorm:
+# tree before (_ab_base/: its changed files at their paths) and this tree, at 1024² f16 and
+# 2048² unorm:
 #   carry [".gl", ".whl", "_ab_base"], `bash docs/bench/cube/stats.sh > $OUT/stats.log 2>&1`
 source docs/bench/cube/common.sh
 base_tree

@@ -71,6 +71,8 @@ layout(push_constant) uniform FilterPairsPush {
     int rows;        // source rows per band (<= FP_ROWS)
     int bands;       // bands of FP_BAND window rows
     int rowTable;    // first entry of the row table: (tile row, band) -> first source row
+    ivec2 tileOrigin;  // the tile of workgroup (0, 0)
+    int tileTable;   // >= 0: workgroup x's tile is entry tileTable + x, packed x | y << 16
 } pc;
 
 // Window columns per lane pass: lane l keeps column l % FP_SPAN, rows l / FP_SPAN + k * FP_STEP.
@@ -162,9 +164,20 @@ vec4 fpStore(vec4 v) {
     return mipEncode(mipUnorm() ? clamp(v, 0.0, 1.0) : v);
 }
 
+// FP_CUBE's workgroups can be split between two dispatches of one level: the face's inner
+// tiles, whose windows and taps stay on their face, run without FP_CUBE (a block of tiles from
+// tileOrigin), and the tiles around them with it (a table), beside each other
+ivec2 fpTile() {
+    if (pc.tileTable < 0) {
+        return ivec2(gl_WorkGroupID.xy) + pc.tileOrigin;
+    }
+    int packed = taps[pc.tileTable + int(gl_WorkGroupID.x)].index;
+    return ivec2(packed & 0xffff, packed >> 16);
+}
+
 void main() {
     int layer = int(gl_GlobalInvocationID.z);
-    ivec2 tile = ivec2(gl_WorkGroupID.xy);
+    ivec2 tile = fpTile();
     ivec2 own = 16 * tile;  // first level-k texel of this workgroup
     // the window starts at the lower of its own first texel and the first tap of its first
     // level-(k+1) texel (unfolded: may be negative)

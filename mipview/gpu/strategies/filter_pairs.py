@@ -60,7 +60,8 @@ FILTER_PAIRS = ShaderInterface(
           ("FP_CUBE_BATCH", 6, "bool"), *MIP_COMMON),
     push=(("srcSize", "ivec2"), ("midSize", "ivec2"), ("dstSize", "ivec2"), ("tapsMid", "ivec2"),
           ("offsetMid", "ivec2"), ("tapsDst", "ivec2"), ("offsetDst", "ivec2"), ("pair", "int"),
-          ("span", "int"), ("rows", "int"), ("bands", "int"), ("rowTable", "int")))
+          ("span", "int"), ("rows", "int"), ("bands", "int"), ("rowTable", "int"),
+          ("tileOrigin", "ivec2"), ("tileTable", "int")))
 
 SHORT_FILTERS = ("tent", "box", "kaiser", "lanczos2", "mitchell", "catmull-rom")
 MAX_SPAN = 32  # window side: fpMid's 32 x 32 vec4 = 16 KiB; level k+1's x pass: 32 x 8 lanes
@@ -200,6 +201,37 @@ def row_windows(p: PairPlan, edge: str, band: int) -> np.ndarray:
     return out
 
 
+def inner_tiles(p: PairPlan, windows: np.ndarray) -> tuple[int, int] | None:
+    """edge=cube: the tiles [a, b) along each axis whose whole window (``p.span`` texels of
+    level k from its base) lies on the face, with every x tap and every row its bands filter:
+    the workgroups of [a, b)^2 need nothing across an edge. None where there are none. (Faces
+    are square and both axes share one table, so the range is the same along x and y.)"""
+    n_src, n_mid = p.src[0], p.mid[0]
+    bases = _bases(n_mid, p.dst_taps[0] if p.dst_taps else None)
+    taps = p.mid_taps[0].index
+    inside = []
+    for t, base in enumerate(bases):
+        ok = 0 <= base and base + p.span <= n_mid
+        if ok:
+            cols = taps[base:base + p.span]
+            first, count = windows[t, :, 0], windows[t, :, 1]
+            ok = (cols.min() >= 0 and cols.max() < n_src and first.min() >= 0
+                  and (first + count).max() <= n_src)
+        inside.append(bool(ok))
+    at = [t for t, ok in enumerate(inside) if ok]
+    if not at or at[-1] - at[0] + 1 != len(at):
+        return None
+    return at[0], at[-1] + 1
+
+
+def outer_tiles(n: int, inner: tuple[int, int]) -> list[int]:
+    """The tiles of an n x n grid outside the block inner^2, packed x | y << 16 (the shader's
+    tile table)."""
+    a, b = inner
+    return [x | y << 16 for y in range(n) for x in range(n)
+            if not (a <= x < b and a <= y < b)]
+
+
 @dataclass(frozen=True)
 class Layout:
     """The shader's specialization: window side, fpRows rows, band rows, most taps per texel."""
@@ -330,12 +362,29 @@ class FilterPairs(FilterChoice, Strategy):
         shape, windows = layout(plans, spec.edge, budget)
         cubes = spec.edge == CUBE
         data, offsets = pack(plans, windows, cubes)
+        # edge=cube: each level's inner tiles run the plain pipeline, the rest the cube one
+        # beside them (their tile table after the taps)
+        inner = [inner_tiles(p, win) if cubes else None
+                 for p, win in zip(plans, windows, strict=True)]
+        tables, at = [], data.size
+        for p, block in zip(plans, inner, strict=True):
+            outer = outer_tiles(-(-p.mid[0] // TILE), block) if block else []
+            tables.append((at, len(outer)))
+            at += len(outer)
+            part = np.zeros(len(outer), TAP)
+            part["index"] = outer
+            data = np.concatenate([data, part])
         self.taps = device_buffer(self.ctx, data)
-        self.pipelines.append(get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
-            "FP_EDGE": _EDGE_IDS.get(spec.edge, 0), "FP_SPAN": shape.span,
-            "FP_ROWS": shape.rows, "FP_BAND": shape.band, "FP_TAPS": shape.taps,
-            "FP_CUBE": cubes, "FP_CUBE_BATCH": cubes and not self.single,
-            **mip_constants(image.fmt)}))
+        constants = {"FP_EDGE": _EDGE_IDS.get(spec.edge, 0), "FP_SPAN": shape.span,
+                     "FP_ROWS": shape.rows, "FP_BAND": shape.band, "FP_TAPS": shape.taps,
+                     "FP_CUBE": cubes, "FP_CUBE_BATCH": cubes and not self.single,
+                     **mip_constants(image.fmt)}
+        self.pipelines.append(get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants=constants))
+        plain = pipeline
+        if any(inner):
+            self.pipelines.append(get_pipeline(self.ctx, FILTER_PAIRS, BINDINGS, constants={
+                **constants, "FP_CUBE": False, "FP_CUBE_BATCH": False}))
+            plain = pipeline + 1
         self.sets = DescriptorSets(self.pipelines[pipeline], len(plans))
         sampler = get_sampler(self.ctx, linear=False)
         views = image.source_views(False)
@@ -345,21 +394,39 @@ class FilterPairs(FilterChoice, Strategy):
             self.sets.write(i, [(views[p.level - 1], sampler), image.storage_views[p.level],
                                 image.storage_views[top], (self.taps.handle, 0, self.taps.size)])
             mt, dt = p.mid_taps, p.dst_taps or p.mid_taps
-            push = FILTER_PAIRS.pack(
-                srcSize=p.src, midSize=p.mid, dstSize=p.dst, tapsMid=(mt[0].count, mt[1].count),
-                offsetMid=(off[0], off[1]), tapsDst=(dt[0].count, dt[1].count),
-                offsetDst=(off[2], off[3]), pair=int(p.pair), span=p.span,
-                rows=int(win[..., 1].max()), bands=win.shape[1], rowTable=off[4])
+
+            def push(origin: tuple[int, int] = (0, 0), table: int = -1, p=p, off=off,
+                     win=win, mt=mt, dt=dt) -> bytes:
+                return FILTER_PAIRS.pack(
+                    srcSize=p.src, midSize=p.mid, dstSize=p.dst,
+                    tapsMid=(mt[0].count, mt[1].count), offsetMid=(off[0], off[1]),
+                    tapsDst=(dt[0].count, dt[1].count), offsetDst=(off[2], off[3]),
+                    pair=int(p.pair), span=p.span, rows=int(win[..., 1].max()),
+                    bands=win.shape[1], rowTable=off[4], tileOrigin=origin, tileTable=table)
             label = f"levels {p.level}-{p.level + 1}" if p.pair else f"level {p.level}"
             bands = f", {win.shape[1]} bands" if win.shape[1] > 1 else ""
             detail = (f"level {p.level}: {mt[0].count}x{mt[1].count} taps of level {p.level - 1}"
                       f" (x then y through shared memory{bands})"
                       + (f", level {p.level + 1}: {dt[0].count}x{dt[1].count} taps from shared "
                          f"memory ({p.span} texels per side)" if p.pair else ""))
-            groups = (-(-p.mid[0] // TILE), -(-p.mid[1] // TILE), image.layers)
-            steps.append(DispatchStep(label, (p.level, top) if p.pair else (p.level,), detail,
-                                      pipeline=pipeline, descriptor_set=first_set + i,
-                                      push=push, groups=groups))
+            levels = (p.level, top) if p.pair else (p.level,)
+            block = inner[i]
+            if block is None:
+                groups = (-(-p.mid[0] // TILE), -(-p.mid[1] // TILE), image.layers)
+                steps.append(DispatchStep(label, levels, detail, pipeline=pipeline,
+                                          descriptor_set=first_set + i, push=push(),
+                                          groups=groups))
+                continue
+            a, b = block
+            table, outer = tables[i]
+            steps.append(DispatchStep(
+                label, levels, f"{detail}; the {b - a}x{b - a} inner tiles of each face",
+                pipeline=plain, descriptor_set=first_set + i, push=push((a, a)),
+                groups=(b - a, b - a, image.layers)))
+            steps.append(DispatchStep(
+                label, levels, f"the {outer} tiles at the face edges, beside them",
+                pipeline=pipeline, descriptor_set=first_set + i, push=push(table=table),
+                groups=(outer, 1, image.layers), joined=True))
         return steps
 
     def _lead_set_list(self) -> list:

@@ -19,10 +19,11 @@ from mipview.gpu.vulkan.vkapi import vk
 def record_steps(cmd: Any, steps: Sequence[DispatchStep], pipelines: Sequence[ComputePipeline],
                  sets: Sequence[Any], marks: Marks) -> None:
     """Bind, push and dispatch each step, then stamp its label. Each step reads what the one
-    before it wrote, so a compute write -> read/write barrier separates consecutive steps; the
-    caller orders the first step after earlier work and later work after the last."""
+    before it wrote, so a compute write -> read/write barrier separates consecutive steps (but
+    a ``joined`` step, which runs beside the one before it, under one stamp); the caller orders
+    the first step after earlier work and later work after the last."""
     for i, step in enumerate(steps):
-        if i:
+        if i and not step.joined:
             memory_barrier(cmd, "COMPUTE_SHADER", "SHADER_WRITE", "COMPUTE_SHADER",
                            "SHADER_READ|SHADER_WRITE")
         pipeline = pipelines[step.pipeline]
@@ -30,7 +31,8 @@ def record_steps(cmd: Any, steps: Sequence[DispatchStep], pipelines: Sequence[Co
         if step.push:
             pipeline.push(cmd, step.push)
         vk.vkCmdDispatch(cmd, *step.groups)
-        marks.mark(cmd, step.label)
+        if i + 1 == len(steps) or not steps[i + 1].joined:
+            marks.mark(cmd, step.label)
 
 
 __all__ = ["DispatchStep", "record_steps"]
