@@ -821,7 +821,7 @@ class MainWindow(QMainWindow):
             self.device_label.setText("device: none")
         else:
             self.device_label.setText(f"{caps.name} (subgroup {caps.subgroup_size})")
-            self.chart.plot.setTitle(f"GPU time per strategy — {caps.name}")
+            self.chart.set_device(caps.name, caps.driver)
         self.batch.update_support(caps)
         self._update_support()
 

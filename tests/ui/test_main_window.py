@@ -184,9 +184,15 @@ def test_run_views_hold_worker_data(qtbot, make_window, small_png, tmp_path):
     assert "run" in w.run_label.text()
 
 
-def test_live_profile_updates_then_stops(qtbot, make_window, small_png):
+def test_live_profile_updates_then_stops(qtbot, make_window, small_png, monkeypatch):
     w = make_window()
     open_and_wait(qtbot, w, small_png)
+    # the device's title is the one live statistics bring: their updates never set it again,
+    # which would widen its plot's column and paint the chart twice in one turn
+    title = w.chart.plot.titleLabel.text
+    assert w.caps.name in title and w.caps.driver in title
+    titled = []
+    monkeypatch.setattr(w.chart.plot, "setTitle", titled.append)
     updates = []
     w.sigStatsShown.connect(updates.append)
     job = w.run(True, SPECS)
@@ -194,6 +200,7 @@ def test_live_profile_updates_then_stops(qtbot, make_window, small_png):
     assert w.is_busy() and w.panel.stop_button.isEnabled()
     assert w.chart.updates >= 4
     assert not any(u.final for u in updates)
+    assert titled == [] and w.chart.plot.titleLabel.text == title
     with qtbot.waitSignal(w.sigJobFinished, timeout=WAIT_MS, check_params_cb=lambda j: j == job):
         w.panel.stop_button.click()
     assert updates[-1].final and updates[-1].validation_messages == ()

@@ -104,6 +104,13 @@ def steady_range(current: tuple[float, float], lo: float, hi: float) \
     return max(0.0, lo - span / 4), hi + span / 4
 
 
+def chart_title(device: str, driver: str = "") -> str:
+    """The bar plot's title on ``device``: set when the device is chosen, the same text live
+    statistics bring, so their first update does not change it (a longer title widens its
+    column: the chart's plots were laid out and painted again in that turn, 50 ms on lavapipe)."""
+    return f"GPU time per strategy — {device}" + (f" (driver {driver})" if driver else "")
+
+
 def clock_text(stats: LiveStats) -> str:
     """The header's clock part: the clocks seen, or why there are none."""
     if stats.clock is None:
@@ -324,6 +331,12 @@ class TimingChart(QWidget):
         """What is beside the bars: HISTORY_VIEW or DISTRIBUTION_VIEW."""
         return self.view_combo.currentText()
 
+    def set_device(self, device: str, driver: str = "") -> None:
+        """Title the bar plot with the device (:func:`chart_title`)."""
+        title = chart_title(device, driver)
+        if self.plot.titleLabel.text != title:  # setting it re-lays the plot out
+            self.plot.setTitle(title)
+
     def set_view(self, view: str) -> None:
         self.view_combo.setCurrentText(view)
 
@@ -424,10 +437,7 @@ class TimingChart(QWidget):
         self._draw_labels(med, [h for _, h in lo_hi], figures)
         if stats is not None:
             mode = "live" if not stats.final else "final"
-            driver = f" (driver {stats.driver})" if stats.driver else ""
-            title = f"GPU time per strategy — {stats.device}{driver}"
-            if self.plot.titleLabel.text != title:  # setting it re-lays the plot out
-                self.plot.setTitle(title)
+            self.set_device(stats.device, stats.driver)
             self.info.setText(f"  {stats.runs} runs per strategy ({mode}, "
                               f"{stats.elapsed_s:.1f} s), median with "
                               f"{self.whisker_combo.currentText()} whiskers, us"
