@@ -44,6 +44,10 @@ def test_asked_tiles_are_given(gpu):
     (issue 30 measures one wave of resident workgroups); ``auto`` keeps the device busy."""
     gpu_caps = replace(gpu.caps, device_type="discrete")
     assert group_tiles(gpu_caps, "4", 2040, False, True) == 4         # 510 workgroups
-    assert group_tiles(gpu_caps, "auto", 2040, False, True) == 2040 // MIN_GROUPS_GPU
+    # auto: an early fetch's 4 tiles, or one where fewer fit (3840x2160's 2040 tiles); a
+    # counter's 8 as many as fit
+    assert group_tiles(gpu_caps, "auto", 2040, False, True) == 1
+    assert group_tiles(gpu_caps, "auto", 2048, False, True) == 4
+    assert group_tiles(gpu_caps, "auto", 2040, True, True) == 2040 // MIN_GROUPS_GPU
     assert group_tiles(gpu_caps, "8", 4, False, False) == 4           # every tile, one group
     assert group_tiles(gpu.caps, "2", 25, True, False) == 2
