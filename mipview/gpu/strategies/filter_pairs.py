@@ -394,15 +394,11 @@ class FilterPairs(FilterChoice, Strategy):
             self.sets.write(i, [(views[p.level - 1], sampler), image.storage_views[p.level],
                                 image.storage_views[top], (self.taps.handle, 0, self.taps.size)])
             mt, dt = p.mid_taps, p.dst_taps or p.mid_taps
-
-            def push(origin: tuple[int, int] = (0, 0), table: int = -1, p=p, off=off,
-                     win=win, mt=mt, dt=dt) -> bytes:
-                return FILTER_PAIRS.pack(
-                    srcSize=p.src, midSize=p.mid, dstSize=p.dst,
-                    tapsMid=(mt[0].count, mt[1].count), offsetMid=(off[0], off[1]),
-                    tapsDst=(dt[0].count, dt[1].count), offsetDst=(off[2], off[3]),
-                    pair=int(p.pair), span=p.span, rows=int(win[..., 1].max()),
-                    bands=win.shape[1], rowTable=off[4], tileOrigin=origin, tileTable=table)
+            level = dict(srcSize=p.src, midSize=p.mid, dstSize=p.dst,
+                         tapsMid=(mt[0].count, mt[1].count), offsetMid=(off[0], off[1]),
+                         tapsDst=(dt[0].count, dt[1].count), offsetDst=(off[2], off[3]),
+                         pair=int(p.pair), span=p.span, rows=int(win[..., 1].max()),
+                         bands=win.shape[1], rowTable=off[4])
             label = f"levels {p.level}-{p.level + 1}" if p.pair else f"level {p.level}"
             bands = f", {win.shape[1]} bands" if win.shape[1] > 1 else ""
             detail = (f"level {p.level}: {mt[0].count}x{mt[1].count} taps of level {p.level - 1}"
@@ -414,18 +410,21 @@ class FilterPairs(FilterChoice, Strategy):
             if block is None:
                 groups = (-(-p.mid[0] // TILE), -(-p.mid[1] // TILE), image.layers)
                 steps.append(DispatchStep(label, levels, detail, pipeline=pipeline,
-                                          descriptor_set=first_set + i, push=push(),
-                                          groups=groups))
+                                          descriptor_set=first_set + i, groups=groups,
+                                          push=FILTER_PAIRS.pack(**level, tileOrigin=(0, 0),
+                                                                 tileTable=-1)))
                 continue
             a, b = block
             table, outer = tables[i]
             steps.append(DispatchStep(
                 label, levels, f"{detail}; the {b - a}x{b - a} inner tiles of each face",
-                pipeline=plain, descriptor_set=first_set + i, push=push((a, a)),
+                pipeline=plain, descriptor_set=first_set + i,
+                push=FILTER_PAIRS.pack(**level, tileOrigin=(a, a), tileTable=-1),
                 groups=(b - a, b - a, image.layers)))
             steps.append(DispatchStep(
                 label, levels, f"the {outer} tiles at the face edges, beside them",
-                pipeline=pipeline, descriptor_set=first_set + i, push=push(table=table),
+                pipeline=pipeline, descriptor_set=first_set + i,
+                push=FILTER_PAIRS.pack(**level, tileOrigin=(0, 0), tileTable=table),
                 groups=(outer, 1, image.layers), joined=True))
         return steps
 
