@@ -3,6 +3,8 @@ cross-checks with Pillow, edge modes on hand-made images, kinds, and their verdi
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -20,8 +22,9 @@ from mipview.check.filter_reference import (
 from mipview.check.reference import reduce_level, reference_pyramid
 from mipview.core.filters.kernels import FILTER_NAMES, kernel
 from mipview.core.filters.resample import EDGES, Taps, apply_axis, axis_taps
-from mipview.core.filters.spec import FilterSpec, from_options, parse_filter
+from mipview.core.filters.spec import FilterSpec, from_options, idle_options, parse_filter
 from mipview.core.formats import Format, level_size
+from mipview.gpu.strategies import REGISTRY
 
 SIZES = [(1, 1), (2, 1), (3, 1), (8, 4), (9, 4), (13, 6), (64, 32), (63, 31), (64, 8), (27, 3)]
 
@@ -160,6 +163,51 @@ def test_spec_names_round_trip_and_ranges_are_checked() -> None:
         FilterSpec(alpha="coverage", cutoff=1.0)
     with pytest.raises(ValueError, match="edge must be one of clamp, wrap, mirror"):
         parse_filter("tent,edge=border")
+
+
+def idle_mismatches(cls, idle_of) -> list[str]:
+    """Where ``idle_of(options)`` (what the Setup panel greys out) is wrong for ``cls``: an
+    option it names that changes the filter when set to another choice, or one it leaves out
+    that does not. Every filter and alpha choice, the other options at their defaults."""
+    spec_fields = {f.name.replace("_", "-") for f in fields(FilterSpec)}
+    options = {o.name: o for o in cls.options}
+    choices = {o.name: o.choices for o in cls.options}
+    defaults = {o.name: o.default for o in cls.options}
+    wrong = []
+    for filt in choices["filter"]:
+        for alpha in choices.get("alpha", (None,)):
+            base = {**defaults, "filter": filt, **({"alpha": alpha} if alpha else {})}
+            idle = idle_of(base)
+            for name in spec_fields & set(choices):
+                # a numeric option offers one choice (cutoff): try another value it accepts
+                others = [v for v in (*choices[name], "0.3")
+                          if v != base[name] and options[name].problem(v) is None]
+                assert others, name
+                changes = any(cls.filter_spec({**base, name: v}) != cls.filter_spec(base)
+                              for v in others)
+                if changes == (name in idle):
+                    wrong.append(f"{name} with {base}: {'idle' if name in idle else 'in play'}")
+    return wrong
+
+
+@pytest.mark.parametrize("name", ["per-level", "filter-pairs"])
+def test_an_option_is_idle_exactly_where_it_changes_nothing(name: str) -> None:
+    cls = REGISTRY[name]
+    assert idle_mismatches(cls, cls.idle_options) == []
+    # the check itself: nothing said idle, or the source said idle, is caught
+    assert any("kaiser-width" in m for m in idle_mismatches(cls, lambda o: {}))
+    if name == "per-level":
+        assert any(m.startswith("source") for m in idle_mismatches(
+            cls, lambda o: {**cls.idle_options(o), "source": "never"}))
+
+
+def test_idle_options_say_what_they_need() -> None:
+    assert idle_options({"filter": "box", "edge": "wrap", "kaiser-width": "4",
+                         "alpha": "straight", "cutoff": "0.3"}) == {
+        "edge": "filter other than box", "kaiser-width": "filter=kaiser",
+        "cutoff": "alpha=coverage"}
+    assert idle_options({"filter": "kaiser", "edge": "wrap", "kaiser-width": "4",
+                         "alpha": "coverage", "cutoff": "0.3"}) == {}
 
 
 def test_negative_lobes_clamped_for_8_bit_only() -> None:

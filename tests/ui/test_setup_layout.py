@@ -101,6 +101,32 @@ def test_the_summary_names_non_default_options(qtbot, make_window):
     assert w.panel.summary("per-level") == ""
 
 
+def test_options_that_change_nothing_are_greyed_out(qtbot, make_window):
+    w = make_window()
+    row = w.panel.rows["per-level"]
+    width, cutoff = row.combos["kaiser-width"], row.combos["cutoff"]
+    # the box: Kaiser's options, the edges and the alpha cutoff change nothing
+    idle = {name for name, combo in row.combos.items() if not combo.isEnabled()}
+    assert idle == {"edge", "kaiser-width", "kaiser-alpha", "cutoff"}
+    assert not width.label.isEnabled()
+    assert width.toolTip().startswith("No effect here: only with filter=kaiser.")
+    row.combos["filter"].setCurrentText("kaiser")
+    assert width.isEnabled() and width.label.isEnabled() and row.combos["edge"].isEnabled()
+    assert not width.toolTip().startswith("No effect")
+    assert not cutoff.isEnabled()
+    row.combos["alpha"].setCurrentText("coverage")
+    assert cutoff.isEnabled()
+    # a value set while in play is kept when greyed out, but is not in the spec or summary
+    width.setCurrentText("4")
+    assert "kaiser-width=4" in w.panel.summary("per-level")
+    row.combos["filter"].setCurrentText("lanczos3")
+    assert not width.isEnabled() and width.currentText() == "4"
+    assert "kaiser-width" not in w.panel.summary("per-level")
+    assert "kaiser-width" not in str(row.spec())
+    row.combos["filter"].setCurrentText("kaiser")
+    assert "kaiser-width=4" in str(row.spec())
+
+
 def test_empty_custom_shaders_and_messages_take_no_room(qtbot, make_window):
     w = make_window()
     shown_at_1600x1000(qtbot, w)

@@ -34,6 +34,17 @@ RANGES: dict[str, tuple[float, float, bool]] = {
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "filter": FILTER_NAMES, "edge": SPEC_EDGES, "source": SOURCES, "alpha": ALPHAS, "kind": KINDS}
+#: fields that matter only where another field has one of some values: field -> (the other,
+#: those values). Elsewhere a field takes its default, so that each distinct filter has one spec
+#: and one name; the Setup panel greys such an option out. A box never reads past its level, so
+#: its edges do not matter, not even a cube's (a box chain of a cube map is the same seamless or
+#: with independent faces).
+DEPENDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "edge": ("filter", tuple(f for f in FILTER_NAMES if f != "box")),
+    "kaiser_width": ("filter", ("kaiser",)),
+    "kaiser_alpha": ("filter", ("kaiser",)),
+    "cutoff": ("alpha", ("coverage",)),
+}
 
 
 @dataclass(frozen=True)
@@ -60,16 +71,10 @@ class FilterSpec:
             if not inside:
                 ends = f"[{lo:g}, {hi:g}]" if closed else f"({lo:g}, {hi:g})"
                 raise ValueError(f"{key.replace('_', '-')} must be in {ends} (got {v:g})")
-        # one spec (and name) per distinct filter: fields that do not apply take their defaults
-        # its footprint never leaves the level: edges do not matter, not even a cube's (box
-        # chains of a cube map are the same seamless or with independent faces)
-        if self.filter == "box":
-            object.__setattr__(self, "edge", "clamp")
-        if self.filter != "kaiser":
-            object.__setattr__(self, "kaiser_width", KAISER_WIDTH)
-            object.__setattr__(self, "kaiser_alpha", KAISER_ALPHA)
-        if self.alpha != "coverage":
-            object.__setattr__(self, "cutoff", 0.5)
+        defaults = {f.name: f.default for f in fields(self)}
+        for key, (other, values) in DEPENDS.items():
+            if getattr(self, other) not in values:
+                object.__setattr__(self, key, defaults[key])
 
     @property
     def kernel(self) -> Kernel:
@@ -131,6 +136,21 @@ def from_options(options: dict[str, str]) -> FilterSpec:
         if text is not None:
             values[f.name] = _number(f.name, text) if f.name in RANGES else text
     return replace(spec, **values)  # type: ignore[arg-type]
+
+
+def idle_options(options: dict[str, str]) -> dict[str, str]:
+    """Of a strategy's filter options (as :func:`from_options` reads them), those that change
+    nothing with the others as they are, each with the choice it needs
+    (``{"kaiser-width": "filter=kaiser"}``)."""
+    defaults = {f.name: f.default for f in fields(FilterSpec)}
+    idle: dict[str, str] = {}
+    for key, (other, values) in DEPENDS.items():
+        option, other_option = key.replace("_", "-"), other.replace("_", "-")
+        if option in options and options.get(other_option, defaults[other]) not in values:
+            rest = [v for v in CHOICES[other] if v not in values]
+            idle[option] = (f"{other_option}={values[0]}" if len(values) == 1
+                            else f"{other_option} other than {', '.join(rest)}")
+    return idle
 
 
 def format_reason(spec: FilterSpec, fmt: Format) -> str | None:

@@ -74,6 +74,12 @@ class Strategy:
         return {o.name: options.get(o.name, o.default) for o in cls.options}
 
     @classmethod
+    def idle_options(cls, options: dict[str, str]) -> dict[str, str]:
+        """The options that change nothing with the others as they are in ``options`` (all of
+        them, valid), each with the choice it needs: the GUI greys them out."""
+        return {}
+
+    @classmethod
     def option_reason(cls, options: dict[str, str]) -> str | None:
         """Why this strategy cannot do these (valid) options on any device, or None: the CLI
         refuses the spec with it (one line, exit 2), the GUI greys the choice out."""

@@ -26,7 +26,14 @@ from mipview.core import cube
 from mipview.core.filters import resample
 from mipview.core.filters.kernels import FILTER_NAMES
 from mipview.core.filters.resample import CUBE, EDGES, Taps, axis_taps
-from mipview.core.filters.spec import ALPHAS, KINDS, SOURCES, FilterSpec, from_options
+from mipview.core.filters.spec import (
+    ALPHAS,
+    KINDS,
+    SOURCES,
+    FilterSpec,
+    from_options,
+    idle_options,
+)
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.results import DispatchStep
 from mipview.gpu.shaders.interface import ShaderInterface
@@ -388,3 +395,7 @@ class FilterChoice:
     @classmethod
     def reduction(cls, options: dict[str, str]) -> str:
         return cls.filter_spec(options).name
+
+    @classmethod
+    def idle_options(cls, options: dict[str, str]) -> dict[str, str]:
+        return idle_options(options)

@@ -30,9 +30,21 @@ class OptionCombo(QComboBox):
     """A combo box that leaves the mouse wheel to the pane unless it has the focus: scrolling
     through a long list of options must not change the ones the pointer passes over."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, name: str, help_text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.label = QLabel(name)
+        self._help = help_text
+        self.setToolTip(help_text)
+
+    def set_idle(self, needs: str | None) -> None:
+        """Grey the option and its label out while it changes nothing (``needs``: the choice
+        that would make it count, e.g. ``filter=kaiser``), so that the user sees which options
+        of a strategy are in play; its value stays, for when they are again."""
+        for widget in (self, self.label):
+            widget.setEnabled(needs is None)
+        self.setToolTip(self._help if needs is None else f"No effect here: only with {needs}."
+                        f"\n{self._help}")
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
         if self.hasFocus():
@@ -71,7 +83,7 @@ class OptionPane(QGroupBox):
         self._labels.clear()
         self._shown = None
 
-    def add_page(self, name: str, cls: type[Strategy], label: str) -> dict[str, QComboBox]:
+    def add_page(self, name: str, cls: type[Strategy], label: str) -> dict[str, OptionCombo]:
         """The (hidden) page of strategy ``name`` (``label`` in titles): a combo box per option
         of ``cls``, each set to its default and named ``option:NAME:OPTION``; returns them by
         option name."""
@@ -81,18 +93,17 @@ class OptionPane(QGroupBox):
         form.setContentsMargins(4, 0, 0, 0)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setVerticalSpacing(3)
-        combos: dict[str, QComboBox] = {}
+        combos: dict[str, OptionCombo] = {}
         for opt in cls.options:
-            combo = OptionCombo()
+            combo = OptionCombo(opt.name, f"{opt.help}\n(default {opt.default})" if opt.help
+                                else f"default {opt.default}")
             combo.setObjectName(f"option:{name}:{opt.name}")
             combo.addItems(list(opt.choices))
             combo.setCurrentText(opt.default)
-            combo.setToolTip(f"{opt.help}\n(default {opt.default})" if opt.help
-                             else f"default {opt.default}")
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(MIN_COMBO_CHARS)
-            form.addRow(QLabel(opt.name), combo)
+            form.addRow(combo.label, combo)
             combos[opt.name] = combo
         if not cls.options:
             none = QLabel(f"{label} has no options")

@@ -44,7 +44,7 @@ from mipview.gpu import strategies
 from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.vulkan.context import DeviceCaps
-from mipview.ui.panels.option_pane import OptionPane
+from mipview.ui.panels.option_pane import OptionCombo, OptionPane
 from mipview.ui.panels.strategy_list import ElidedLabel, StrategyList
 from mipview.ui.settings import string_list
 
@@ -55,7 +55,7 @@ AUTO_FORMAT = "auto"
 class StrategyRow:
     cls: type[Strategy]
     check: QCheckBox
-    combos: dict[str, QComboBox]
+    combos: dict[str, OptionCombo]
     reason: str | None = None
     #: the list's line after the checkbox: the options that differ from their defaults
     summary_label: QLabel | None = None
@@ -64,9 +64,12 @@ class StrategyRow:
         return {name: combo.currentText() for name, combo in self.combos.items()}
 
     def changed(self) -> list[tuple[str, str]]:
-        """The options that differ from their default, in the strategy's order."""
+        """The options that differ from their default, in the strategy's order; not those
+        that change nothing as the others are (a Kaiser width kept while the filter is box)."""
         defaults = {o.name: o.default for o in self.cls.options}
-        return [(k, v) for k, v in self.options().items() if v != defaults.get(k)]
+        options = self.options()
+        idle = self.cls.idle_options(options)
+        return [(k, v) for k, v in options.items() if v != defaults.get(k) and k not in idle]
 
     def spec(self) -> StrategySpec:
         """Only options that differ from their default, so names stay short."""
@@ -201,6 +204,7 @@ class StrategyPanel(QWidget):
                     combos[key].setCurrentText(value)
             self._set_reason(row, None)
             self._show_summary(row)
+            self._show_idle(row)
             self.rows[name] = row
         self.select(current if current in self.rows else self._first_current())
         self.sigChanged.emit()  # new rows know no reasons yet
@@ -231,7 +235,17 @@ class StrategyPanel(QWidget):
 
     def _option_changed(self, row: StrategyRow) -> None:
         self._show_summary(row)
+        self._show_idle(row)
         self.sigChanged.emit()
+
+    @staticmethod
+    def _show_idle(row: StrategyRow) -> None:
+        """Grey out the options that change nothing with the others as they are (Kaiser's
+        with another filter, say). An unsupported strategy's options stay editable: another
+        choice may be supported where this one is not."""
+        idle = row.cls.idle_options(row.options())
+        for name, combo in row.combos.items():
+            combo.set_idle(idle.get(name))
 
     def _show_summary(self, row: StrategyRow) -> None:
         """The options changed from their defaults; with none, the strategy's title, dimmed."""
@@ -267,9 +281,6 @@ class StrategyPanel(QWidget):
         row.check.setEnabled(reason is None)
         if row.summary_label is not None:
             row.summary_label.setEnabled(reason is None)
-        for combo in row.combos.values():
-            # options stay editable: another choice may be supported where this one is not
-            combo.setEnabled(True)
         desc = getattr(row.cls, "description", "")
         row.check.setToolTip(f"Unsupported here: {reason}" if reason
                              else "\n".join([desc, *(p.note() for p in picks)]))
