@@ -20,7 +20,8 @@ def expand_specs(text: str, reversed_z: bool = False) -> list[StrategySpec]:
     (Strategy.option_reason: ``per-level:filter=tent,load=all`` leaves out bilinear, which
     serves the box only), but a table ``auto`` (mipview.gpu.strategies.auto). The depth names
     ``reduction=nearest|farthest`` become min or max as ``reversed_z`` says
-    (mipview.core.reductions). Raises BadSpec or UnknownStrategy."""
+    (mipview.core.reductions). An expanded spec leaves out the options that change nothing
+    beside the others, once each. Raises BadSpec or UnknownStrategy."""
     if text.strip() == "all":
         return strategies.default_specs()
     try:
@@ -44,10 +45,29 @@ def expand_specs(text: str, reversed_z: bool = False) -> list[StrategySpec]:
             variants = [{**v, key: c} for v in variants for c in choices]
         if expanded:
             variants = [v for v in variants if _can(cls, v)] or variants  # none: say why
+            variants = _distinct(cls, variants)
         for v in variants:
             s = StrategySpec(spec.name, tuple(sorted(v.items())))
             strategies.resolve(s)  # validates names and values with a one-line message
             out.append(s)
+    return out
+
+
+def _distinct(cls: type[strategies.Strategy],
+              variants: list[dict[str, str]]) -> list[dict[str, str]]:
+    """One variant per distinct run: options that change nothing beside the others
+    (Strategy.idle_options: the box's edge, Kaiser's width with another filter) are left out,
+    and the variants that then repeat are dropped (``filter=all,edge=all`` times the box once,
+    not once per edge)."""
+    out: list[dict[str, str]] = []
+    for v in variants:
+        try:
+            idle = cls.idle_options(cls.check_options(v))
+        except ValueError:
+            idle = {}  # a bad value: resolve says which, in one line
+        kept = {key: value for key, value in v.items() if key not in idle}
+        if kept not in out:
+            out.append(kept)
     return out
 
 
