@@ -118,6 +118,21 @@ def test_all_expands_filters_and_edges() -> None:
     assert len(expand_specs("per-level:filter=tent,alpha=coverage,edge=all")) == 3
 
 
+def test_an_option_that_changes_nothing_is_warned_of(capsys) -> None:
+    from mipview.cli.common import strategy_specs
+
+    specs = strategy_specs("per-level:filter=box,kaiser-width=4,edge=wrap")
+    assert [str(s) for s in specs] == ["per-level:edge=wrap,filter=box,kaiser-width=4"]
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "warning: per-level:edge=wrap,filter=box,kaiser-width=4: edge=wrap changes nothing "
+        "here (it counts only with filter other than box)",
+        "warning: per-level:edge=wrap,filter=box,kaiser-width=4: kaiser-width=4 changes "
+        "nothing here (it counts only with filter=kaiser)"]
+    strategy_specs("per-level:filter=kaiser,kaiser-width=4,edge=wrap,blit")
+    assert capsys.readouterr().err == ""  # each of them counts
+
+
 def test_the_reason_a_choice_is_greyed_out(gpu) -> None:
     cls = strategies.REGISTRY["per-level"]
     caps = gpu.caps

@@ -117,12 +117,16 @@ def saved_bench(text: str) -> SavedRun:
 
 def strategy_specs(text: str, reversed_z: bool = False) -> list[StrategySpec]:
     """``--strategies``, expanded (mipview.gpu.strategies.specs; ``reversed_z``: what
-    ``reduction=nearest|farthest`` mean); at least one."""
-    from mipview.gpu.strategies.specs import expand_specs
+    ``reduction=nearest|farthest`` mean); at least one. An option given where it changes
+    nothing (``filter=box,kaiser-width=4``) gets a warning on stderr, and runs."""
+    from mipview.gpu.strategies.specs import expand_specs, idle_notes
 
     specs = expand_specs(text, reversed_z)
     if not specs:
         raise UsageError(f"--strategies {text!r}: no strategy given")
+    for spec in specs:
+        for note in idle_notes(spec):
+            print(f"warning: {note}", file=sys.stderr)
     return specs
 
 

@@ -71,6 +71,16 @@ def _distinct(cls: type[strategies.Strategy],
     return out
 
 
+def idle_notes(spec: StrategySpec) -> list[str]:
+    """A line for each option given in ``spec`` (a valid one) that changes nothing beside the
+    others: the CLI warns with them, as the Setup panel greys such options out."""
+    cls = strategies.strategy_class(spec.name)
+    options = spec.option_dict
+    idle = cls.idle_options(cls.check_options(options))
+    return [f"{spec}: {key}={value} changes nothing here (it counts only with {idle[key]})"
+            for key, value in options.items() if key in idle]
+
+
 def _can(cls: type[strategies.Strategy], options: dict[str, str]) -> bool:
     try:
         return cls.option_reason(cls.check_options(options)) is None
