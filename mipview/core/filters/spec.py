@@ -71,10 +71,9 @@ class FilterSpec:
             if not inside:
                 ends = f"[{lo:g}, {hi:g}]" if closed else f"({lo:g}, {hi:g})"
                 raise ValueError(f"{key.replace('_', '-')} must be in {ends} (got {v:g})")
-        defaults = {f.name: f.default for f in fields(self)}
         for key, (other, values) in DEPENDS.items():
             if getattr(self, other) not in values:
-                object.__setattr__(self, key, defaults[key])
+                object.__setattr__(self, key, DEFAULTS[key])
 
     @property
     def kernel(self) -> Kernel:
@@ -101,6 +100,10 @@ class FilterSpec:
                 parts.append(f"{f.name.replace('_', '-')}={v:g}" if isinstance(v, float)
                              else f"{f.name.replace('_', '-')}={v}")
         return ",".join(parts)
+
+
+#: every field's default (what a field that does not count takes: DEPENDS)
+DEFAULTS: dict[str, object] = {f.name: f.default for f in fields(FilterSpec)}
 
 
 def parse_filter(text: str) -> FilterSpec:
@@ -142,11 +145,10 @@ def idle_options(options: dict[str, str]) -> dict[str, str]:
     """Of a strategy's filter options (as :func:`from_options` reads them), those that change
     nothing with the others as they are, each with the choice it needs
     (``{"kaiser-width": "filter=kaiser"}``)."""
-    defaults = {f.name: f.default for f in fields(FilterSpec)}
     idle: dict[str, str] = {}
     for key, (other, values) in DEPENDS.items():
         option, other_option = key.replace("_", "-"), other.replace("_", "-")
-        if option in options and options.get(other_option, defaults[other]) not in values:
+        if option in options and options.get(other_option, DEFAULTS[other]) not in values:
             rest = [v for v in CHOICES[other] if v not in values]
             idle[option] = (f"{other_option}={values[0]}" if len(values) == 1
                             else f"{other_option} other than {', '.join(rest)}")

@@ -366,15 +366,14 @@ class FilterPairs(FilterChoice, Strategy):
         # beside them (their tile table after the taps)
         inner = [inner_tiles(p, win) if cubes else None
                  for p, win in zip(plans, windows, strict=True)]
-        tables, at = [], data.size
+        tables, packed = [], []
         for p, block in zip(plans, inner, strict=True):
             outer = outer_tiles(-(-p.mid[0] // TILE), block) if block else []
-            tables.append((at, len(outer)))
-            at += len(outer)
-            part = np.zeros(len(outer), TAP)
-            part["index"] = outer
-            data = np.concatenate([data, part])
-        self.taps = device_buffer(self.ctx, data)
+            tables.append((data.size + len(packed), len(outer)))
+            packed += outer
+        entries = np.zeros(len(packed), TAP)
+        entries["index"] = packed
+        self.taps = device_buffer(self.ctx, np.concatenate([data, entries]))
         constants = {"FP_EDGE": _EDGE_IDS.get(spec.edge, 0), "FP_SPAN": shape.span,
                      "FP_ROWS": shape.rows, "FP_BAND": shape.band, "FP_TAPS": shape.taps,
                      "FP_CUBE": cubes, "FP_CUBE_BATCH": cubes and not self.single,
