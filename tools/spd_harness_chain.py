@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 import vulkan as vk
 
-from . import spd_harness as base
+from . import spd_harness_core as base
 
 ffi = vk.ffi
 _flag = base._flag
