@@ -81,6 +81,8 @@ from mipview.ui.messages import (
     Comparison,
     DeviceList,
     DeviceReady,
+    DeviceRunOutput,
+    DeviceRunRequest,
     ExportOutput,
     ExportRequest,
     LevelsReady,
@@ -227,6 +229,7 @@ class MainWindow(QMainWindow):
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
         self.heatmap.sigCompare.connect(self._compare)
         self.heatmap.sigError.connect(self._on_error)  # a saved run that does not fit
+        self.heatmap.sigRunOnDevice.connect(self._run_on_device)
         self.shaders.sigLoaded.connect(self._on_shader_loaded)
         self.shaders.sigRemoved.connect(self.panel.remove_custom)
         self.shaders.sigError.connect(self._on_error)
@@ -717,6 +720,21 @@ class MainWindow(QMainWindow):
         self._sigCompare.emit(CompareRequest(self._job, shown.job, strategy, against,
                                              levels[strategy], baseline, shown.mip.fmt))
 
+    def _run_on_device(self, device: str, strategy: str) -> None:
+        """The Heatmaps tab asks for ``strategy`` run on device ``device`` from the Run's level
+        0: a GPU worker's job (Vulkan's one thread), after the job under way, which it leaves
+        running (not ``_send``: a Run's timing goes on while the tab shows its levels)."""
+        shown = self.heatmap.output
+        levels = {str(r.spec): r.levels for r in shown.mip.results} if shown else {}
+        if strategy not in levels:
+            return
+        queued, self._job = bool(self._busy_jobs), self._job + 1
+        self._busy_jobs.add(self._job)  # so Stop is offered, and ends it
+        self._set_busy()
+        self.heatmap.running_on_device(device, strategy, self._job, queued)
+        self._sigRequest.emit(DeviceRunRequest(self._job, device, strategy,
+                                               levels[strategy][0], shown.mip.fmt))
+
     def _on_shader_loaded(self, cls: type, reloaded: bool) -> None:
         """A custom shader compiled: its row among the strategies; after an edit, the latest
         run again (a live profile restarts) if it ran that shader and nothing else runs. The
@@ -1070,6 +1088,7 @@ class MainWindow(QMainWindow):
         SweepProgress: _on_sweep_progress,
         SweepOutput: _on_sweep,
         Comparison: _on_compared,
+        DeviceRunOutput: lambda self, out: self.heatmap.set_device_run(out),
         ExportOutput: _on_exported,
         BaselineDeltas: _on_baseline,
         PreviewOutput: _on_preview,

@@ -7,7 +7,8 @@ Requests go in (``OpenRequest``, ``RunRequest``), replies come out, every one by
 ``RunAnalysed``, in that order (a volume's: ``VolumeRan``, then ``LiveStats``); ``BatchRequest`` -> ``BatchOutput``;
 ``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
 ``ExportRequest`` -> ``ExportOutput``; ``BaselineRequest`` -> ``BaselineDeltas``;
-``PreviewRequest`` -> ``PreviewOutput``. A failure is a ``WorkerError`` (by ``sigError``).
+``PreviewRequest`` -> ``PreviewOutput``; ``DeviceRunRequest`` -> ``DeviceRunOutput``. A failure
+is a ``WorkerError`` (by ``sigError``).
 Arrays inside are never written after they are built, so neither side needs a lock.
 """
 
@@ -26,6 +27,7 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.batch import BatchResult
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.io.imageio import SourceImage
+from mipview.runs.against import DeviceSide, SavedFailed
 from mipview.runs.analysis import StrategyAnalysis
 from mipview.runs.baseline import BaselineReport, SavedRun, saved_timings
 from mipview.runs.preview import PreviewImage, PreviewSettings
@@ -309,6 +311,30 @@ class Comparison:
     against: str
     levels: tuple[LevelError, ...]
     maps: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True)
+class DeviceRunRequest:
+    """Heatmaps tab, "against device N": ``strategy`` once on ``level0`` (the Run's, as read
+    back) on device ``device`` (its index), on a context of its own (runs.against)."""
+
+    job: int
+    device: str
+    strategy: str
+    level0: np.ndarray
+    fmt: Format
+
+
+@dataclass(frozen=True)
+class DeviceRunOutput:
+    """What a DeviceRunRequest made (its levels, or why not), with the very ``level0`` it
+    started from: the view keeps it only for the Run of that level 0."""
+
+    job: int
+    device: str
+    strategy: str
+    level0: np.ndarray
+    got: DeviceSide | SavedFailed
 
 
 @dataclass(frozen=True)

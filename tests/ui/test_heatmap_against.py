@@ -1,9 +1,9 @@
 """The Heatmaps tab's "against" list compares a result with its own other chains (issue 32): its
 previous version (an earlier Run of the same spec whose levels differ, as after a shader's hot
 reload), the same strategy's levels in a saved run folder (``mipview run --out``), and the same
-strategy run on another device ("device N": lavapipe on a context of its own here). The maps
-are the texel differences, computed by the compare worker; a saved run that does not fit is one
-message and changes nothing."""
+strategy run on another device ("device N": lavapipe on a context of its own here, made by the
+GPU worker, the one thread that calls Vulkan). The maps are the texel differences, computed by
+the compare worker; a saved run that does not fit is one message and changes nothing."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QThread
 from PySide6.QtWidgets import QFileDialog
 
 from mipview.check import compare
 from mipview.cli.main import main
 from mipview.core.specs import StrategySpec
-from mipview.ui.views import against_sides, heatmap_view
-from mipview.ui.views.against_sides import DEVICE
-from mipview.ui.views.heatmap_view import PICK_SAVED, PREVIOUS, SAVED, SAVED_TITLE
+from mipview.gpu.vulkan.context import GpuContext
+from mipview.runs import against
+from mipview.ui.views.heatmap_view import DEVICE, EXACT, PICK_SAVED, PREVIOUS, SAVED, SAVED_TITLE
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait, send_reply
 
 PER_LEVEL = StrategySpec("per-level")
@@ -37,6 +37,33 @@ def saved_runs(tmp_path_factory):
         assert main(["run", "--synthetic", "noise", "--size", size, "--strategies",
                      "per-level", "--out", str(out)]) == 0
     return made
+
+
+@pytest.fixture
+def context_threads(monkeypatch):
+    """The thread each Vulkan context is made in from now on, in order."""
+    made = []
+    real = GpuContext.__init__
+
+    def init(self, *args, **kwargs):
+        made.append(QThread.currentThread())
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GpuContext, "__init__", init)
+    return made
+
+
+def _made_elsewhere(made: list[QThread], window) -> list[str]:
+    """The threads of ``made`` other than the window's GPU worker's, by name."""
+    return [t.objectName() or repr(t) for t in made if t is not window.thread_]
+
+
+def test_the_thread_check_sees_a_context_made_off_the_worker(make_window, context_threads):
+    w = make_window()
+    assert len(context_threads) == 1 and _made_elsewhere(context_threads, w) == []
+    with GpuContext():  # the UI thread: what the check is there to catch
+        pass
+    assert len(_made_elsewhere(context_threads, w)) == 1
 
 
 def _choices(heat) -> list[object]:
@@ -152,7 +179,8 @@ def test_saved_runs_that_do_not_fit_are_told_and_change_nothing(qtbot, make_wind
 
 
 def test_device_n_runs_the_strategy_there_and_shows_exactly_what_differs(qtbot, make_window,
-                                                                          small_png, monkeypatch):
+                                                                          small_png, monkeypatch,
+                                                                          context_threads):
     w = make_window()
     heat = w.heatmap
     open_and_wait(qtbot, w, small_png)
@@ -166,15 +194,17 @@ def test_device_n_runs_the_strategy_there_and_shows_exactly_what_differs(qtbot, 
     assert (shown.args[0].strategy, shown.args[0].against) == (str(PER_LEVEL), choice)
     assert all(not m.any() for m in heat.maps)
     assert "no texel differs from device 0" in heat.summary.text()
+    # the window's context and the device's own, both made by the GPU worker
+    assert len(context_threads) == 2 and _made_elsewhere(context_threads, w) == []
 
     # a device that gets level 2 wrong at ALTERED's texels: the maps show exactly those
-    real = against_sides.run_on_device
+    real = against.run_on_device
 
     def wrong_device(*args):
         got = real(*args)
         return replace(got, levels=_altered(got.levels))
 
-    monkeypatch.setattr(heatmap_view, "run_on_device", wrong_device)
+    monkeypatch.setattr(against, "run_on_device", wrong_device)
     send_reply(qtbot, w, out)  # the same Run again: what the device made is made anew
     with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
         heat.select(str(PER_LEVEL), choice)
@@ -183,10 +213,35 @@ def test_device_n_runs_the_strategy_there_and_shows_exactly_what_differs(qtbot, 
         assert np.array_equal(heat.maps[k], _texel_difference(a, b)), k
         changed = {tuple(int(i) for i in t) for t in zip(*np.nonzero(heat.maps[k]), strict=True)}
         assert changed == ({(y, x) for y, x, _ in ALTERED} if k == 2 else set()), k
+    assert len(context_threads) == 3 and _made_elsewhere(context_threads, w) == []
+
+
+def test_device_n_waits_for_the_job_under_way_and_stop_ends_both(qtbot, make_window, small_png,
+                                                                 dialogs):
+    w = make_window()
+    heat = w.heatmap
+    open_and_wait(qtbot, w, small_png)
+    choice, name = f"{DEVICE}0", str(PER_LEVEL)
+    with qtbot.waitSignal(w.sigStatsShown, timeout=WAIT_MS):  # profiling until stopped
+        live = w.run(True, [PER_LEVEL])
+    heat.against_combo.setCurrentIndex(heat.against_combo.findData(choice))
+    assert "after the GPU's job under way" in heat.summary.text()
+    with qtbot.waitSignal(w.sigJobFinished, timeout=WAIT_MS, check_params_cb=lambda j: j > live):
+        w.panel.stop_button.click()
+    qtbot.waitUntil(lambda: not w.is_busy(), timeout=WAIT_MS)
+    assert heat.summary.text().endswith(f"{name}: not run on device 0 ({w.caps.name}): stopped")
+    assert heat.against_levels(name, choice) is None and dialogs == []
+
+    # chosen again once stopped, it runs (the worker is free now)
+    heat.against_combo.setCurrentIndex(heat.against_combo.findData(EXACT))
+    with qtbot.waitSignal(w.sigComparisonShown, timeout=WAIT_MS):
+        heat.against_combo.setCurrentIndex(heat.against_combo.findData(choice))
+    assert "no texel differs from device 0" in heat.summary.text()
+    assert dialogs == []
 
 
 def test_a_device_result_for_another_runs_level_0_is_not_kept(qtbot, make_window, small_png):
-    # the sides pool's jobs outlive a Run: a device's levels made from an earlier Run's level 0
+    # the GPU worker's jobs outlive a Run: a device's levels made from an earlier Run's level 0
     # (another image of the same size and format compares alike) must not stand for this Run's
     w = make_window()
     heat = w.heatmap
@@ -194,7 +249,7 @@ def test_a_device_result_for_another_runs_level_0_is_not_kept(qtbot, make_window
     out = run_and_wait(qtbot, w, [PER_LEVEL], repeat=0)["output"]
     levels = out.mip.results[0].levels
     choice, name = f"{DEVICE}0", str(PER_LEVEL)
-    heat._device_ran(choice, name, levels[0].copy(), against_sides.DeviceSide("d", levels))
+    heat._device_ran(choice, name, levels[0].copy(), against.DeviceSide("d", levels))
     assert heat.against_levels(name, choice) is None
-    heat._device_ran(choice, name, levels[0], against_sides.DeviceSide("d", levels))
+    heat._device_ran(choice, name, levels[0], against.DeviceSide("d", levels))
     assert heat.against_levels(name, choice) is levels

@@ -19,12 +19,12 @@ not overlap: texels holding NaN or +-Inf (counted as the verdict counts them,
 ``nonfinite.count_nonfinite``, beside the exact reduction's where level 0 has some and they
 differ) and texels holding a finite negative value (the overlay's "negative" mark).
 
-More "against" choices compare a result with its own other chains (issue 32,
-:mod:`mipview.ui.views.against_sides` says when each is offered): "previous version", the
+More "against" choices compare a result with its own other chains (:mod:`mipview.runs.against`
+says when each is offered): "previous version", the
 levels an earlier Run of the same strategy wrote that differ (after a custom shader's hot
 reload: what the edit changed); "device N", the same strategy run on the Run's level 0 on
-that device (:meth:`set_devices`; in the ``sides`` pool, on a context of its own, once per
-Run); and "saved run…", a folder dialog (or :meth:`load_saved_run`) whose run folder is read in
+that device (:meth:`set_devices`; asked of the window by ``sigRunOnDevice``, a job of the GPU
+worker on a context of its own, once per Run); and "saved run…", a folder dialog (or :meth:`load_saved_run`) whose run folder is read in
 the ``sides`` pool, the same strategy's levels there. All are compared by the compare worker as
 another strategy is (the window asks :meth:`against_levels` for the levels), in the format's
 unit; a saved run that does not fit, or a device that cannot run the strategy, is told by
@@ -42,6 +42,7 @@ Signals
 sigCompare(str, str)   strategy and what it is compared with (another strategy, PREVIOUS or
                        SAVED): a comparison the view has not got
 sigError(WorkerError)  a saved run that cannot be compared with the run shown (why, one line)
+sigRunOnDevice(str, str)  device index and strategy: run it there on the Run's level 0
 sigSavedLoaded(str)    a saved run's folder was read and is offered (and shown) as "against"
 """
 
@@ -79,14 +80,7 @@ from mipview.check.compare import LevelError
 from mipview.core.formats import Format
 from mipview.core.nonfinite import NonFinite, Propagation, count_nonfinite
 from mipview.io import containers
-from mipview.runs.analysis import StrategyAnalysis
-from mipview.ui import steps
-from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
-from mipview.ui.messages import Comparison, LevelsReady, WorkerError
-from mipview.ui.panels.layer_selector import LayerSelector
-from mipview.ui.panels.steady_label import SteadyLabel
-from mipview.ui.views.against_sides import (
-    DEVICE,
+from mipview.runs.against import (
     DeviceSide,
     Kept,
     PreviousVersions,
@@ -96,21 +90,28 @@ from mipview.ui.views.against_sides import (
     levels_differ,
     open_saved_side,
     read_saved_side,
-    run_on_device,
 )
+from mipview.runs.analysis import StrategyAnalysis
+from mipview.ui import steps
+from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
+from mipview.ui.messages import Comparison, DeviceRunOutput, LevelsReady, WorkerError
+from mipview.ui.panels.layer_selector import LayerSelector
+from mipview.ui.panels.steady_label import SteadyLabel
 from mipview.ui.views.coverage_plot import CoveragePlot
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.steady_axis import reserve_tick_text
 
 EXACT = "__exact__"
-#: against the strategy's previous version (against_sides: an earlier Run's levels that differ);
+#: against the strategy's previous version (runs.against: an earlier Run's levels that differ);
 #: with a space, so no spec is spelt so
 PREVIOUS = "previous version"
 #: against the strategy's levels in the saved run read last
 SAVED = "saved run"
 #: the entry that opens a folder dialog for a saved run; it never stays selected
 PICK_SAVED = "pick a saved run"
+#: the data of a "device N" choice: this prefix and the device's index
+DEVICE = "device:"
 #: the entries that depend on the strategy shown and on what the view keeps (_offer_against)
 SIDE_CHOICES = (PREVIOUS, SAVED, PICK_SAVED)
 #: a file read runs in the pool's thread however small (PixelPool runs small inputs at once)
@@ -230,6 +231,7 @@ class HeatmapView(QWidget):
     sigCompare = Signal(str, str)
     sigError = Signal(object)
     sigSavedLoaded = Signal(str)
+    sigRunOnDevice = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -333,10 +335,11 @@ class HeatmapView(QWidget):
         self._saved_levels: dict[str, tuple[np.ndarray, ...]] = {}
         self._saved_reading: set[str] = set()
         #: the devices offered as "device N" (their names, by index), and what each made of the
-        #: Run shown: (choice, strategy) -> levels, and the runs under way
+        #: Run shown: (choice, strategy) -> levels, and the runs under way -> (job, whether it
+        #: waits for the GPU worker's job before it)
         self._devices: list[str] = []
         self._device_sides: dict[tuple[str, str], DeviceSide] = {}
-        self._device_running: set[tuple[str, str]] = set()
+        self._device_running: dict[tuple[str, str], tuple[int, bool]] = {}
         #: PREVIOUS, SAVED or a device while the user keeps that choice: it outlives a Run (a hot reload's
         #: re-run shows what the edit changed) and comes back where it is offered again
         self._sticky: str | None = None
@@ -538,7 +541,7 @@ class HeatmapView(QWidget):
     def _keep_versions(self, output: LevelsReady) -> None:
         """Each result of a new Run replaces the one shown of its spec: whether their levels
         differ is checked in ``sides`` (at once when small), and if so the replaced levels are
-        its previous version (against_sides)."""
+        its previous version (runs.against)."""
         key = chain_key(output.mip)
         self.previous.retain({str(r.spec) for r in output.mip.results})
         for r in output.mip.results:
@@ -652,21 +655,23 @@ class HeatmapView(QWidget):
             self._offer_against()
 
     def _run_on_device(self, name: str, choice: str) -> None:
-        levels, shown = self._levels_of(name), self.output
-        if levels is None or shown is None or (choice, name) in self._device_running:
-            return
-        self._device_running.add((choice, name))
-        self.sides.submit(("device", choice, name), FILE_READ, run_on_device,
-                          (choice, levels[0], shown.mip.fmt, name),
-                          lambda got, c=choice, n=name, l0=levels[0]: self._device_ran(
-                              c, n, l0, got))
+        if self._levels_of(name) is not None and (choice, name) not in self._device_running:
+            self.sigRunOnDevice.emit(choice.removeprefix(DEVICE), name)
+
+    def running_on_device(self, device: str, name: str, job: int, queued: bool) -> None:
+        """``job`` runs ``name`` on ``device`` as asked by ``sigRunOnDevice``; ``queued``: after
+        the GPU worker's job under way (which a Stop ends with it)."""
+        self._device_running[(f"{DEVICE}{device}", name)] = (job, queued)
+
+    def set_device_run(self, out: DeviceRunOutput) -> None:
+        self._device_ran(f"{DEVICE}{out.device}", out.strategy, out.level0, out.got)
 
     def _device_ran(self, choice: str, name: str, level0: np.ndarray,
                     got: DeviceSide | SavedFailed) -> None:
         """``got``: ``name`` run on ``choice`` from ``level0``. Kept only while the Run shown
-        is the one of that level 0 (``sides`` jobs outlive a Run, and another image of the same
-        size and format would compare as this one's); else run again where still chosen."""
-        self._device_running.discard((choice, name))
+        is the one of that level 0 (the GPU worker's jobs outlive a Run, and another image of the
+        same size and format would compare as this one's); else run again where still chosen."""
+        self._device_running.pop((choice, name), None)
         levels = self._levels_of(name)
         if levels is None or levels[0] is not level0:
             if self._selection() == (name, choice):
@@ -721,6 +726,11 @@ class HeatmapView(QWidget):
             del self._pending[key]
             if key == self._selection():
                 self.summary.setText(f"  {key[0]} vs {key[1]}: not computed")
+        for (choice, name) in [k for k, (j, _) in self._device_running.items() if j == job]:
+            del self._device_running[(choice, name)]  # stopped: it sent nothing
+            if (name, choice) == self._selection():
+                self.summary.setText(f"  {name}: not run on {self._against_label(choice)}: "
+                                     "stopped")
 
     def strategy(self) -> str:
         """The result shown (``str`` of its spec), "" before a run."""
@@ -785,7 +795,9 @@ class HeatmapView(QWidget):
             what = f"reading {name} from {self._against_label(against)}…"
         elif _is_device(against) and (against, name) not in self._device_sides:
             self._run_on_device(name, against)
-            what = f"running {name} on {self._against_label(against)}…"
+            what = f"running {name} on {self._against_label(against)}" + (
+                " after the GPU's job under way…"
+                if self._device_running.get((against, name), (0, False))[1] else "…")
         else:
             if (name, against) not in self._pending:
                 self.sigCompare.emit(name, against)

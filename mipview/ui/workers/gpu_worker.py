@@ -24,6 +24,7 @@ maps), then LiveStats once, final, when it was timed.
 Live profiling analyses before it times, and then streams LiveStats until stopped.
 BatchOutput        a batch run's result (Batch tab)
 SweepProgress, SweepOutput   a width sweep (Sweep tab)
+DeviceRunOutput    a strategy run again on a device of its own (Heatmaps tab, "device N")
 """
 
 from __future__ import annotations
@@ -57,13 +58,15 @@ from mipview.gpu.measure.clocks import clock_reader
 from mipview.gpu.vulkan.context import GpuContext, GpuTimeout, list_devices
 from mipview.io import cube_faces, imageio
 from mipview.io.layers import make_layers
-from mipview.runs import analysis, staged
+from mipview.runs import against, analysis, staged
 from mipview.runs.staged import RunListener
 from mipview.ui.messages import (
     BatchOutput,
     BatchRequest,
     DeviceList,
     DeviceReady,
+    DeviceRunOutput,
+    DeviceRunRequest,
     LevelsReady,
     LiveStats,
     OpenedImage,
@@ -134,6 +137,7 @@ class GpuWorker(JobWorker):
         # stopped, these show what they did so far: they poll stop() between images or widths
         self.handle(BatchRequest, "Batch run failed", self._run_batch, checkpoints=False)
         self.handle(SweepRequest, "Sweep failed", self._run_sweep, checkpoints=False)
+        self.handle(DeviceRunRequest, "Cannot compare with another device", self._run_on_device)
 
     # --- slots: run in the worker thread -------------------------------------------------
     @Slot()
@@ -307,6 +311,15 @@ class GpuWorker(JobWorker):
             emit = _Emitter(self, req, ctx.caps.name, level0, ctx.caps.driver,
                             settings.cache if settings else "warm")
             self.sigReply.emit(emit.final_stats(timings, time.perf_counter() - t0))
+
+    def _run_on_device(self, req: DeviceRunRequest, stop: Stop) -> None:
+        """On a context of its own, opened and closed in this thread: the window's context and
+        the device it runs on are left as they are (against.run_on_device)."""
+        if stop():  # a Run sent since stops it before a context is opened for nothing
+            return
+        got = against.run_on_device(req.device, req.level0, req.fmt, req.strategy,
+                                    self._validate)
+        self.sigReply.emit(DeviceRunOutput(req.job, req.device, req.strategy, req.level0, got))
 
     def _run_batch(self, req: BatchRequest, stop: Stop) -> None:
         from mipview.gpu.batch import BatchSession

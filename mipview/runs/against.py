@@ -1,10 +1,11 @@
 """What the Heatmaps tab compares a result with besides the exact reference and the other results
-of its Run (issue 32): the same strategy's previous version, its levels in a saved run, and its
-levels made on another device.
+of its Run: the same strategy's previous version, its levels in a saved run, and its levels made
+on another device.
 
-No Qt and no UI-thread work here: the view runs :func:`levels_differ`, :func:`open_saved_side`,
-:func:`read_saved_side` and :func:`run_on_device` in its pixel pool (``HeatmapView.sides``), and
-each returns a frozen dataclass (or a bool) that crosses back to the UI thread.
+No Qt here, and none of it for the UI thread: the view runs :func:`levels_differ`,
+:func:`open_saved_side` and :func:`read_saved_side` in its pixel pool, the GPU worker runs
+:func:`run_on_device` (the one thread that calls Vulkan), and each returns a frozen dataclass
+(or a bool) that crosses back to the UI thread.
 
 **Previous version.** The rule is "an earlier Run's levels that differ", not "the shader's
 source changed": when a Run's result replaces the shown result of the same spec on the same
@@ -22,7 +23,7 @@ many levels; anything else is told in one line (:class:`SavedFailed`) and nothin
 
 **Device N.** The strategy shown, run once on the Run's very level 0 on another device (or the
 same one, on a context of its own), as ``mipview run --devices`` does: a context is opened for the
-job and closed after it, so the window's own device and its worker are not involved.
+job and closed after it, so the device the window runs on is left as it is.
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ from pathlib import Path
 
 import numpy as np
 
+from mipview.core.cancel import Cancelled
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
 from mipview.core.results import RunResult
 from mipview.core.specs import StrategySpec
+from mipview.gpu.session import run_once
+from mipview.gpu.vulkan.context import GpuContext
 from mipview.runs.saved import RUN_FOLDER, Saved, describe_chain, open_saved
-
-#: the data of a "device N" choice: this prefix and the device's index
-DEVICE = "device:"
 
 
 @dataclass(frozen=True)
@@ -201,22 +202,22 @@ class DeviceSide:
     levels: tuple[np.ndarray, ...]
 
 
-def run_on_device(choice: str, level0: np.ndarray, fmt: Format,
-                  strategy: str) -> DeviceSide | SavedFailed:
-    """``strategy`` once on ``level0`` (of ``fmt``) on the device of ``choice``, on a context
-    of its own (GPU work: off the UI thread)."""
-    from mipview.gpu.session import run_once
-    from mipview.gpu.vulkan.context import GpuContext
-
-    where = f"device {choice.removeprefix(DEVICE)}"
+def run_on_device(device: str, level0: np.ndarray, fmt: Format, strategy: str,
+                  validate: bool | None = None) -> DeviceSide | SavedFailed:
+    """``strategy`` once on ``level0`` (of ``fmt``) on device ``device`` (its index), on a
+    context of its own opened and closed here, in the calling thread (it must be the one that
+    calls Vulkan). A failure is told, not raised; a stop (:class:`Cancelled`) is raised."""
+    where = f"device {device}"
     try:
-        with GpuContext(device=choice.removeprefix(DEVICE)) as ctx:
+        with GpuContext(device=device, validate=validate) as ctx:
             caps = ctx.caps
             mip = run_once(ctx, level0, fmt, [StrategySpec.parse(strategy)])
+    except Cancelled:
+        raise
     except MipviewError as exc:
         return SavedFailed(where, f"{where}: {exc}")
-    except Exception as exc:  # noqa: BLE001 - told, not lost in the pool's thread (as the GPU
-        # worker tells every failure): a driver's error would leave the choice running forever
+    except Exception as exc:  # noqa: BLE001 - a driver's error is told as this choice's failure:
+        # raised, it would reach the worker as a failure of the window's own device
         return SavedFailed(where, f"{where}: {type(exc).__name__}: {exc}")
     if not mip.results:
         why = "; ".join(w for _, w in mip.skipped) or "no result"
