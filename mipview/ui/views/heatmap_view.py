@@ -20,12 +20,12 @@ not overlap: texels holding NaN or +-Inf (counted as the verdict counts them,
 differ) and texels holding a finite negative value (the overlay's "negative" mark).
 
 More "against" choices compare a result with its own other chains (:mod:`mipview.runs.against`
-says when each is offered): "previous version", the
-levels an earlier Run of the same strategy wrote that differ (after a custom shader's hot
-reload: what the edit changed); "device N", the same strategy run on the Run's level 0 on
-that device (:meth:`set_devices`; asked of the window by ``sigRunOnDevice``, a job of the GPU
-worker on a context of its own, once per Run); and "saved run…", a folder dialog (or :meth:`load_saved_run`) whose run folder is read in
-the ``sides`` pool, the same strategy's levels there. All are compared by the compare worker as
+says when each is offered): "previous version", the levels an earlier Run of the same strategy
+wrote that differ (after a custom shader's hot reload: what the edit changed); "device N", the
+same strategy run on the Run's level 0 on that device (:meth:`set_devices`; asked of the window
+by ``sigRunOnDevice``: a job of the GPU worker, on a context of its own, once per Run); and
+"saved run…", a folder dialog (or :meth:`load_saved_run`) whose run folder is read in the
+``sides`` pool, the same strategy's levels there. All are compared by the compare worker as
 another strategy is (the window asks :meth:`against_levels` for the levels), in the format's
 unit; a saved run that does not fit, or a device that cannot run the strategy, is told by
 ``sigError`` and changes nothing.
@@ -720,8 +720,8 @@ class HeatmapView(QWidget):
         return True
 
     def job_finished(self, job: int) -> None:
-        """A job ended: a comparison it owed and did not send (it failed or was stopped) is no
-        longer awaited; selecting it again asks again."""
+        """A job ended: a comparison or a device's run it owed and did not send (it failed or
+        was stopped) is no longer awaited; selecting it again asks again."""
         for key in [k for k, j in self._pending.items() if j == job]:
             del self._pending[key]
             if key == self._selection():
