@@ -10,6 +10,9 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MIPVIEW_DEVICE", "llvmpipe")
 
+# MIPVIEW_COMPILE_TALLY=DIR: where a cold run's time goes (tests/compile_tally.py)
+pytest_plugins = ["compile_tally"]
+
 
 @pytest.fixture(scope="session", autouse=True)
 def own_cache_dir(tmp_path_factory):
