@@ -49,7 +49,8 @@ A volume (``set_pyramids``' ``volume``, levels ``(D, H, W, C)``) is shown a slic
 (``ui.volume_slices``): the layer selector becomes a slice of level 0 and the axis to slice
 across, every level shows the slice that holds it, and every tool (exposure, histogram, readout,
 lock, A/B, the reference) works on the slices shown. The readout names the slice and the
-texel's (x, y, z) in the level.
+texel's (x, y, z) in the level. A volume new to the view opens on its middle slice, its range
+set to its whole level 0's extent (slice 0 of most volumes is near black).
 
 Signals
 -------
@@ -116,6 +117,7 @@ from mipview.ui.display import (
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
+from mipview.ui.views.panel_label import PanelLabel
 from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.seam_overlay import (
     SeamItem,
@@ -437,6 +439,8 @@ class PyramidView(QWidget):
         #: the results came while prepare still made their panels: they fill them in its last step
         self._filling = False
         self._ahead: dict[str, Panel] = {}
+        #: columns of the panels' grid (``_set_panels``)
+        self._grid_cols = 0
         #: the last fit: the first panel's box, what it fitted (the levels' places) and the
         #: range it left
         self._fitted: tuple[pg.ViewBox, QRectF, list] | None = None
@@ -455,6 +459,11 @@ class PyramidView(QWidget):
         (:meth:`set_cube`). ``volume``: they are of a volume, levels (D, H, W, C), shown a slice
         at a time."""
         old = self.panels[0].view.viewRange() if (keep_view and self.panels) else None
+        # a volume new to the view opens on its middle slice (slice 0 of most volumes is near
+        # black), at its own range; a Run's results of the same volume keep the slice and range
+        fresh = volume and bool(pyramids) and bool(pyramids[0][2]) and (
+            self._volume is None or not self._volume[0] or not self._volume[0][0][2]
+            or self._volume[0][0][2][0].shape != pyramids[0][2][0].shape)
         self._volume = (list(pyramids), None) if volume else None
         self.layer_spin.set_volume(volume)
         if volume:
@@ -480,8 +489,8 @@ class PyramidView(QWidget):
         changed = first is not None and self._range_kind not in (None, kind)
         if first is not None:
             self._range_kind = kind
-        reset = changed and channels == 4 and not self.settings.depth
-        self._awaiting_range = channels < 4 or changed
+        reset = changed and channels == 4 and not self.settings.depth and not fresh
+        self._awaiting_range = channels < 4 or changed or fresh
         self.cull_probes = {}
         sizes = self._sizes()
         if self.cull_rect is not None and (not sizes or self.cull_rect[2] > sizes[0][0]
@@ -491,6 +500,8 @@ class PyramidView(QWidget):
         self._set_flipped_silently(False)
         self._update_modes()
         self._update_layers()
+        if fresh:
+            self.layer_spin.set_value_silently(layer_count(self._pyramids[0][2][0]) // 2)
         if (self.cross() is None) != (self._geometry[0] is None) and self.lock is not None:
             self.lock = None  # a cross's texels are not a layer's: the lock goes
             self.sigLocked.emit(None)
@@ -512,7 +523,8 @@ class PyramidView(QWidget):
             self._awaiting_range = False
             return False
         _, _, levels, fmt = self._pyramids[0]
-        a = self._shown_array(levels[0])
+        # a volume's range is its whole level 0's, the same on every slice
+        a = levels[0] if self._volume is not None else self._shown_array(levels[0])
         self._awaiting_range = True
         self.pool.submit("extent", _texels(a), _extent, (a, fmt, self.settings),
                          self._range_found)
@@ -551,7 +563,9 @@ class PyramidView(QWidget):
             self._show_source(self.panels[0], self.panels[0].key)
         self._set_flipped_silently(False)
         sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
-        self._preparing = (list(pyramids), self._columns_for(len(pyramids), width, height), sizes)
+        # the columns of the levels as shown (a cube's crosses are 4:3, not its faces' 1:1)
+        cols = self._columns_for(len(pyramids), *self._shown_sizes(sizes[:1])[0])
+        self._preparing = (list(pyramids), cols, sizes)
         self._prep_generation += 1
         self._pending = True  # pyramids still waiting (filling) are shown in its last step
         self.flip_button.setEnabled(False)  # until the results come
@@ -921,9 +935,9 @@ class PyramidView(QWidget):
             self._pending, self._range_before = False, None
             self._preparing = None  # _set_panels takes the panels it made
             self._update_flip_choices()
-        if [e[0] for e in entries] != [p.key for p in self.panels]:
-            self._set_panels([(key, title) for key, title, _, _ in entries],
-                             self._columns(entries))
+        cols = self._columns(entries)
+        if [e[0] for e in entries] != [p.key for p in self.panels] or cols != self._grid_cols:
+            self._set_panels([(key, title) for key, title, _, _ in entries], cols)
         # the pyramids a panel of the same key showed (a later Run's, or those ``prepare`` made
         # the panels for): its box, label and image items stay, so a Run's result costs the UI
         # thread no new graphics items (the stall they made)
@@ -977,9 +991,10 @@ class PyramidView(QWidget):
             if panel.view.linkedView(pg.ViewBox.YAxis) is not link:
                 panel.view.setYLink(link)
         self.panels = panels
+        self._grid_cols = cols
 
     def _new_panel(self, key: str, title: str) -> Panel:
-        label = pg.LabelItem(title, color="#d8d8d8", size="10pt")
+        label = PanelLabel(title, color="#d8d8d8", size="10pt")
         vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
         vb.setBackgroundColor("#121316")
         vb.drawing = self.cull_button.isChecked()

@@ -31,10 +31,19 @@ SEAM_TEXT = "#9ecbff"
 Line = tuple[QPointF, QPointF, int, QPointF]
 
 
+#: the width of every edge on screen, in pixels: a line, not a band over the texels
+SEAM_WIDTH = 1.0
+#: an open edge is numbered only when at least this long on screen (pixels): its number's box
+#: (NUMBER_BOX) then covers a small part of the face beside it
+NUMBER_MIN_EDGE = 64
+NUMBER_BOX = 12
+
+
 class SeamItem(pg.GraphicsObject):
-    """A cube's 12 edges over the crosses a panel shows (``cube_cross.seam_lines``): joined
-    edges thin and pale, the two sides of each open edge in one colour with its number, just
-    inside the face (cosmetic pens and upright text of a fixed size: legible at any zoom)."""
+    """A cube's 12 edges over the crosses a panel shows (``cube_cross.seam_lines``): lines one
+    screen pixel wide, joined edges pale, the two sides of each open edge in one colour, and
+    its number just inside the face where the edge is long enough on screen (cosmetic pens and
+    upright text of a fixed size: thin and legible at any zoom, never over a small cross)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -56,25 +65,26 @@ class SeamItem(pg.GraphicsObject):
         for p0, p1, label, _ in self.lines:
             pen = QPen(SEAM_JOINED if label == 0 else SEAM_COLOURS[(label - 1) % len(SEAM_COLOURS)])
             pen.setCosmetic(True)
-            pen.setWidthF(1.0 if label == 0 else 2.0)
+            pen.setWidthF(SEAM_WIDTH)
             p.setPen(pen)
             p.drawLine(p0, p1)
         t = p.transform()
         p.save()
         p.resetTransform()
         font = p.font()
-        font.setPixelSize(11)
+        font.setPixelSize(NUMBER_BOX - 3)
         font.setBold(True)
         p.setFont(font)
+        half = NUMBER_BOX / 2
         for p0, p1, label, centre in self.lines:
             a, b = t.map(p0), t.map(p1)
-            if label == 0 or math.hypot(b.x() - a.x(), b.y() - a.y()) < 24:
+            if label == 0 or math.hypot(b.x() - a.x(), b.y() - a.y()) < NUMBER_MIN_EDGE:
                 continue  # joined, or too small on screen for a number
             mid = (a + b) / 2
             d = t.map(centre) - mid
             norm = math.hypot(d.x(), d.y()) or 1.0
-            at = mid + d * (10.0 / norm)
-            box = QRectF(at.x() - 8, at.y() - 8, 16, 16)
+            at = mid + d * ((half + 2) / norm)
+            box = QRectF(at.x() - half, at.y() - half, NUMBER_BOX, NUMBER_BOX)
             p.fillRect(box, QColor(0, 0, 0, 170))
             p.setPen(SEAM_COLOURS[(label - 1) % len(SEAM_COLOURS)])
             p.drawText(box, Qt.AlignmentFlag.AlignCenter, str(label))
