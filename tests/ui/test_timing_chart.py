@@ -104,3 +104,24 @@ def test_the_history_follows_the_bars_in_one_step_for_the_updates_meanwhile(qtbo
     assert drawn == [1]  # one step drew both updates
     assert [list(chart.curves[f"s{i}"].getData()[1]) for i in range(2)] == \
         [[10.0, 11.0], [20.0, 21.0]]
+
+
+def test_a_history_of_one_point_shows_the_point_on_a_plain_axis(qtbot):
+    chart = TimingChart()
+    qtbot.addWidget(chart)
+    _update(qtbot, chart, _stats(100.0))
+    curve = chart.curves["s0"]
+    assert curve.opts["symbol"] == "o"  # a line of one point draws nothing
+    assert list(curve.getData()[0]) == [1.0] and list(curve.getData()[1]) == [100.0]
+    (x0, x1), (y0, y1) = chart.history_plot.viewRange()
+    assert x0 <= 1.0 <= x1 and x1 - x0 >= 1.0  # not 0.9998-1.0002
+    assert y0 <= 100.0 <= y1 and y1 - y0 >= 10.0
+    _update(qtbot, chart, _stats(101.0))  # two points: a line again
+    assert curve.opts["symbol"] is None
+
+
+def test_steady_range_of_one_point_spans_what_it_is_given():
+    lo, hi = steady_range((5.0, 6.0), 1.0, 1.0, 4.0)
+    assert (lo, hi) == (0.0, 2.0)
+    lo, hi = steady_range((5.0, 6.0), 1.0, 1.0)  # the least span: a range too narrow to read
+    assert hi - lo < 0.01

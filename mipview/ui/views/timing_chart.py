@@ -93,12 +93,14 @@ def time_axes(plot: pg.PlotItem) -> None:
         reserve_tick_text(plot.getAxis(name), "000000")
 
 
-def steady_range(current: tuple[float, float], lo: float, hi: float) \
-        -> tuple[float, float] | None:
+def steady_range(current: tuple[float, float], lo: float, hi: float,
+                 min_span: float = 1e-3) -> tuple[float, float] | None:
     """A range (>= 0) that shows ``lo``..``hi``, or None to keep ``current``: it changes only
     when the data leave it or fill less than half of it, and then with a quarter of headroom on
-    each side, so data that creep up do not move it at every update."""
-    span = max(hi - lo, 1e-3)
+    each side, so data that creep up do not move it at every update. ``min_span``: data closer
+    than that count as that far apart (one point gets a range of ``min_span / 2``, whose ticks
+    read plainly, not 0.9998-1.0002)."""
+    span = max(hi - lo, min_span)
     if current[0] <= lo and hi <= current[1] and 2 * span >= current[1] - current[0]:
         return None
     return max(0.0, lo - span / 4), hi + span / 4
@@ -562,7 +564,7 @@ class TimingChart(QWidget):
         """Make what a Run of the strategies ``names`` (in bar order) draws ahead, one item per
         turn of the event loop (:data:`steps.STEP_MS` apart): each bar's labels and each strategy's history
         curve. Made with a Run's first figures, they were its longest stall (the curves with
-        their legend entries: 40-60 ms for five on 2 cores; docs/bench/window-31)."""
+        their legend entries: 40-60 ms for five on 2 cores; docs/bench/window-stalls)."""
         if len(self.value_labels) < len(names) or any(n not in self.curves for n in names):
             steps.later(lambda: self._prepare_step(names), self)
 
@@ -590,9 +592,10 @@ class TimingChart(QWidget):
         antialiased: a 2 px antialiased line is Qt's slow path (a full history of five curves
         took 16-24 ms a paint on lavapipe's 2 cores, 10 ms without), and a history is mostly
         level lines, which antialiasing does not change."""
+        colour = PALETTE[slot % len(PALETTE)]
         self.curves[name] = self.history_plot.plot(
-            [], [], pen=pg.mkPen(PALETTE[slot % len(PALETTE)], width=2), name=name,
-            antialias=False)
+            [], [], pen=pg.mkPen(colour, width=2), name=name, antialias=False,
+            symbolBrush=colour, symbolPen=None, symbolSize=8)
 
     def _update_history(self) -> None:
         for i, (name, points) in enumerate(self.history.items()):
@@ -600,11 +603,19 @@ class TimingChart(QWidget):
                 self._add_curve(name, self.names.index(name) if name in self.names else i)
             xs, ys = zip(*points, strict=True) if points else ((), ())
             self.curves[name].setData(np.array(xs, dtype=float), np.array(ys, dtype=float))
+            # a line needs two points: fewer are drawn as dots
+            symbol = "o" if len(points) < 2 else None
+            if self.curves[name].opts["symbol"] != symbol:
+                self.curves[name].setSymbol(symbol)
         points = np.array([p for h in self.history.values() for p in h], dtype=float)
         if points.size:
             view = self.history_plot.getViewBox()
+            # at least two updates either way, and half the median up and down, so a first
+            # point sits in a plain axis
+            spans = (4.0, max(1e-3, 0.5 * float(points[:, 1].max())))
             for axis, current in enumerate(view.viewRange()):
-                new = steady_range(tuple(current), points[:, axis].min(), points[:, axis].max())
+                new = steady_range(tuple(current), points[:, axis].min(), points[:, axis].max(),
+                                   spans[axis])
                 if new is not None:
                     view.setRange(**{"xRange" if axis == 0 else "yRange": new}, padding=0)
 
