@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mipview.check.drift import detect_drift
 from mipview.core.formats import Format
 from mipview.core.results import DeviceSummary, RunResult
 from mipview.gpu.measure.clocks import NVIDIA_VENDOR_ID, ClockSample, ClockState, open_reader
 from mipview.runs import report
+from mipview.runs.drift import detect_drift
 
 
 class FakeNvml:

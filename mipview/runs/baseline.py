@@ -226,7 +226,7 @@ def bootstrap_ratio(new: Sequence[float], old: Sequence[float], resamples: int =
     paired), and the interval holds the middle ``confidence`` of the resampled ratios.
 
     Numpy only, on purpose: ``scipy.stats.bootstrap`` would do this, but the GPU machine that
-    runs benchmarks has numpy and no SciPy (as mipview/check/drift.py). Seeded: the same samples always
+    runs benchmarks has numpy and no SciPy (as mipview/runs/drift.py). Seeded: the same samples always
     give the same interval, so a saved comparison can be reproduced."""
     a = np.asarray(new, dtype=np.float64)
     b = np.asarray(old, dtype=np.float64)

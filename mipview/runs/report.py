@@ -10,12 +10,12 @@ import math
 from typing import Any
 
 from mipview import __version__
-from mipview.check.drift import detect_drift
 from mipview.check.filter_reference import BOX_NAMES, result_figures
 from mipview.check.verdict import Verdict
 from mipview.core.formats import Format
 from mipview.core.results import RunResult, StrategyResult, TimingStats
 from mipview.runs.cube import CubeSeams, cube_dict, strategy_cube_dict
+from mipview.runs.drift import detect_drift
 
 #: the key of report.json (and bench's JSON) that says mipview wrote it: ``mipview run`` only
 #: ever replaces a folder whose report.json has it (mipview/cli/output.py)

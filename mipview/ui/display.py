@@ -33,8 +33,10 @@ import numpy as np
 import pyqtgraph as pg
 
 from mipview.check.reference import step_level
+from mipview.core.array_layers import layer_of
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, linear_to_srgb
+from mipview.core.reductions import EXTREMES
 from mipview.core.turns import give_turn
 from mipview.ui.cube_cross import unfold
 
@@ -42,17 +44,6 @@ from mipview.ui.cube_cross import unfold
 def first_layer(a: np.ndarray) -> np.ndarray:
     """(H, W, C) view of layer 0 of an (L, H, W, C) array; (H, W, C) and (H, W) unchanged."""
     return a[0] if a.ndim == 4 else a
-
-
-def layer_count(a: np.ndarray) -> int:
-    """Array layers of an (L, H, W, C) array; 1 for (H, W, C) and (H, W)."""
-    return int(a.shape[0]) if a.ndim == 4 else 1
-
-
-def layer_of(a: np.ndarray, layer: int) -> np.ndarray:
-    """(H, W, C) view of ``layer`` of an (L, H, W, C) array (clamped to the last layer);
-    (H, W, C) and (H, W) unchanged, so single-layer arrays ignore the layer."""
-    return a[min(max(0, layer), a.shape[0] - 1)] if a.ndim == 4 else a
 
 
 CHANNELS = ("rgba", "r", "g", "b", "a", "luminance")
@@ -63,8 +54,6 @@ COLORMAPS = ("grey", "viridis", "turbo", "magma", "inferno")
 #: footprint's min, so a culling test reading it is wrong), and one on the safe side but not exact
 HIZ_MARKS: dict[str, tuple[int, int, int]] = {"non-conservative": (255, 0, 0),
                                              "inexact": (160, 120, 255)}
-#: reductions whose levels pick an extreme of their footprint (the Hi-Z overlay's)
-EXTREMES = ("min", "max", "minmax")
 #: Rec. 709 luminance weights (of the values as they are: linear for floats)
 LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
 #: overlay colours, by kind, in the order a texel holding several kinds is painted (last wins)

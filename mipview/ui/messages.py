@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mipview.check.compare import LevelError
-from mipview.check.drift import Drift, detect_drift
 from mipview.core.formats import Format
 from mipview.core.results import ClockState, GpuTiming, RunResult
 from mipview.core.specs import StrategySpec
@@ -31,6 +30,7 @@ from mipview.runs.against import DeviceSide, SavedFailed
 from mipview.runs.analysis import StrategyAnalysis
 from mipview.runs.baseline import BaselineReport, SavedRun, saved_timings
 from mipview.runs.preview import PreviewImage, PreviewSettings
+from mipview.runs.timing_figures import TimingFigures
 from mipview.runs.volume import VolumeDone, VolumeShown
 
 if TYPE_CHECKING:
@@ -137,41 +137,6 @@ class RunAnalysed:
     #: the exact reference per level, as float64 storage units (for the side-by-side viewer)
     reference: tuple[np.ndarray, ...]
     errors: tuple[StrategyAnalysis, ...]
-
-
-#: bins of a strategy's samples in the timing chart's distribution view
-DIST_BINS = 24
-
-
-@dataclass(frozen=True)
-class TimingFigures:
-    """What the timing chart draws of one :class:`GpuTiming`, in microseconds."""
-
-    min: float
-    p5: float
-    median: float
-    p95: float
-    max: float
-    #: the median of each mark (the per-dispatch breakdown), in plan order
-    marks: tuple[tuple[str, float], ...] = ()
-    #: the samples drifted while they were taken (mipview.check.drift): the median describes neither
-    #: the start nor the end
-    drift: Drift | None = None
-    #: the samples' histogram (the chart's distribution view): DIST_BINS counts over equal bins
-    #: from ``min`` to ``max`` (the last bin holds ``max``)
-    counts: tuple[int, ...] = ()
-
-    @classmethod
-    def of(cls, timing: GpuTiming) -> TimingFigures:
-        t = timing.total
-        counts, _ = np.histogram(t.samples_us, DIST_BINS, (t.min, max(t.max, t.min + 1e-6)))
-        return cls(t.min, t.p5, t.median, t.p95, t.max,
-                   tuple((label, s.median) for label, s in timing.marks),
-                   detect_drift(t.samples_us), tuple(int(c) for c in counts))
-
-    def bin_edges(self) -> np.ndarray:
-        """The ``len(counts) + 1`` edges of the histogram's bins, us."""
-        return np.linspace(self.min, max(self.max, self.min + 1e-6), len(self.counts) + 1)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The profiler in the window (issue 19): a saved run against a baseline with the bootstrap
+"""The profiler in the window: a saved run against a baseline with the bootstrap
 verdict beside each bar, the distributions beside the bars, the clock-changed warning, the
 driver in the title, the sampled preview dock, and a shortcut for every Profile action."""
 
@@ -12,7 +12,8 @@ from PySide6.QtGui import QAction
 
 from mipview.core.results import ClockSample, ClockState, GpuTiming, TimingStats
 from mipview.core.specs import StrategySpec
-from mipview.ui.messages import DIST_BINS, LiveStats
+from mipview.runs.timing_figures import DIST_BINS
+from mipview.ui.messages import LiveStats
 from mipview.ui.views.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
 
 WAIT_MS = 60_000

@@ -77,6 +77,7 @@ from PySide6.QtWidgets import (
 
 from mipview.check import compare
 from mipview.check.compare import LevelError
+from mipview.core.array_layers import layer_count, layer_of
 from mipview.core.formats import Format
 from mipview.core.nonfinite import NonFinite, Propagation, count_nonfinite
 from mipview.io import containers
@@ -93,7 +94,7 @@ from mipview.runs.against import (
 )
 from mipview.runs.analysis import StrategyAnalysis
 from mipview.ui import steps
-from mipview.ui.display import MARKS, layer_count, layer_of, texel_marks
+from mipview.ui.display import MARKS, texel_marks
 from mipview.ui.messages import Comparison, DeviceRunOutput, LevelsReady, WorkerError
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.panels.steady_label import SteadyLabel

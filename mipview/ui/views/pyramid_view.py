@@ -88,13 +88,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mipview.check.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.check.seams import SeamFigures
+from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
 from mipview.ui import steps
 from mipview.ui.cube_cross import FACE_LABELS, cross_position, cross_size, cross_texel
-from mipview.ui.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
 from mipview.ui.display import (
     EXTREMES,
     HIZ_MARKS,
@@ -105,7 +106,6 @@ from mipview.ui.display import (
     first_layer,
     footprint_text,
     hiz_overlay,
-    layer_count,
     layer_of,
     level_values,
     linear_depth,
@@ -571,7 +571,7 @@ class PyramidView(QWidget):
         self.flip_button.setEnabled(False)  # until the results come
         # one panel per turn of the event loop, then the grid, then each panel's image items:
         # made in the press of Run they stalled the window 40-57 ms on the H100 machine, while
-        # the worker and the pixel pool started (docs/bench/window-31)
+        # the worker and the pixel pool started (docs/bench/window-stalls)
         self._next_prepare_step()
 
     def _next_prepare_step(self) -> None:
@@ -926,7 +926,7 @@ class PyramidView(QWidget):
             # results that come while prepare still makes their panels (a fast GPU's first
             # Run) fill them in its last step: the rest of the panels, the grid and the first
             # panel's items made in the results' turn were that Run's longest turn (21-23 ms
-            # on the H100 machine; docs/bench/window-31)
+            # on the H100 machine; docs/bench/window-stalls)
             _, _, sizes = self._preparing
             self._preparing = ([(e[0], e[1]) for e in entries], self._columns(entries), sizes)
             self._filling = True
@@ -971,7 +971,7 @@ class PyramidView(QWidget):
             grid.removeItem(item)
         added = [(item, at) for item, at in cells.items() if item not in grid.items]
         # pyqtgraph lays the whole grid out again after each item it adds: once for all of them
-        # (five panels' ten items took 8-18 ms of a first Run's step on 2 cores, docs/bench/window-31)
+        # (five panels' ten items took 8-18 ms of a first Run's step on 2 cores, docs/bench/window-stalls)
         grid.layout.activate = lambda: None
         try:
             for item, (row, col) in added:

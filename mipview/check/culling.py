@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview.ui.display import EXTREMES, layer_of
+from mipview.core.array_layers import layer_of
+from mipview.core.reductions import EXTREMES
 
 TAPS = ("quad", "cover")
 TAP_LABELS = {"quad": "2x2 at its centre (sampler)", "cover": "texels under it"}
