@@ -1,4 +1,4 @@
-"""Cube maps through the command line and the API (issue 29, docs/cube-maps.md "Running a cube
+"""Cube maps through the command line and the API (docs/cube-maps.md "Running a cube
 map"): a cube KTX2, six face images and ``--synthetic cube`` run every strategy with the faces as
 array layers (checked texel by texel by the one verdict: exit 0), each chain and each exact
 reference with its seam figures per level in the text and the JSON, a cube result exported as a

@@ -1,4 +1,4 @@
-"""Faults found by probing the command line as a new user would, beyond the issue's list: a
+"""Faults found by probing the command line as a new user would: a
 ``--json`` that is a device or a pipe (renaming over it replaced /dev/full with a plain file),
 a write that fails once the work is done (a full disk), absurd run counts."""
 

@@ -1,4 +1,4 @@
-"""Volumes through the command line (issue 29, docs/volumes.md "Running a volume"): ``run`` and
+"""Volumes through the command line (docs/volumes.md "Running a volume"): ``run`` and
 ``bench`` of ``--synthetic volume`` and of a 3D KTX2 or DDS make the chain with the volume
 strategies, judged by the volume verdict (exit 0; 1 out of tolerance), written as
 ``*.volume.npy`` levels and texture files that read back bit for bit; bad input is one line and

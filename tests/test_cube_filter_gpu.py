@@ -1,4 +1,4 @@
-"""Seamless cube map chains on the GPU (issue 29): ``edge=cube`` of per-level
+"""Seamless cube map chains on the GPU: ``edge=cube`` of per-level
 (mipview/gpu/strategies/filter_level.py and .comp) and of filter-pairs (two levels per dispatch)
 against the float64 seamless reference (mipview.check.filter_reference.cube_filter), texel by
 texel through the verdict, and filter-pairs against per-level byte for byte; the check catches

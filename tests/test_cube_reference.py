@@ -1,4 +1,4 @@
-"""Cube maps without a GPU (issue 29): the faces' adjacency against Vulkan's face selection,
+"""Cube maps without a GPU: the faces' adjacency against Vulkan's face selection,
 faces padded with their neighbours, the seamless reference (edge=cube) and the seam metric."""
 
 from __future__ import annotations

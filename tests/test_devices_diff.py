@@ -1,4 +1,4 @@
-"""``mipview run --devices A,B`` (issue 32): the same strategies on two devices, compared texel
+"""``mipview run --devices A,B``: the same strategies on two devices, compared texel
 by texel. lavapipe opened twice exercises the plumbing: alike, the runs are `identical`; a level
 altered on the second device's side is counted at exactly its texels, `differs beyond them`,
 exit 1; a bad --devices is one line and exit 2."""

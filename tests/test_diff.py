@@ -1,4 +1,4 @@
-"""``mipview diff A B`` (issue 32): two saved runs or texture chains compared texel by texel.
+"""``mipview diff A B``: two saved runs or texture chains compared texel by texel.
 Identical inputs are `identical`; a level altered within both runs' chain bounds is `differs
 within the promises` (exit 0); texels altered far beyond are counted at exactly their level
 (exit 1); texture files promise nothing; mismatched or missing inputs are one line and exit 2."""

@@ -1,4 +1,4 @@
-"""Filters and texture kinds of issue 17 (mipview.core.filters): tap tables, the exact references,
+"""Filters and texture kinds (mipview.core.filters): tap tables, the exact references,
 cross-checks with Pillow, edge modes on hand-made images, kinds, and their verdict."""
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ def test_plan_strips_at_render_target_sizes():
     assert all(s.tiles is None or not s.tiles.strip_levels
                for size in [(4095, 4095), (4096, 4096), (2052, 2052)]
                for s in plan_steps(*size, strips=True))
-    # off by default (slower on an H100, docs/bench/speed-30): two dispatches at 1080p
+    # off by default (slower on an H100, docs/bench/speed-vs-spd): two dispatches at 1080p
     assert [s.label for s in plan_steps(1920, 1080)] == ["fast 1-3", "general 4-10"]
 
 
@@ -206,7 +206,7 @@ def test_strips(gpu, size, fmt, spec):
 
 @pytest.mark.parametrize("tiles", ["2", "8"])
 def test_tiles_per_group(gpu, tiles):
-    # the tile phase with several tiles per workgroup (issue 30's wave fit, measured slower):
+    # the tile phase with several tiles per workgroup (a wave fit, measured slower: docs/bench/hiz-gather):
     # the same bytes as one tile each; 640x360 has 60 tiles, so tiles=8 leaves 8 workgroups
     src = synthetic.image(640, 360, seed=11, kind="noise")
     level0 = to_storage(src.pixels, Format.SRGB)

@@ -41,7 +41,7 @@ def test_tiles_per_group_keeps_the_device_busy(gpu):
 
 def test_asked_tiles_are_given(gpu):
     """A number of tiles per workgroup is given as asked, below MIN_GROUPS_GPU workgroups too
-    (issue 30 measures one wave of resident workgroups); ``auto`` keeps the device busy."""
+    (docs/bench/speed-vs-spd measures one wave of resident workgroups); ``auto`` keeps the device busy."""
     gpu_caps = replace(gpu.caps, device_type="discrete")
     assert group_tiles(gpu_caps, "4", 2040, False, True) == 4         # 510 workgroups
     # auto: an early fetch's 4 tiles, or one where fewer fit (3840x2160's 2040 tiles); a

@@ -1,4 +1,4 @@
-"""Volumes on the GPU (issue 29): volume-per-level and volume-tiles make every level of odd and
+"""Volumes on the GPU: volume-per-level and volume-tiles make every level of odd and
 even volumes, judged texel by texel against the float64 3D reference (docs/volumes.md) on
 lavapipe with validation; min and max bit-exact."""
 
@@ -20,7 +20,7 @@ from mipview.gpu.strategies.volume_tiles import plan_steps
 from mipview.gpu.volume_session import VOLUME_STRATEGIES, run_volume, volume_strategy
 
 BOTH = list(VOLUME_STRATEGIES)
-#: the odd volumes of issue 29, and two of even sides (no overlap between tiles; 32^3: four
+#: odd volumes, and two of even sides (no overlap between tiles; 32^3: four
 #: levels in many groups, then one group)
 SIZES = [(3, 3, 3), (5, 7, 9), (33, 33, 33), (16, 8, 4), (32, 32, 32)]
 

@@ -1,7 +1,7 @@
 """Per-level errors of a GPU pyramid against the references of :mod:`mipview.check.reference`.
 
 Units: UNORM formats in LSB (storage units, 1/255 or 1/65535); float formats in relative error. Two figures
-per level (DESIGN.md): *step* error, against the exact reduction of the level below as the GPU
+per level (docs/correctness.md): *step* error, against the exact reduction of the level below as the GPU
 stored it, and *chain* error, against the float64 chain from level 0.
 """
 
@@ -372,7 +372,7 @@ class ErrorReport:
         return tuple(sorted(over, key=lambda b: b.error.level))
 
     def exact_breaches(self, fmt: Format) -> tuple[Breach, ...]:
-        """:meth:`breaches` of DESIGN.md's flat figures: :data:`TOLERANCE` and
+        """:meth:`breaches` of the flat figures (docs/correctness.md): :data:`TOLERANCE` and
         :func:`chain_tolerance`."""
         n = max(len(self.step), len(self.chain))
         return self.breaches([TOLERANCE[fmt][0]] * n, [chain_tolerance(fmt, k) for k in range(n)])

@@ -1,4 +1,4 @@
-"""Two chains of one image compared texel by texel (``mipview diff``, issue 32): how far apart
+"""Two chains of one image compared texel by texel (``mipview diff``): how far apart
 they are per level, and how many texels are further apart than both sides' promises allow.
 
 If each side keeps its chain bound against the exact reference R (|A - R| <= bA, |B - R| <= bB),

@@ -1,4 +1,4 @@
-"""The exact float64 mip pyramid: the definition of "correct" (DESIGN.md, "What correct means").
+"""The exact float64 mip pyramid: the definition of "correct" (docs/correctness.md).
 
 Every function takes storage values shaped ``(H, W, 4)`` or ``(L, H, W, 4)`` (array layers) and
 works on the last three axes only, so a leading layer axis rides along for free.

@@ -4,7 +4,7 @@ defined here and nowhere else, with the reason for its size.
 The figures a result is judged by are derived, not chosen: :mod:`mipview.check.bounds` builds
 each strategy's per-level bounds from its promise (rounding budgets per store and per
 operation), and :mod:`mipview.check.verdict` applies them. What is here is the rest: the flat
-figures of DESIGN.md, the floor of relative errors, the slack for the float64 reference's own
+figures (docs/correctness.md), the floor of relative errors, the slack for the float64 reference's own
 rounding, and the coverage and normal-map thresholds of the filters.
 """
 
@@ -18,8 +18,8 @@ from mipview.core.formats import Format
 RELATIVE_FLOOR = 1e-3
 
 
-#: Format -> (step tolerance, chain tolerance), in the format's error unit: DESIGN.md's flat
-#: figures, a coarse check for tests of single strategies. Results are judged by the bounds of
+#: Format -> (step tolerance, chain tolerance), in the format's error unit: the flat
+#: figures (docs/correctness.md), a coarse check for tests of single strategies. Results are judged by the bounds of
 #: their strategy's promise (mipview.check.verdict, mipview.check.bounds), which no flat chain figure fits.
 _FLAT = {
     Format.UNORM: (1.0, 2.0),

@@ -1,5 +1,5 @@
 """``mipview run --devices A,B``: the same strategies on two devices, compared texel by texel
-(issue 32, "is this GPU or driver conformant with that one?").
+("is this GPU or driver conformant with that one?").
 
 Each device's run is an ordinary run folder (``OUT/device-1``, ``OUT/device-2``, which ``mipview
 diff`` reads again later); the comparison is ``diff``'s own (mipview.runs.saved.compare_saved:

@@ -1,5 +1,5 @@
 """``mipview diff A B``: what two saved runs (run folders) or two texture chains hold, texel by
-texel (issue 32, "did the new driver change anything?").
+texel ("did the new driver change anything?").
 
 Per strategy and level: the largest and mean difference in the format's unit and the texels
 further apart than both runs' promises allow (mipview.check.diff), a verdict per strategy and

@@ -434,10 +434,10 @@ def build_parser() -> argparse.ArgumentParser:
     device_opts(p)
     p.set_defaults(func=cmd_bench)
 
-    from mipview.cli import mean  # `mean` and `sweep` (exact image mean, issue 5)
+    from mipview.cli import mean  # `mean` and `sweep` (exact image mean)
     mean.add_parsers(add, device_opts, image_opts)
 
-    from mipview.cli import diff  # two saved runs or texture chains, texel by texel (issue 32)
+    from mipview.cli import diff  # two saved runs or texture chains, texel by texel
     diff.add_parser(add)
 
     p = add("gui", "open the desktop app (default command)")

@@ -1,4 +1,4 @@
-"""``run`` and ``bench`` of a volume (issue 29, docs/volumes.md): a 3D KTX2 or DDS, a
+"""``run`` and ``bench`` of a volume (docs/volumes.md): a 3D KTX2 or DDS, a
 ``*.volume.npy``, or ``--synthetic volume --size N`` (``WxHxD``). The volume strategies
 (``volume-per-level``, ``volume-tiles``; ``--strategies`` names them, each with
 ``:reduction=min|max|minmax``, volume-tiles also with ``:load=trilinear``) make the chain on the

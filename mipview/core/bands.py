@@ -36,7 +36,7 @@ _lock = threading.Lock()
 #: window's first Run at 4096^2 analysed on 16 threads stalled the UI 0.9 s and put its timings
 #: on screen after 2.4-3.1 s (every thread's Python-side numpy work queues for the GIL the UI and
 #: timing threads need); on 4 the stall was 0.13 s, the timings came after 1.0 s, and the whole
-#: analysis ended as soon (docs/bench/window-31)
+#: analysis ended as soon (docs/bench/window-stalls)
 DEFAULT_THREADS = 4
 
 

@@ -403,7 +403,7 @@ def _decode_rows(src: np.ndarray, fmt: Format, out: np.ndarray) -> None:
 
     The lookups index the table (``lut[src]``), not ``np.take``: the same values, and ``np.take``
     with 8-bit indices held the interpreter lock through each block (the band threads decoding a
-    4096^2 level held it 16-26 ms at a time on 2 cores; docs/bench/window-31)."""
+    4096^2 level held it 16-26 ms at a time on 2 cores; docs/bench/window-stalls)."""
     if not fmt.is_srgb:
         np.divide(src, fmt.scale, out=out)
         return

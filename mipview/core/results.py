@@ -48,7 +48,7 @@ class TimingSettings:
     #: first runs in a command buffer; in batches of 10 on an H100 its 4096^2 median read
     #: 44.6 us (single-pass, cold) where 25 and 50 read 40.4 and 40.0, and the same SPD SPIR-V
     #: 2 us over an independent harness that times 50 in one; the others moved within noise
-    #: (docs/bench/spd-31/probe.py)
+    #: (docs/bench/spd/probe.py)
     runs_per_batch: int = 25
     cold: bool = False
     evict: str = "clean"

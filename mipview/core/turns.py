@@ -5,7 +5,7 @@ pool) run Python between their numpy and Vulkan calls. CPython hands the lock to
 waits for it only after the switch interval (5 ms), and then to whichever waiting thread the OS
 wakes. The UI thread takes and gives back the lock around each of its many Qt calls, so with
 four busy threads it waits again and again: on the H100 machine it was blocked for 40-64 ms of
-each 60-90 ms stall while those threads used about as much CPU (docs/bench/window-31,
+each 60-90 ms stall while those threads used about as much CPU (docs/bench/window-stalls,
 ``tools/measure --why``). Sleeping now and then in the worker was not enough: each sleep hands
 the lock to any thread, most often another worker.
 

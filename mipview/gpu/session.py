@@ -3,7 +3,7 @@
 A :class:`Session` belongs to the thread that owns the context. Each strategy gets its own image
 (uploaded once, levels 1.. filled with a sentinel), so results never leak between strategies.
 Timed runs are recorded many to a command buffer, with timestamps around each, so the GPU stays
-fed and no CPU gap drops its clock between samples (../shared/gpu/README.md).
+fed and no CPU gap drops its clock between samples (mipview/gpu/measure/clocks.py).
 """
 
 from __future__ import annotations

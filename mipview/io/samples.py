@@ -33,7 +33,7 @@ SAMPLES: dict[str, Callable[[], Image.Image]] = {
     "zoneplate_512.png": make_zoneplate,
     DEFAULT_SAMPLE: make_photo,
     "alpha_300x200.png": make_alpha,
-    # issue 17: one texture per kind (docs/filters.md)
+    # one texture per kind (docs/filters.md)
     "tiling_256.png": make_tiling,
     "foliage_256.png": make_foliage,
     "normal_256.png": make_normal_map,

@@ -1,4 +1,4 @@
-"""Saved chains read back for ``mipview diff`` (issue 32): a run folder written by ``mipview run
+"""Saved chains read back for ``mipview diff``: a run folder written by ``mipview run
 --out DIR`` (report.json, then DIR/<strategy>/level_NN.png, and level_NN.npy for float
 formats: cli/main.write_result) or a texture file holding a chain (KTX2, DDS, EXR).
 

@@ -475,7 +475,7 @@ class MainWindow(QMainWindow):
                 cold=self.panel.cold_check.isChecked()))
         # the pyramid view's panels for the results, made now, before the worker and its
         # analysis threads start: made when the levels come, they stalled the window while the
-        # UI thread waited for the interpreter lock between its steps (docs/bench/window-31)
+        # UI thread waited for the interpreter lock between its steps (docs/bench/window-stalls)
         self.pyramid.prepare([(str(s), containers.title(s)) for s in specs], source.width,
                              source.height)
         self.chart.prepare([str(s) for s in specs])

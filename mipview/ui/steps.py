@@ -3,7 +3,7 @@ ahead, a worker's replies that came together) runs one step per turn of the even
 STEP_MS after the paints of the step before, whichever view queued it.
 
 Each view once had its own timer chain: two chains' steps fell due in the same turn and ran back
-to back, one stall of both (18 + 10 ms on 2 cores; docs/bench/window-31). A step's paints come in
+to back, one stall of both (18 + 10 ms on 2 cores; docs/bench/window-stalls). A step's paints come in
 the turn after it; a timer started at the step's end fell due during a long paint, so the next
 step ran in the paint's turn. The timer now starts once the paints asked for are done
 (:func:`after_paints`).

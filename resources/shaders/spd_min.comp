@@ -60,7 +60,7 @@ void SpdStore(ASU2 p, AF4 value, AU1 mip, AU1 slice) {
 // HANDOFF=1 is AMD's sample: a relaxed atomicAdd and no acquire below. The Vulkan memory model
 // does not promise that the last group then sees the others' level-6 texels (NVIDIA and AMD
 // hardware show them), and the release costs every group: 5 us of 57 at 4096^2 on an H100
-// (docs/bench/spd-31). 0 (the default) keeps the model's promise.
+// (docs/bench/spd). 0 (the default) keeps the model's promise.
 layout(constant_id = 0) const int HANDOFF = 0;
 
 void SpdIncreaseAtomicCounter(AU1 slice) {

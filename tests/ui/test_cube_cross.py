@@ -1,4 +1,4 @@
-"""A cube map level unfolded as a cross (issue 29, the viewer): the cross's geometry checked
+"""A cube map level unfolded as a cross (the viewer): the cross's geometry checked
 against the cube's adjacency (mipview/core/cube.py), and the pyramid view showing a cube's
 levels as crosses with their seams, naming faces in its readout, and showing any other array
 layer by layer as before."""

@@ -1,4 +1,4 @@
-"""The Heatmaps tab's "against" list compares a result with its own other chains (issue 32): its
+"""The Heatmaps tab's "against" list compares a result with its own other chains: its
 previous version (an earlier Run of the same spec whose levels differ, as after a shader's hot
 reload), the same strategy's levels in a saved run folder (``mipview run --out``), and the same
 strategy run on another device ("device N": lavapipe on a context of its own here, made by the

@@ -1,4 +1,4 @@
-"""The Heatmaps tab compares any two results of a Run (issue 17 item 4), here two made with
+"""The Heatmaps tab compares any two results of a Run, here two made with
 different filters: the box (per-level's default) against Lanczos-3. The map shown is the texel
 difference of their levels, whose ringing around the stamp's edges differs from the box."""
 

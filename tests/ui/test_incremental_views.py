@@ -1,4 +1,4 @@
-"""The views set a graphics item only when what it shows changed (issue 31: the window never
+"""The views set a graphics item only when what it shows changed (the window never
 stutters): pyqtgraph redraws an item, its axis or its plot's layout on every set, even of the
 same data, and a Run shows its figures, maps and levels again and again, mostly unchanged."""
 

@@ -1,6 +1,6 @@
 """The pyramid view makes a Run's panels when Run is pressed (``PyramidView.prepare``), before
 the worker's threads start, and the levels that come then fill those very panels; a panel made
-for a result that never comes (skipped, stopped) does not stay (issue 31)."""
+for a result that never comes (skipped, stopped) does not stay."""
 
 from __future__ import annotations
 

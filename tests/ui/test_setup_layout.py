@@ -1,4 +1,4 @@
-"""The window's space goes to what the user is doing (issue 31, part 4): at 1600x1000 the Setup
+"""The window's space goes to what the user is doing: at 1600x1000 the Setup
 panel shows every built-in strategy at once, however many are checked and whichever one's
 options are open, and the Custom shaders dock and its messages take no room until they hold
 something."""

@@ -1,4 +1,4 @@
-"""The viewer's controls (issue 19) on hand-made pyramids: each control changes what is shown as
+"""The viewer's controls on hand-made pyramids: each control changes what is shown as
 expected. No GPU: the pyramid view draws arrays it is given."""
 
 from __future__ import annotations

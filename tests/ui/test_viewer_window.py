@@ -1,4 +1,4 @@
-"""The viewer's controls in the window, end to end on lavapipe (issue 19): signed error maps,
+"""The viewer's controls in the window, end to end on lavapipe: signed error maps,
 the locked texel against a run's arrays, the flip key, overlays and counts in the heatmap, and
 Help > Keyboard shortcuts."""
 

@@ -1,4 +1,4 @@
-"""A volume in the window (issue 29): it opens a slice at a time, every level shows the slice
+"""A volume in the window: it opens a slice at a time, every level shows the slice
 whose footprint holds level 0's slice chosen, across the axis chosen, and its Run shows every
 volume strategy's chain, its error against the exact reference and the reference, sliced
 alike, with the verdicts in the status bar."""

@@ -1,7 +1,7 @@
 """The GPU's clocks while it is timed, where the device lets us read them.
 
 A GPU idles at a low clock and needs a second or more of work to reach its sustained one
-(../shared/gpu/README.md: 345 MHz idle vs 1980 MHz under load on an H200), so a timing is only
+(345 MHz idle vs 1980 MHz under load on an H200), so a timing is only
 worth its number if the clock was up. NVIDIA GPUs report their clocks through NVML; mipview reads
 them with NVIDIA's own binding, the optional ``nvidia-ml-py`` package (``pip install
 mipview[nvidia]``; module ``pynvml``): maintained by NVIDIA, pure Python, no build step, and the

@@ -72,13 +72,13 @@ _RGBA8 = (Format.UNORM,)
 _ALL = tuple(Format)
 
 TABLE: tuple[Entry, ...] = (
-    # H200, 2026-11-22, cold, median of 50, RGBA8 (issue 15): one bilinear sample per 2x2 beats
+    # H200, 2026-11-22, cold, median of 50, RGBA8: one bilinear sample per 2x2 beats
     # four texel loads at 4096^2 (37.3 vs 44.2 us) and 8192^2 (102 vs 138 us). Not measured
     # below 4096^2 nor in other formats: texel there.
     Entry("nvidia", "single-pass", "load", "bilinear", _RGBA8, "4096² to 8192²",
           "H200 2026-11-22: 4096² 37.3 vs 44.2 us, 8192² 102 vs 138 us"),
-    # tail, H200 2026-11-22 (docs/bench/h200-speed/2026-11-22/times.log and
-    # 2026-11-22-shared-tail/tail_base_*.json, cold, median of 50, RGBA8): below 4096^2 a
+    # tail, H200 2026-11-22 (docs/bench/speed, runs 2026-11-22 and
+    # 2026-11-22-shared-tail, cold, median of 50, RGBA8): below 4096^2 a
     # 2048-texel tail (one more dispatch, a shorter serial tail) wins at the render-target sizes
     # (1920x1080 31.8 vs 33.2 us, 3840x2160 44.1 vs 45.5, 1921x1079 52.0 vs 53.7; 2560x1440
     # within noise; 4095^2 is 1.5% slower, 203.4 vs 200.3); at 4096^2 and 8192^2 every value
@@ -93,15 +93,15 @@ TABLE: tuple[Entry, ...] = (
                          ((Format.SRGB, Format.F16, Format.F32), "4096² to 8192²"),
                          (_ALL, "above 8192²"))),
     # npot-exact load (its fast dispatch from level 0 is single-pass's tile phase), H200
-    # 2026-11-22, docs/bench/h200-npot/2026-11-22/, cold, median of 50, RGBA8, two rounds
-    # (the final call, docs/bench/h200-speed/2026-11-22-final: 1920x1080 20.7 vs 19.8 us,
+    # 2026-11-22, docs/bench/npot, run 2026-11-22, cold, median of 50, RGBA8, two rounds
+    # (the final call, docs/bench/speed, run 2026-11-22-final: 1920x1080 20.7 vs 19.8 us,
     # 2560x1440 20.3 vs 21.7, 3840x2160 31.5 vs 32.8, 4096² 40.4 vs 46.6, 8192² 104.8 vs 141.5:
     # below 4096² within a microsecond either way)
     Entry("nvidia", "npot-exact", "load", "bilinear", _RGBA8, "below 4096²",
           "H200 2026-11-22: 3840x2160 36.7 vs 38.5 us, 31.5 vs 32.8; 1920x1080 even"),
     Entry("nvidia", "npot-exact", "load", "bilinear", _RGBA8, "4096² to 8192²",
           "H200 2026-11-22: 4096² 40.4 vs 46.6 us, 8192² 104.8 vs 141.5"),
-    # RGBA16F, H200 2026-11-22 (docs/bench/h200-speed/2026-11-22-final/f16.log, cold, median of
+    # RGBA16F, H200 2026-11-22 (docs/bench/speed, run 2026-11-22-final, cold, median of
     # 50; 4096^2 only: 8192^2 RGBA16F not timed)
     Entry("nvidia", "single-pass", "load", "bilinear", (Format.F16,), "4096² to 8192²",
           "H200 2026-11-22: 4096² RGBA16F 52.8 vs 57.2 us (54.1 vs 57.6 in an earlier call)"),
@@ -109,7 +109,7 @@ TABLE: tuple[Entry, ...] = (
           "H200 2026-11-22: 4096² RGBA16F 54.1 vs 57.2 us"),
     # subgroup load: H200 bilinear 4096^2 56.2 vs 46.1 us (subgroup.py), but texel at 8192^2
     # was never timed against it: no entry until it is
-    # lavapipe (docs/bench/lavapipe/speed_sizes_1024_1080.txt) drifted by +-100% on the shared
+    # lavapipe (docs/bench/lavapipe) drifted by +-100% on the shared
     # 2-core machine: no ranking, so "cpu" keeps today's defaults (no entries)
 )
 

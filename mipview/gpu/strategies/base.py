@@ -214,14 +214,14 @@ def group_tiles(caps: DeviceCaps, option: str, tiles: int, counter: bool,
     :func:`auto_tiles`, never so many that the device runs short of workgroups (and an early
     fetch's tiles all or one); a number as asked (at most every tile in one workgroup), so
     that fewer workgroups than :data:`MIN_GROUPS_GPU` can be measured (one wave of resident
-    workgroups, issue 30)."""
+    workgroups, docs/bench/speed-vs-spd)."""
     if option != "auto":
         return max(1, min(int(option), tiles))
     per = auto_tiles(counter, one_sample)
     given = tiles_per_group(caps, tiles, per)
     # the early fetch pays with all its tiles; a pass too small for them (3 at 3840x2160, 2 at
     # 3200x1800) was slower than one tile per workgroup: H100, npot-exact 28.3 against 27.0 us
-    # and 26.9 against 25.2 (docs/bench/speed-30, 2026-11-28-h100-auto)
+    # and 26.9 against 25.2 (docs/bench/speed-vs-spd, run 2026-11-28-h100-auto)
     return given if counter or given == per else 1
 
 

@@ -70,8 +70,8 @@ TILE = 16      # level-k texels per workgroup side (level k+1: 8)
 #: on a GPU several 256-invocation groups per multiprocessor keep their fetches in flight
 SHARED_BUDGET = 32768
 #: a pair's source level at most this many texels times taps per axis; larger levels are made
-#: by per-level's two passes (the lead). On the H200 at 4096^2 (docs/bench/h200-filters/
-#: 2026-11-23-lead) a pair wins where its source is small (tent levels 3-4 from 1024^2: 19.0 us
+#: by per-level's two passes (the lead). On the H200 at 4096^2 (docs/bench/filters,
+#: the lead's A/B) a pair wins where its source is small (tent levels 3-4 from 1024^2: 19.0 us
 #: against per-level's 28.6; Kaiser-2 levels 5-6 from 256^2: 9.2 against 21.4) and loses where
 #: it is large (tent levels 1-2: 243 against 175; Kaiser-2 levels 3-4 from 1024^2: 51 against
 #: 34): its workgroups hold 93 (tent) to 217 (Kaiser) registers and wait on their tap tables

@@ -304,7 +304,7 @@ class NpotExact(Strategy):
                OptionSpec("strips", ("off", "on"), "off",
                           "where x stays even below the tiles' last level (1080p, 1440p, 4K): "
                           "column strips of the same dispatch make the rest of the chain "
-                          "(one dispatch; slower on an H100: docs/bench/speed-30)"))
+                          "(one dispatch; slower on an H100: docs/bench/speed-vs-spd)"))
     promise = "carried"
     owned = ("counters", "hand")
 

@@ -13,7 +13,7 @@ dispatch may have any footprint. Up to 3 levels a dispatch (sRGB: 2, see MAX_DEP
 measured no faster: the bench README).
 Shader: mipview/gpu/strategies/register_chain.comp.
 
-lavapipe, 2 cores (docs/bench/lavapipe/2026-11-23-chain): 1024^2 0.55-0.57x per-level's time,
+lavapipe, 2 cores (docs/bench/lavapipe): 1024^2 0.55-0.57x per-level's time,
 1920x1080 0.65-0.66x (RGBA8); sRGB ~0.95x, where the decode and encode of every texel dominate.
 
 Promise ``stored``, as per-level: each value is encoded, stored and decoded back before the next

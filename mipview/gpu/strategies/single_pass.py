@@ -65,8 +65,8 @@ texels, 512 .. 32768, default 8192, or ``auto`` from the table) the last group f
 chain from, level by level (a tail that fits one tile phase is taken whatever the value). At NPOT render-target sizes the chain's
 cost is the dispatches and the serial tail (H200, 1920x1080: pass 1 7.4 us, pass 2, 12 tiles then
 six levels by one group, 26 us); ``tail`` trades one for the other (1920x1080: 4, 3, 2 or 1
-dispatches), the same arithmetic either way, so the lead can measure which wins
-(docs/bench/h200-speed/run.sh). The quad step needs subgroup
+dispatches), the same arithmetic either way, so a benchmark can measure which wins
+(docs/bench/speed/run.sh). The quad step needs subgroup
 quad operations in compute shaders.
 """
 

@@ -120,7 +120,7 @@ class TimedBatch:
     excludes earlier work), then ``record(cmd, marks)`` between a begin and an end stamp.
     ``before_each(cmd, i)`` records untimed set-up (e.g. a cache-evicting fill) ahead of the
     barrier. Many runs per submit keep the GPU fed: no CPU gap lets its clock drop between
-    samples (../shared/gpu/README.md).
+    samples (mipview/gpu/measure/clocks.py).
     """
 
     def __init__(self, ctx: GpuContext, runs: int, record: Callable[[Any, Marks], None],

@@ -1,7 +1,7 @@
 """The Sweep tab: each strategy's 1x1 level against the exact image mean, over a range of widths.
 
 A blit chain's 1x1 level is not the mean of an NPOT image and jumps when the image grows by one
-pixel (the auto-exposure flicker of issue 5); exact strategies stay within a rounding. The sweep
+pixel (an auto-exposure flicker); exact strategies stay within a rounding. The sweep
 runs in the GPU worker (``mipview.runs.sweep.sweep_curves``, the same code as ``mipview sweep``);
 this widget only builds the request and plots the :class:`SweepResult`: one line per strategy
 plus the GPU mean, error against width, in LSB (8-bit formats) or relative error (floats).

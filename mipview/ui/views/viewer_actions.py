@@ -1,4 +1,4 @@
-"""The viewer's keyboard actions (issue 19): the Display and Texel menus of the window, each
+"""The viewer's keyboard actions: the Display and Texel menus of the window, each
 action with its shortcut (Help > Keyboard shortcuts lists them by walking the window's actions).
 
 They act on the pyramid view (display settings, lock, flip) or on the tab shown (auto-range),

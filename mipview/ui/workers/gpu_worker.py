@@ -198,7 +198,7 @@ class GpuWorker(JobWorker):
         # results reach the window: the clock's reader (NVML) and numpy.ma, which np.percentile
         # imports on first use. An import holds the interpreter lock while it compiles a module
         # with no cached bytecode: 290 and 320 ms of a first Run on the H100 machine, the UI
-        # thread blocked 80-100 ms of it (py-spy --gil; docs/bench/window-31)
+        # thread blocked 80-100 ms of it (py-spy --gil; docs/bench/window-stalls)
         import numpy.ma  # noqa: F401
         clock_reader(self.ctx)
 

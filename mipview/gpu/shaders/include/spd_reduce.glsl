@@ -23,7 +23,7 @@
 //               levels in shared memory (x stays even, so no texel of a neighbouring strip is
 //               read), writes its column of the last one to spData and arrives at the layer's
 //               counter; the last strip makes the tailLevels levels left. One dispatch instead of
-//               two (1920x1080: levels 4-10), yet slower on an H100 (docs/bench/speed-30).
+//               two (1920x1080: levels 4-10), yet slower on an H100 (docs/bench/speed-vs-spd).
 // Cross-workgroup ordering uses the Vulkan memory model: every invocation releases its spData
 // writes at queue-family scope in a control barrier, invocation 0 does an acquire-release
 // atomicAdd at queue-family scope, and the last group's control barrier acquires them again.
