@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 17 item 3: filter-pairs before and after a change, beside per-level, in ONE device call
+# filter-pairs before and after a change, beside per-level, in ONE call
 # (the GPU's clock drifts between calls). The tree before is an untracked folder in the repo root:
 #   mkdir _ab_base && git archive REV mipview | tar -x -C _ab_base
-#   bash docs/bench/h200-filters/ab.sh OUT
+#   bash docs/bench/filters/ab.sh OUT
 # Each side runs from inside its own tree (`python -m` puts the working folder first on
 # sys.path); the working tree is "new".
 #  1. timing: tent, Kaiser (width 2), Lanczos-2 and Mitchell, per-level and filter-pairs, edge
@@ -17,7 +17,7 @@
 # AB_PARTS="timing verdicts" (default: both) runs one part alone, should a call run out of time.
 # Small values run it anywhere, e.g. on lavapipe:
 #   AB_SIZE=64 AB_REPEAT=3 AB_WARMUP_MS=50 AB_CHECK_SIZES=67x45 AB_FORMATS="unorm f16" \
-#     PYTHON=.venv/bin/python bash docs/bench/h200-filters/ab.sh /tmp/ab
+#     PYTHON=.venv/bin/python bash docs/bench/filters/ab.sh /tmp/ab
 set -uo pipefail
 out=${1:?usage: ab.sh OUT}
 base=$(cd "${AB_BASE:-_ab_base}" && pwd) || { echo "no ${AB_BASE:-_ab_base}/ tree" >&2; exit 2; }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 17: per-level's alpha=coverage before and after a change, in ONE device call (the GPU's
+# per-level's alpha=coverage before and after a change, in ONE call (the GPU's
 # clock drifts between calls), with ab.sh's conventions. The tree before is an untracked folder
 # in the repo root:
 #   mkdir _ab_base && git archive REV mipview | tar -x -C _ab_base
-#   bash docs/bench/h200-filters/coverage_ab.sh OUT
+#   bash docs/bench/filters/coverage_ab.sh OUT
 # Each side runs from inside its own tree; the working tree is "new". On the bundled foliage
 # cutout resized to each size (run.sh's "coverage" part: big leaves, mostly transparent):
 #  1. timing: tent, box and Kaiser with alpha=coverage beside the same filters' straight alpha
@@ -25,7 +25,7 @@
 # Small values run it anywhere, e.g. on lavapipe:
 #   COV_SIZES=96 AB_REPEAT=3 AB_WARMUP_MS=50 AB_CHECK_SIZES="67x45 300x260" \
 #     COV_VERDICT_SIZES=67x45 AB_FORMATS="unorm f16" COV_FILTERS=tent PYTHON=.venv/bin/python \
-#     bash docs/bench/h200-filters/coverage_ab.sh /tmp/c
+#     bash docs/bench/filters/coverage_ab.sh /tmp/c
 set -uo pipefail
 out=${1:?usage: coverage_ab.sh OUT}
 base=$(cd "${AB_BASE:-_ab_base}" && pwd) || { echo "no ${AB_BASE:-_ab_base}/ tree" >&2; exit 2; }

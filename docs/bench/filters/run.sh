@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Issue 17: each filter at 4096^2 against the box on the H200: per-level compute (every
+# Each filter at 4096^2 against the box on the H200: per-level compute (every
 # filter), filter-pairs (the short ones, two levels per dispatch), RGBA8 unorm and sRGB, warm and
 # cold; alpha=coverage beside straight alpha on a 4096^2 cutout; JSON per run.
-#   bash docs/bench/h200-filters/run.sh $OUT
-# One device call: every filter is timed interleaved with the box in the same bench run, so
+#   bash docs/bench/filters/run.sh $OUT
+# One call: every filter is timed interleaved with the box in the same bench run, so
 # clock drift hits both alike. The timing runs skip the check (the float64 references and the
-# stored-chain bounds of ten filters at 4096^2 take numpy minutes each, device time the lease
+# stored-chain bounds of ten filters at 4096^2 take numpy minutes each, time a GPU machine
 # cannot spare); the last part checks every filter and edge with the verdict at 1021x579.
 # FILTERS_VALIDATE= (empty) leaves out --validate where the device has no validation layer (H200)
 set -uo pipefail
 # FILTERS_PARTS: which parts run (default all: filters pairs modes validate coverage)
 parts=" ${FILTERS_PARTS:-filters pairs modes validate coverage} "
 want() { [[ $parts == *" $1 "* ]]; }
-out=${1:-docs/bench/h200-filters}; mkdir -p "$out"
+out=${1:?usage: run.sh OUT}; mkdir -p "$out"
 m() { python3 -m mipview "$@"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# npot-exact on single-pass's tiles (issue 15), H200, one device call:
-#   source .gl/env.sh && bash docs/bench/h200-npot/run.sh $OUT
+# npot-exact on single-pass's tiles, before and after, in one call:
+#   source .gl/env.sh && bash docs/bench/npot/run.sh $OUT
 # Needs the old tree as an untracked folder `_ab_base` in the repo root
 # (`mkdir _ab_base && git archive 5542f0b mipview | tar -x -C _ab_base`). Each side runs from
 # inside its own tree: base, after, base, after (`bench --sizes`, cold, median of 50) so drift
@@ -11,7 +11,7 @@
 # NPOT_STRATS, NPOT_NEW (appended on the working tree's side), NPOT_CHECK_STRATS: other sets
 # (2026-11-22 unroll: the base is the commit before MIP_REDUCE_EXACT's unrolled loops).
 # Lavapipe trial: NPOT_SIZES=40x24,64 NPOT_CHECK=40x24,33x17 NPOT_REPEAT=3 NPOT_WARM=0 \
-#   PYTHON=.venv/bin/python bash docs/bench/h200-npot/run.sh /tmp/out
+#   PYTHON=.venv/bin/python bash docs/bench/npot/run.sh /tmp/out
 set -uo pipefail
 out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)
 j=$(mktemp -d); py=${PYTHON:-python3}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 15 on the H200, one device call (drift hits every comparison alike), under 8 minutes:
-#   source .gl/env.sh && bash docs/bench/h200-speed/run.sh $OUT
-# Every row of the issue's target table with `bench --sizes` (one warm-up, every strategy of every
+# Every strategy at the target sizes, in one call (drift hits every comparison alike), under 8 minutes:
+#   bash docs/bench/speed/run.sh OUT
+# Every row of the target table with `bench --sizes` (one warm-up, every strategy of every
 # size interleaved in one timing loop: old and new paths side by side in the same runs), cold
 # caches, median of 50. Old path = single-pass's default `tail=8192`; the new choices of where the
 # last group takes over (`tail=512|2048|32768`: more dispatches and a short serial tail, or one
@@ -9,9 +9,9 @@
 # Writes into $OUT: gpu.txt, times.log (the size x strategy tables), evict_dirty.log, f16.log,
 # verdicts.log (every new path checked against the exact reference on the GPU), status.txt (exit
 # code and seconds of each step) and json.tar.gz (every JSON: every sample, per-dispatch times).
-# To try it on lavapipe with tiny sizes (the defaults are the issue's):
+# To try it on lavapipe with tiny sizes (the defaults are the target sizes):
 #   SPEED_SIZES=40x24,64 SPEED_CHECK_SIZES=40x24,33x17 SPEED_F16_SIZE=64 SPEED_REPEAT=3 \
-#   SPEED_WARMUP_MS=0 PYTHON=.venv/bin/python bash docs/bench/h200-speed/run.sh /tmp/out
+#   SPEED_WARMUP_MS=0 PYTHON=.venv/bin/python bash docs/bench/speed/run.sh /tmp/out
 set -uo pipefail
 out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)
 j=$(mktemp -d); py=${PYTHON:-python3}

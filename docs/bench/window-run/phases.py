@@ -1,7 +1,7 @@
 """CPU phases of one window Run (staged), timed one by one in this tree:
-``python3 docs/bench/h200-window/phases.py [--size 4096 | --image PATH] [--threads N]``
+``python3 docs/bench/window-run/phases.py [--size 4096 | --image PATH] [--threads N]``
 from the root of the tree to measure (its ``mipview`` is imported). Works on trees before and
-after issue 20's analysis work: it only calls what both have (Session, ReferenceCache,
+after the analysis work: it only calls what both have (Session, ReferenceCache,
 analysis.analyse_strategy, staged.analyse).
 """
 

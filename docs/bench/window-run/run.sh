@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Issue 20, the window's Run at 4096^2: time to the timings and to everything, before and after
-# the analysis work of branch i20-analysis, in ONE device call (the GPU's clock drifts between
+# The window's Run at 4096^2: time to the timings and to everything, before and after
+# the analysis work (bands of rows, figures once per image), in ONE call (the GPU's clock drifts between
 # calls). From the repository root on the H200:
-#   source .gl/env.sh && bash docs/bench/h200-window/run.sh $OUT
+#   source .gl/env.sh && bash docs/bench/window-run/run.sh $OUT
 # The tree before is `git archive a547134 mipview` in _ab_base/ (made here when git can, else
-# carry it); each side runs from inside its own tree (`python -m` puts the working folder first
+# copied in beforehand); each side runs from inside its own tree (`python -m` puts the working folder first
 # on sys.path). Well under 5 minutes: 2 x phases (~20 s each), 4 x run_pipeline (~10 s each).
 set -uo pipefail
 out=$1; mkdir -p "$out"
 root=$PWD
-# the five of the issue by name: `all` grew (filter-pairs) after the base tree
+# the five strategies by name: `all` grew (filter-pairs) after the base tree
 five=blit,per-level,npot-exact,subgroup,single-pass
 site=${PYTHONPATH%%:*}  # env.sh puts the wheels first
 if [[ ! -d _ab_base/mipview ]]; then
@@ -17,7 +17,7 @@ if [[ ! -d _ab_base/mipview ]]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
 nproc >> "$out/gpu.txt"
-# the photo of the issue: the bundled one resized to 4096^2 with Lanczos
+# the photo: the bundled one resized to 4096^2 with Lanczos
 python3 -c "from PIL import Image; Image.open('resources/photo_npot_1000x750.png').convert('RGBA').resize((4096, 4096), Image.LANCZOS).save('/tmp/photo4096.png')"
 
 side() {  # side NAME CMD...: run CMD from inside the tree of side NAME (base | after)
@@ -41,7 +41,7 @@ done > "$out/window_path.log" 2>&1
 #    analysis on one thread, the whole analysis in the pool)
 for s in base after; do
   echo "== $s"
-  side $s python3 "$root/docs/bench/h200-window/phases.py" --image /tmp/photo4096.png --strategies "$five"
+  side $s python3 "$root/docs/bench/window-run/phases.py" --image /tmp/photo4096.png --strategies "$five"
 done > "$out/phases.log" 2>&1
 
 # 3. the real window offscreen, where PySide6 is there (it could not be carried before)
@@ -55,6 +55,6 @@ else
 fi
 grep -h "^== \|run [12]:\|first timings" "$out/window_path.log" > "$out/summary.txt"
 # 4. bench on the same photo, the same five, in the same call: the window's figures beside
-#    bench's (issue 20's side-by-side table); warm caches, as the window runs by default
+#    bench's (the side-by-side table); warm caches, as the window runs by default
 side after python3 -m mipview bench /tmp/photo4096.png --strategies "$five" --repeat 20 \
   --no-check --json "$out/bench_photo4096.json" > "$out/bench_photo4096.log" 2>&1
