@@ -875,6 +875,8 @@ class MainWindow(QMainWindow):
         self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.level0,),
                                     opened.fmt)], faces=src.faces, volume=src.volume)
         self._tell_nonfinite(src, fmt)
+        self.panel.show_volume([volume.spec_name(*v) for v in volume.window_specs(
+            self.panel.specs())] if src.volume else None)
         if src.volume:  # the strategy list is 2D's: say what a Run of this does instead
             self.statusBar().showMessage(
                 "a volume: Run makes its chain with " + ", ".join(
@@ -951,6 +953,7 @@ class MainWindow(QMainWindow):
             lines.append(f"{name}: " + ("ok" if verdict.within_tolerance else
                                         "OUT OF TOLERANCE: " + "; ".join(verdict.breaches)))
         self.statusBar().showMessage("; ".join(lines), 20000)
+        self.panel.show_volume([volume.result_name(r) for r in done.results], ran=True)
         self._show_validation(done.messages)
         self.sigVolumeShown.emit(ran)
 

@@ -141,3 +141,32 @@ def test_a_volume_opens_on_its_middle_slice_at_its_range(qtbot, make_window, tmp
     click_run(qtbot, w, [StrategySpec("per-level")])
     settled(qtbot, w)
     assert view.layer() == 5
+
+
+def ticked_rows(panel) -> list[str]:
+    """The strategies the Setup list shows ticked, as the user sees them (rows not hidden)."""
+    from PySide6.QtWidgets import QCheckBox
+
+    out = []
+    for i in range(panel.list.count()):
+        item = panel.list.item(i)
+        check = panel.list.itemWidget(item).findChild(QCheckBox)
+        if not panel.list.isRowHidden(i) and check.isChecked():
+            out.append(str(item.data(Qt.ItemDataRole.UserRole)))
+    return out
+
+
+def test_after_a_volume_run_the_setup_list_shows_what_ran(qtbot, make_window, tmp_path,
+                                                          small_png):
+    path, _ = volume_file(tmp_path)
+    w = shown_window(make_window, qtbot)
+    open_and_wait(qtbot, w, path)
+    assert ticked_rows(w.panel) == ["volume-per-level", "volume-tiles"]  # what Run will make
+    click_run(qtbot, w, [StrategySpec("single-pass"), StrategySpec.parse("per-level:reduction=min")])
+    ran = ticked_rows(w.panel)
+    assert sorted(ran) == sorted(str(v) for v in w.volume_ran.done.verdicts)
+    assert sorted(ran) == ["volume-per-level", "volume-per-level:reduction=min",
+                           "volume-tiles", "volume-tiles:reduction=min"]
+    # a 2D image: its own strategies again, as they were ticked
+    open_and_wait(qtbot, w, small_png)
+    assert sorted(ticked_rows(w.panel)) == ["per-level", "single-pass"]

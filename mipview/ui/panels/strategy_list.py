@@ -68,9 +68,12 @@ class StrategyList(QListWidget):
         self.setPalette(pal)
         self.currentItemChanged.connect(self._current_changed)
         self._checks: dict[QObject, str] = {}
+        #: the rows of :meth:`set_fixed_rows`, first in the list
+        self._fixed: list[QListWidgetItem] = []
 
     def clear_rows(self) -> None:
         self._checks.clear()
+        self._fixed = []
         self.blockSignals(True)  # the current row is put back by the caller
         self.clear()
         self.blockSignals(False)
@@ -93,6 +96,40 @@ class StrategyList(QListWidget):
         check.installEventFilter(self)
         self._checks[check] = name
         self._fit()
+
+    def set_fixed_rows(self, rows: list[tuple[str, str, str]]) -> None:
+        """Rows of (name, summary, tooltip) that stand for what the other rows make, first in
+        the list, checked and not editable, the other rows hidden meanwhile (a volume's Run is
+        its own strategies'); [] shows the other rows again."""
+        for item in self._fixed:
+            self.takeItem(self.row(item))
+        self._fixed = []
+        for i, (name, text, tip) in enumerate(rows):
+            check = QCheckBox(name)
+            check.setChecked(True)
+            check.setEnabled(False)
+            summary = ElidedLabel(text)
+            row = QWidget()
+            row.setToolTip(tip)
+            lay = QHBoxLayout(row)
+            lay.setContentsMargins(4, 1, 4, 1)
+            lay.setSpacing(10)
+            lay.addWidget(check)
+            lay.addWidget(summary, 1)
+            item = QListWidgetItem()
+            item.setData(_NAME_ROLE, name)
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            item.setSizeHint(QSize(0, row.sizeHint().height()))
+            self.insertItem(i, item)
+            self.setItemWidget(item, row)
+            self._fixed.append(item)
+        for i in range(len(self._fixed), self.count()):
+            self.setRowHidden(i, bool(rows))
+        self._fit()
+
+    def fixed_rows(self) -> list[str]:
+        """The names of the rows :meth:`set_fixed_rows` shows."""
+        return [str(item.data(_NAME_ROLE)) for item in self._fixed]
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
         if event.type() == QEvent.Type.FocusIn and obj in self._checks:
@@ -129,6 +166,6 @@ class StrategyList(QListWidget):
 
     def _fit(self) -> None:
         """As tall as its rows, up to MAX_ROWS: the layout may not squeeze it into a scroll."""
-        rows = [self.sizeHintForRow(i) for i in range(self.count())]
+        rows = [self.sizeHintForRow(i) for i in range(self.count()) if not self.isRowHidden(i)]
         height = sum(rows[:MAX_ROWS]) + 2 * self.frameWidth()
         self.setFixedHeight(max(height, 2 * self.frameWidth() + 1))

@@ -301,6 +301,17 @@ class StrategyPanel(QWidget):
                     reason = f"unsupported_reason failed: {exc}"
             self._set_reason(row, reason, picks)
 
+    def show_volume(self, names: list[str] | None, ran: bool = False) -> None:
+        """A volume is open: the list shows the volume strategies of ``names`` (as a Run makes
+        them, or as the last one ran with ``ran``) in place of the 2D rows, whose checked
+        strategies still pick the reductions; None: the 2D rows again."""
+        tip = ("A volume's Run makes its chain with every volume strategy, with each reduction "
+               "the 2D strategies checked ask for (open a 2D image to change them)")
+        state = "ran on the volume" if ran else "runs on the volume"
+        self.list.set_fixed_rows([(n, state, tip) for n in names or []])
+        if names is None:  # a rebuilt list lost its hidden rows' place: the current row again
+            self.select(self.current())
+
     def specs(self) -> list[StrategySpec]:
         """Checked strategies that can run, with their options."""
         return [r.spec() for r in self.rows.values() if r.check.isChecked() and r.reason is None]
