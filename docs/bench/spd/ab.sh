@@ -3,7 +3,7 @@
 # mipview tools resources third_party`) and after (the working tree), alternating in ONE device
 # call. Used on 2026-11-26 for two changes that were then dropped because they changed nothing
 # (async_paths.log: batches queued behind the running one; the first bind before the stamp):
-#   source .gl/env.sh && bash docs/bench/spd-31/ab.sh $OUT        (carry .gl .whl _ab_base)
+#   source .gl/env.sh && bash docs/bench/spd/ab.sh $OUT        (needs .gl .whl _ab_base in the tree)
 #  1. paths: the same SPD port SPIR-V (resources/shaders/spd_mean.comp) timed by the
 #     independent harness (tools/spd_harness.py --chain-shader) and by `mipview bench`, before
 #     and after, with AMD's SPD in the harness beside; warm and cold (a 256 MiB fill before each
@@ -11,7 +11,7 @@
 #  2. builtins: every built-in strategy, `bench --sizes 1920x1080,4096 --cold`, before, after,
 #     before, after: what the change does to the figures of each.
 # Writes paths.log, builtins.log, json.tar.gz into $OUT. Small values run it anywhere:
-#   AB_SIZES=64 AB_BUILTIN_SIZES=64 AB_REPEAT=2 AB_WARMUP_MS=0 bash docs/bench/spd-31/ab.sh /tmp/ab
+#   AB_SIZES=64 AB_BUILTIN_SIZES=64 AB_REPEAT=2 AB_WARMUP_MS=0 bash docs/bench/spd/ab.sh /tmp/ab
 set -uo pipefail
 out=${1:?usage: ab.sh OUT}; mkdir -p "$out"; out=$(cd "$out" && pwd)
 root=$PWD; base=$root/_ab_base; j=$(mktemp -d)

@@ -1,6 +1,6 @@
 """Where the last microseconds between mipview's timing of spd_mean.comp and the independent
 harness's timing of the same SPIR-V (tools/spd_harness.py --chain-shader) go: mipview's own
-timing path with one difference at a time, interleaved in one process (one device call):
+timing path with one difference at a time, interleaved in one process (one call):
 
   as-is      - 10 runs per command buffer, stamps: begin, the "chain" mark, end;
   batch25    - 25 runs per command buffer;
@@ -8,7 +8,7 @@ timing path with one difference at a time, interleaved in one process (one devic
   two-stamps - no mark between the dispatch and the end stamp, as the harness stamps.
 --strategies times built-in strategies the same ways (default: the SPD port).
 
-    source .gl/env.sh && python3 docs/bench/spd-31/probe.py [--sizes 4096,1920x1080] [--cold]
+    source .gl/env.sh && python3 docs/bench/spd/probe.py [--sizes 4096,1920x1080] [--cold]
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Issue 31 part 1 on the GPU machine, one device call (the clock drifts between calls):
-#   source .gl/env.sh && bash docs/bench/spd-31/run.sh $OUT
+# A user's SPD port against an independent harness on the GPU machine, in one call (the clock drifts between calls):
+#   source .gl/env.sh && bash docs/bench/spd/run.sh $OUT
 # FidelityFX SPD (RGBA8 mean) timed three ways, alternating so drift hits all alike:
 #   - the independent harness (tools/spd_harness.py: SPD as AMD's sample integrates it, its own
 #     Vulkan set-up and timestamps, nothing of mipview's);
 #   - the same harness timing mipview's port, the very SPIR-V mipview runs, through mipview's
 #     interface (tools/spd_harness_chain.py): mipview's timing path against an independent one;
 #   - mipview's SPD port through the custom-shader path (`mipview bench ... --strategies
-#     shader:resources/shaders/spd_mean.comp`), with the candidates the issue names for the gap
+#     shader:resources/shaders/spd_mean.comp`), with the candidates for the gap
 #     as variants of the port made here by text replacement (timing only: their levels are not
 #     checked, some are wrong on purpose):
 #       robust    - robust buffer and image access on (the port says `robust off`, as AMD's

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# Issue 30's anchor: mipview's fastest exact strategies beside FidelityFX SPD in one device
+# mipview's fastest exact strategies beside FidelityFX SPD in one device
 # call (the clock drifts between calls):
-#   source .gl/env.sh && bash docs/bench/speed-30/run.sh $OUT
+#   source .gl/env.sh && bash docs/bench/speed-vs-spd/run.sh $OUT
 # SPD is the port in resources/shaders/spd_mean.comp (SPD's own headers, third_party/ffx_spd,
 # MIT), run through mipview's custom-shader path, with its acquire/release hand-off and with
 # AMD's sample's (HANDOFF=1). `bench --sizes`: every strategy of every size in one timing loop,
 # interleaved after a warm-up by time, cold caches (clean eviction), median of 50; RGBA8 at the
-# issue's sizes, then RGBA16F. The port makes at most 12 levels, so 8192^2 runs without it.
+# target sizes, then RGBA16F. The port makes at most 12 levels, so 8192^2 runs without it.
 # Timings only (--no-check): SPD is not exact at odd sides, and the exact strategies' verdicts
-# are the tests' and h200-speed/'s.
+# are the tests' and speed/'s.
 # Writes into $OUT: gpu.txt, times.log (the size x strategy tables), status.txt, *.json.
 # On lavapipe with tiny sizes:
 #   SPEED30_SIZES=40x24,64 SPEED30_F16_SIZES=64 SPEED30_REPEAT=3 SPEED30_WARMUP_MS=0 \
-#   PYTHON=.venv/bin/python bash docs/bench/speed-30/run.sh /tmp/out
+#   PYTHON=.venv/bin/python bash docs/bench/speed-vs-spd/run.sh /tmp/out
 set -uo pipefail
 out=${1:?usage: run.sh OUT}; mkdir -p "$out"; out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}

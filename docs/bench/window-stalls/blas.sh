@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Issue 31: the stall benchmark with OpenBLAS's default threads (one per core, as tools.measure
+# The stall benchmark with OpenBLAS's default threads (one per core, as tools.measure
 # ran until mipview.core.blas) against one BLAS thread (as `python -m mipview` runs the app),
-# alternating in one device call, the same tree:
-#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/blas.sh $OUT
-# carry [".gl", ".whl", ".gpuqt"]. Writes gpu.txt, blas.log, why.log.
+# alternating in one call, the same tree:
+#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-stalls/blas.sh $OUT
+# needs [".gl", ".whl", ".gpuqt"] in the tree. Writes gpu.txt, blas.log, why.log.
 set -uo pipefail
 out=${1:?usage: blas.sh OUT}; mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen

@@ -1,8 +1,8 @@
-"""Issue 31: how long the window's LevelsReady turn takes when the levels come while the pyramid
+"""How long the window's LevelsReady turn takes when the levels come while the pyramid
 view still makes the Run's panels (a fast GPU's first Run), and each of prepare's later steps.
 
     QT_QPA_PLATFORM=offscreen MIPVIEW_DEVICE=llvmpipe PYTHONPATH=$PWD \\
-        .venv/bin/python docs/bench/window-31/levels_turn.py [SIZE]
+        .venv/bin/python docs/bench/window-stalls/levels_turn.py [SIZE]
 
 Runs the five once at SIZE² (default 1024), then shows their levels again three times each
 with 0, 2 and 5 of the panels made ahead, timing the reply's turn and every step after it.

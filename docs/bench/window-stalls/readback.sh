@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 31 part 3: a later Run's timings on screen, before and after a change, in one device call:
-#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/readback.sh $OUT
-# carry [".gl", ".whl", ".gpuqt"]; _variants/before/ holds the files the tree before has in
+# A later Run's timings on screen, before and after a change, in one call:
+#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-stalls/readback.sh $OUT
+# needs [".gl", ".whl", ".gpuqt"] in the tree; _variants/before/ holds the files the tree before has in
 # place of the working tree's. Writes staged_ab.txt (staged_runs.py: four Runs without the
 # window, each step's time; three rounds, head and before alternating) and, through
 # variants.sh, stalls.log (the window's Run of the five on the photo at 4096^2, four Runs,
@@ -15,7 +15,7 @@ for r in 1 2 3; do for name in head before; do
   tree=$PWD; [[ $name == before ]] && tree=/tmp/variant_before
   echo "== $name round $r"
   (cd "$tree" && PYTHONPATH=$tree:${PYTHONPATH//$PWD:/} timeout 100 \
-    python3 docs/bench/window-31/staged_runs.py /tmp/photo4096.png 4)
+    python3 docs/bench/window-stalls/staged_runs.py /tmp/photo4096.png 4)
 done; done > "$out/staged_ab.txt" 2>&1
 MEASURE_ARGS="--five-only --five-image /tmp/photo4096.png --five-runs 4" ROUNDS=3 \
-  bash docs/bench/window-31/variants.sh "$out"
+  bash docs/bench/window-stalls/variants.sh "$out"

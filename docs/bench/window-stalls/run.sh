@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 31, parts 2 and 3 on the GPU machine, one device call (the clock drifts between calls):
-#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/run.sh $OUT [PHASE]
+# The window's stalls and its timings against bench on the GPU machine, in one call (the clock drifts between calls):
+#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-stalls/run.sh $OUT [PHASE]
 # PHASE: all (default: stalls, why, parity), stalls, why, parity, firstrun or timings
-# carry [".gl", ".whl", ".gpuqt", "_ab_base", "_ab_after"]; _ab_base/ is the tree before;
+# needs [".gl", ".whl", ".gpuqt", "_ab_base", "_ab_after"] in the tree; _ab_base/ is the tree before;
 # the tree after is _ab_base/ with the files of _ab_after/ over it, or the working tree when
-# there is no _ab_after/ (the carry limit leaves no room for two whole trees beside Qt)
+# there is no _ab_after/ (the size limit of what travels to the GPU machine leaves no room for two whole trees beside Qt)
 # (`mkdir _ab_base && git archive b19bf35 mipview tools resources | tar -x -C _ab_base`).
 #  1. stalls: the real window offscreen, `python -m tools.measure --size 4096 --live-s 10`
 #     (open 4096^2, strategy against strategy, live profiling, Run all five at 1024^2 three

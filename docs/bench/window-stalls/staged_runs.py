@@ -1,6 +1,6 @@
 """A Run of the five at 4096^2 as the window makes it, without the window, N times on one
 context (later Runs find their pipelines and references ready): when each step was reported.
-``python3 docs/bench/window-31/staged_runs.py IMAGE [N]`` (readback.sh runs it)."""
+``python3 docs/bench/window-stalls/staged_runs.py IMAGE [N]`` (readback.sh runs it)."""
 
 import sys
 import time

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 31: the stall benchmark, a tree before against the working tree, alternating in one
-# device call (the carry limit leaves no room for a second whole tree beside Qt):
-#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/stalls_ab.sh $OUT
-# carry [".gl", ".whl", ".gpuqt", "_ab_old"]. _ab_old/ holds the files the tree before had
+# The stall benchmark, a tree before against the working tree, alternating in one
+# call (the size limit of what travels to the GPU machine leaves no room for a second whole tree beside Qt):
+#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-stalls/stalls_ab.sh $OUT
+# needs [".gl", ".whl", ".gpuqt", "_ab_old"] in the tree. _ab_old/ holds the files the tree before had
 # otherwise, and _ab_old/NEW lists the files it lacked:
 #   rev=39b3df5; mkdir _ab_old; git diff --name-only --diff-filter=M $rev | xargs git archive $rev | tar -x -C _ab_old
 #   git diff --name-only --diff-filter=A $rev > _ab_old/NEW   (untracked new files too)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 31: the stall benchmark on several variants of the working tree, alternating, in one
-# device call:
-#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-31/variants.sh $OUT
-# carry [".gl", ".whl", ".gpuqt"]; _variants/NAME/ (untracked) holds the files variant NAME has
+# The stall benchmark on several variants of the working tree, alternating, in one
+# call:
+#   source .gl/env.sh && source .gpuqt/env.sh && bash docs/bench/window-stalls/variants.sh $OUT
+# needs [".gl", ".whl", ".gpuqt"] in the tree; _variants/NAME/ (untracked) holds the files variant NAME has
 # in place of the working tree's ("head", with no folder, is the working tree itself). Writes
 # gpu.txt and stalls.log: ROUNDS (2) rounds of every variant in turn, each
 # `python -m tools.measure ${MEASURE_ARGS:---size 4096 --live-s 10 --turns 20}`.
