@@ -1,6 +1,6 @@
 # A/B of filter-pairs (the tree before: _ab_base/, its changed files at their paths, over this
 # tree) on the seamless pair, then the verdicts of the tree after:
-#   carry [".gl", ".whl", "_ab_base"], `bash docs/bench/cube/ab.sh`
+#   needs [".gl", ".whl", "_ab_base"] in the tree, `bash docs/bench/cube/ab.sh`
 source docs/bench/cube/common.sh
 base_tree
 seam="per-level:filter=tent,edge=clamp,per-level:filter=tent,edge=cube,filter-pairs:filter=tent,edge=clamp,filter-pairs:filter=tent,edge=cube"

@@ -1,7 +1,7 @@
 # filter-pairs' seamless x pass, the tree before (_ab_base/: its changed files at their paths)
 # against this tree, on the synthetic sky at 1024 and 2048 in f16 and unorm, alternating, one
-# device call ($STRATEGIES: other strategies):
-#   carry [".gl", ".whl", "_ab_base"], `bash docs/bench/cube/matrix.sh > $OUT/matrix.log`
+# call ($STRATEGIES: other strategies):
+#   needs [".gl", ".whl", "_ab_base"] in the tree, `bash docs/bench/cube/matrix.sh > $OUT/matrix.log`
 source docs/bench/cube/common.sh
 base_tree
 seam=${STRATEGIES:-filter-pairs:filter=tent,edge=clamp,filter-pairs:filter=tent,edge=cube}

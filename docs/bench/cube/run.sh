@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 29's cube-map speed rows on the GPU machine, one device call:
+# The cube-map speed rows on the GPU machine, in one call:
 #   source .gl/env.sh && bash docs/bench/cube/run.sh $OUT
 # The synthetic sky (mipview.io.synthetic.cube_image) written as cube KTX2 files, then every
 # strategy on them in one interleaved bench loop per file (cold caches, median of 50, after a
 # warm-up by time): 6x1024^2 RGBA16F and 6x2048^2 RGBA8. The seamless pair, in the same loops:
 # per-level and filter-pairs with the tent filter, edge=cube (seamless) against edge=clamp
-# (faces filtered independently): the issue's target is seamless within 1.3x of independent.
+# (faces filtered independently): the aim is seamless within 1.3x of independent.
 # Writes into $OUT: gpu.txt, times.log, verdicts.log, status.txt, json.tar.gz.
 set -uo pipefail
 out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)

@@ -1,7 +1,7 @@
 # Pipeline statistics (registers, shared memory) of filter-pairs with and without edge=cube, the
 # tree before (_ab_base/: its changed files at their paths) and this tree, at 1024² f16 and
 # 2048² unorm:
-#   carry [".gl", ".whl", "_ab_base"], `bash docs/bench/cube/stats.sh > $OUT/stats.log 2>&1`
+#   needs [".gl", ".whl", "_ab_base"] in the tree, `bash docs/bench/cube/stats.sh > $OUT/stats.log 2>&1`
 source docs/bench/cube/common.sh
 base_tree
 for entry in 1024:f16 2048:unorm; do

@@ -1,5 +1,5 @@
 #version 460
-// Issue 30's first measurement: what a hand-off between work groups costs. 510 groups at
+// What a hand-off between work groups costs. 510 groups at
 // 1920x1080 (64x64 tiles of level 0) each make their 32x32 texels of level 1 (4 texel loads and
 // one store each: the bulk image stores of a tile phase), and then, by ARRIVE:
 //   0: nothing more (the baseline);

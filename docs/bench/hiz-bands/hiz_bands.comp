@@ -1,5 +1,5 @@
 #version 460
-// Experiment (issue 28): a conservative Hi-Z min in ONE dispatch, with no hand-off between tiles.
+// Experiment: a conservative Hi-Z min in ONE dispatch, with no hand-off between tiles.
 // Each work group owns a TX x TY block of level K and makes it from level 0 alone: it computes
 // every level below K over the block's whole footprint (three texels on every odd side, so
 // neighbouring groups' footprints overlap and the overlap is computed twice) and stores only the

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Writes hiz_bands.comp's tile and work-group variants beside it: variants.sh DIR
+# Writes hiz_bands.comp's tile and work-group variants into OUT: variants.sh OUT
 # (a tile is a pragma, read before compiling, so each is its own file)
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd); out=${1:-$here/v}; mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd); out=${1:?usage: variants.sh OUT}; mkdir -p "$out"
 for v in 64x256x256 64x128x256 128x128x256 64x512x256 128x256x512 64x256x512; do
   IFS=x read -r w h nt <<< "$v"
   sed -e "s/^#pragma mipview tile 64 256/#pragma mipview tile $w $h/" \

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Step 1 of the tile strategies reading a one- or two-channel level 0 by textureGather (one
 # instruction per channel and 2x2 block) against the tree before (four texel loads), in one
-# device call (the clock drifts between calls):
+# call (the clock drifts between calls):
 #   source .gl/env.sh && bash docs/bench/hiz-gather/run.sh $OUT
-# carry [".gl", ".whl", "_ab_base"]; _ab_base/ is the tree before
+# needs [".gl", ".whl", "_ab_base"] in the tree; _ab_base/ is the tree before
 # (`mkdir _ab_base && git archive 98274dc mipview tools resources third_party | tar -x -C _ab_base`).
 # Rounds alternate before/after twice; the R32F lines have FidelityFX SPD (resources/shaders/
 # spd_min.comp, the same SPIR-V in both trees, so drift shows), and RGBA8 mean is a control (its

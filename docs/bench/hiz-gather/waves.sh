@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Issue 30's "fit the wave" for npot-exact's first dispatch (single-pass's tile phase) at the
-# render-target sizes, R32F min and RGBA8 mean, in one device call. _ab_base/ is a patched copy
+# "Fit the wave" for npot-exact's first dispatch (single-pass's tile phase) at the
+# render-target sizes, R32F min and RGBA8 mean, in one call. _ab_base/ is a patched copy
 # of the tree: npot-exact forwards single-pass's tiles and prefetch options to its fast step,
 # and an explicit tiles=N is taken down to 128 groups (the shipped floor is 512 groups, which
 # keeps 1440p's 920 tiles at one a group). Not shipped: an experiment.
-#   source .gl/env.sh && bash docs/bench/hiz-gather/waves.sh $OUT   (carry .gl, .whl, _ab_base)
+#   source .gl/env.sh && bash docs/bench/hiz-gather/waves.sh $OUT   (needs .gl, .whl, _ab_base in the tree)
 set -uo pipefail
 out=$1; mkdir -p "$out"; out=$(cd "$out" && pwd)
 root=$PWD; py=${PYTHON:-python3}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 28's last Hi-Z items on the GPU machine, one device call:
-#   source .gl/env.sh && bash docs/bench/hiz-nan/run.sh $OUT     (carry .gl .whl _ab_base)
+# The Hi-Z NaN rule and d32-rg32f on the GPU machine, in one call:
+#   source .gl/env.sh && bash docs/bench/hiz-nan/run.sh $OUT     (needs .gl .whl _ab_base in the tree)
 # _ab_base/ is the tree before (`git archive 9b5608f mipview tools resources third_party`).
 #  1. what the NaN rule costs: R32F min and RG32F min+max, every strategy, before and after
 #     alternating twice, --synthetic depth at 1920x1080 and 4096^2, cold caches (clean

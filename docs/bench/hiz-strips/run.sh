@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # npot-exact's strips (one dispatch where odd heights stopped the tiles) against the tree before,
-# in one device call (the clock drifts between calls):
+# in one call (the clock drifts between calls):
 #   source .gl/env.sh && bash docs/bench/hiz-strips/run.sh $OUT
-# carry [".gl", ".whl", "_ab_base"]; _ab_base/ is the tree before
+# needs [".gl", ".whl", "_ab_base"] in the tree; _ab_base/ is the tree before
 # (`mkdir _ab_base && git archive 0e95fdf mipview tools resources third_party | tar -x -C _ab_base`).
 # Rounds alternate before/after twice; every bench line has FidelityFX SPD (R32F min,
 # resources/shaders/spd_min.comp) beside npot-exact, the same SPIR-V in both trees, so drift

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28's speed table on the GPU machine, one device call (drift hits every row alike):
+# The Hi-Z speed table on the GPU machine, in one call (drift hits every row alike):
 #   source .gl/env.sh && bash docs/bench/hiz/run.sh $OUT [times|verdicts|all]
 # (times and verdicts fit one 10-minute call each; the comparisons are all inside `times`)
 # Hi-Z pyramids of a synthetic depth scene (--synthetic depth) at the render-target sizes, every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npot-exact's groups storing their last level after the hand-off (NPOT_DEFER_LAST) against
-# before it, one device call: carry [".gl", ".whl", "_ab_base"], where _ab_base/ holds the tree
+# before it, one call: needs [".gl", ".whl", "_ab_base"] in the tree, where _ab_base/ holds the tree
 # before's npot_exact.spv and npot_exact.py (laid over a copy of this tree);
 #   bash docs/bench/npot-defer/ab.sh OUT
 # R32F min of the synthetic depth scene (SPD beside it) and RGBA8 mean, cold, median of 50,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # npot-exact's general dispatch after a fast step: levels every group makes (k) and their tile,
-# swept in one device call; the last group makes the rest (the tail). Ran with a temporary
+# swept in one call; the last group makes the rest (the tail). Ran with a temporary
 # override in npot_exact.py (NPOT_GROUPED, NPOT_TILE; see README.md), which did not land.
 set -uo pipefail
 out=$1; mkdir -p "$out"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The volume strategies of the tree ("after") against those of _ab_base/ ("base": the tree
-# before, or a copy of it with one change), alternating twice in one device call. Used for the
+# before, or a copy of it with one change), alternating twice in one call. Used for the
 # hand-off (2026-11-27-h100-handoff/: _ab_base with the hand-off off) and for 512-invocation
 # even dispatches (2026-11-27-h100-threads/: _ab_base = 593bc4b).
-#   source .gl/env.sh && bash docs/bench/volume/ab.sh $OUT   (carry .gl, .whl, _ab_base)
+#   source .gl/env.sh && bash docs/bench/volume/ab.sh $OUT   (needs .gl, .whl, _ab_base in the tree)
 set -u
 out=$1; mkdir -p $out; root=$PWD
 for round in 1 2; do for side in base after; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 29's volume table on the GPU machine, one device call:
+# The volume table on the GPU machine, in one call:
 #   source .gl/env.sh && bash docs/bench/volume/run.sh $OUT
 # The synthetic volume (noise and spheres, --synthetic volume) at 256^3 in R8 and RGBA16F (the
-# issue's sizes) and 128^3 and 255^3 RGBA8 (an odd one: overlapping tiles), both volume
+# target sizes) and 128^3 and 255^3 RGBA8 (an odd one: overlapping tiles), both volume
 # strategies (and volume-tiles:load=trilinear) timed in one loop per volume (interleaved after a warm-up by time), caches cold,
 # median of 50; every result's verdict against the 3D reference (the device has no validation
 # layer: the tests run it on lavapipe); then R8 min at the first size. Writes: gpu.txt, times.log, status.txt, *.json.
