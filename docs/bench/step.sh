@@ -1,5 +1,5 @@
 # Sourced by the bench scripts that run `mipview` commands one after another on the GPU machine
-# (speed-30/run.sh, volume/run.sh). Needs $out and $py; starts $out/status.txt and gpu.txt.
+# (speed-vs-spd/run.sh, volume/run.sh). Needs $out and $py; starts $out/status.txt and gpu.txt.
 : > "$out/status.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" \
   2>&1 || echo "no nvidia-smi" > "$out/gpu.txt"

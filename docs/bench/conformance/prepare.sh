@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fills the ignored folder .lvp/ that carries Mesa's lavapipe to the GPU machine (Ubuntu 24.04;
-# checked with `ldconfig -p` there): lavapipe alone out of mesa-vulkan-drivers (the carry limit
+# checked with `ldconfig -p` there): lavapipe alone out of mesa-vulkan-drivers (the size limit of what travels to the GPU machine
 # leaves no room for the other drivers), and the libraries it needs that the machine lacks.
-# Run from the project root on a Debian bookworm machine; then carry [".gl", ".whl", ".lvp"].
+# Run from the project root on a Debian bookworm machine; then needs [".gl", ".whl", ".lvp"] in the tree.
 set -euo pipefail
 grep -qxF "/.lvp/" .git/info/exclude 2>/dev/null || echo "/.lvp/" >> .git/info/exclude
 mkdir -p .lvp /tmp/amd64/partial

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 32's conformance table: every built-in strategy in four formats, on the GPU machine's
+# The conformance table: every built-in strategy in four formats, on the GPU machine's
 # NVIDIA device and on Mesa's lavapipe there (`mipview run --devices`), level by level:
 #   source .gl/env.sh && source .lvp/env.sh && bash docs/bench/conformance/run.sh $OUT
-# carry [".gl", ".whl", ".lvp"]; .lvp/ holds lavapipe (mesa-vulkan-drivers 22.3.6) and the libraries
+# needs [".gl", ".whl", ".lvp"] in the tree; .lvp/ holds lavapipe (mesa-vulkan-drivers 22.3.6) and the libraries
 # it needs that Ubuntu 24.04 lacks (libllvm15, libz3-4, the xcb and wayland client libraries)
 # (Debian bookworm, as the loader in .gl/), unpacked under /tmp so nothing of the machine's is
 # replaced. The image is the bundled photo (1000x750, odd and NPOT below level 0).

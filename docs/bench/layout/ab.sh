@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 27 (the folders as layers): the tree before the move against the working tree, in ONE
-# device call (the GPU's clock drifts between calls). Behaviour and speed must not change.
+# The folders as layers: the tree before the move against the working tree, in ONE
+# call (the GPU's clock drifts between calls). Behaviour and speed must not change.
 # The tree before is an untracked folder:
-#   mkdir _ab_base && git archive i26-done | tar -x -C _ab_base
+#   mkdir _ab_base && git archive 452833c | tar -x -C _ab_base
 #   bash docs/bench/layout/ab.sh OUT
 #  1. timing: `mipview bench --sizes 1920x1080,4096 --strategies all`, cold caches, median of
 #     50, base, new, base, new (each side run from inside its own tree), and the last size

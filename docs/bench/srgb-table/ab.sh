@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 26: the sRGB threshold table of mipview/gpu/shaders/include/mip_common.glsl as one private global
-# (the working tree) against the const array before it, in ONE device call (the GPU's clock
+# The sRGB threshold table of mipview/gpu/shaders/include/mip_common.glsl as one private global
+# (the working tree) against the const array before it, in ONE call (the GPU's clock
 # drifts between calls). The const array made lavapipe compile a copy at every mipEncode; this
 # checks the GPU pays nothing for the change. The tree before is an untracked folder:
 #   mkdir _ab_base && git archive 891c1cf mipview | tar -x -C _ab_base
@@ -23,7 +23,7 @@ check_sizes=${AB_CHECK_SIZES:-1021x579 2048x1536}
 py=$(command -v "${PYTHON:-python3}"); py=${py:-python3}
 [[ $py == /* ]] || py=$new/$py
 site=${PYTHONPATH:+${PYTHONPATH%%:*}}  # the device's env puts the wheels first
-source "$(dirname "${BASH_SOURCE[0]}")/../h200-filters/same_bytes.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../filters/same_bytes.sh"
 side() {  # side base|new ARGS...: mipview from that side's tree
   local tree=$new; [[ $1 == base ]] && tree=$base
   shift
