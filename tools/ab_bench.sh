@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Before/after timings in ONE device call (the GPU's clock drifts between calls):
+# Before/after timings in ONE run on the GPU machine (the GPU's clock drifts between runs):
 #   tools/ab_bench.sh BASE_TREE OUTDIR [SIZES...]
 # BASE_TREE is a folder holding an older `mipview/` package (e.g. `git archive REV mipview |
 # tar -x -C base`); the working tree is "after". For each size, `mipview bench --strategies all`
@@ -25,5 +25,5 @@ for s in "${sizes[@]}"; do
     done
   done
 done
-# the device tool brings back 8 files: pack the JSON into one
+# one archive of every JSON: a handful of files is easier to bring back from the GPU machine
 tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"

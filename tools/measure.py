@@ -9,7 +9,7 @@
 3. live profiling: ``--live-s`` seconds of Profile (live) on the bundled photo; the chart counts
    its updates per second. The viewer's per-pixel controls are on meanwhile (exposure, so each
    level goes through the display transform; false colour, the overlay, the histogram and a
-   locked texel), as issue 19's stall budget asks.
+   locked texel), as the window's stall budget asks.
 4. Run all five at ``--five-size``² (default 1024; ``--five-only`` skips the phases above): all
    five built-in strategies, 20 timed runs, as a user presses Run with the image open; reports
    the time until the chart shows the final timings and until everything (reference, every
@@ -394,7 +394,7 @@ def _run_all_five(app, window, size: int, runs: int, tmp: str,
     window.sigImageOpened.connect(opened.append)
     window.open_image(str(path))
     _spin(app, lambda: bool(opened) and not window.is_busy(), 120)
-    # the five of issue 20 by name (``all`` grew with filter-pairs since)
+    # the five strategies by name (``all`` grew with filter-pairs since)
     specs = expand_specs(FIVE)
     window.panel.set_specs(specs)
     window.panel.repeat_spin.setValue(20)
