@@ -250,6 +250,47 @@ def _expected_carried(spec: StrategySpec, res, fmt: Format) -> list[float]:
     return out
 
 
+#: one store of each element format, (relative, absolute) in storage units: UNORM correctly
+#: rounded (half an LSB), floats to either neighbour (one ulp; the smallest subnormal step), the
+#: packed float correctly rounded by the shader (half an ulp of its 5-bit mantissa)
+_STORE = {Format.UNORM: (0.0, 0.5), Format.SRGB: (0.0, 0.5), Format.RGBA16: (0.0, 0.5),
+          Format.RGB10A2: (0.0, 0.5), Format.F16: (2.0**-10, 2.0**-24),
+          Format.F32: (2.0**-23, 2.0**-149), Format.B10G11R11: (2.0**-6, 2.0**-20)}
+
+
+def _expected_steps(sources, fmt: Format, n: int) -> list[float]:
+    """Per level, each rounding in turn taking a value v to v (1 + r) + a: its input's store
+    unless re-read, 12 float32 roundings in depth (4 more per further axis), a bilinear sample's
+    store per axis, a half operation's 2^-11 each, and its own store; relative errors count
+    from RELATIVE_FLOOR, UNORM ones in LSB."""
+    store = _STORE[fmt.element]
+    out = [0.0]
+    for src in list(sources) or [LevelSource()] * (n - 1):
+        steps = ([] if src.reread else [store]) + [(2.0**-24, 0.0)] * (12 + 4 * (src.axes - 2))
+        steps += [store] * (src.axes if src.bilinear else 0)
+        steps += [(2.0**-11, 2.0**-25)] * src.half_ops + [store]
+        rel = abs_ = 0.0
+        for r, a in steps:
+            rel, abs_ = (1 + rel) * (1 + r) - 1, abs_ * (1 + r) + a
+        out.append(rel + abs_ / RELATIVE_FLOOR if fmt.is_float else rel * fmt.one + abs_)
+    return out
+
+
+def test_expected_steps_tell_the_sources_apart():
+    """The test's own sum of the model matches bounds.step_bounds on every kind of level, and
+    differs where the verdict would have been given other sources."""
+    kinds = [LevelSource(), LevelSource(reread=False), LevelSource(bilinear=True),
+             LevelSource(half_ops=3), LevelSource(reread=False, axes=3)]
+    for fmt in (Format.UNORM, Format.F16, Format.F32, Format.B10G11R11):
+        derived = bounds.step_bounds(kinds, fmt, len(kinds) + 1)
+        assert derived == pytest.approx(_expected_steps(kinds, fmt, len(kinds) + 1), rel=1e-12)
+        flipped = [replace(k, reread=not k.reread) for k in kinds]
+        assert derived != pytest.approx(_expected_steps(flipped, fmt, len(kinds) + 1), rel=1e-12)
+    # one float32 rounding less in depth is seen too
+    assert bounds.step_bounds(kinds[:1], Format.UNORM, 2)[1] != pytest.approx(
+        _expected_steps(kinds[:1], Format.UNORM, 2)[1] - 255 * 2.0**-24, rel=1e-12)
+
+
 def _just_over(level: np.ndarray, ref: np.ndarray, bound: float, fmt: Format,
                at: tuple[int, ...]) -> np.ndarray:
     """``level`` with the texel ``at`` moved to the nearest stored value more than ``bound`` from
@@ -283,8 +324,9 @@ def test_each_strategy_keeps_its_derived_promise(gpu, image, fmt, spec_text):
     assert len(v.step_bounds) == len(v.chain_bounds) == n == mip_count(level0.shape[1],
                                                                        level0.shape[0])
 
-    # the bounds are the derived ones
-    assert v.step_bounds == tuple(bounds.step_bounds(res.sources, fmt, n))
+    # the bounds are the derived ones: the rounding model, summed here to first order from the
+    # sources the result declares (test_a_result_carries_sources_that_match_its_plan)
+    assert v.step_bounds == pytest.approx(_expected_steps(res.sources, fmt, n), rel=1e-12)
     if res.promise == "stored":
         assert spec.name == "per-level"
         assert all(s.reread for s in res.sources)
