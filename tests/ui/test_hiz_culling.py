@@ -16,10 +16,10 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
+from mipview.check.culling import cull_level, cull_probe
 from mipview.check.reference import reference_pyramid
 from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
-from mipview.check.culling import cull_level, cull_probe
 from mipview.ui.display import DisplaySettings, to_display
 from tests.ui.conftest import stamp_image
 from tests.ui.test_main_window import open_and_wait, run_and_wait
