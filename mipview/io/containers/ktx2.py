@@ -14,10 +14,14 @@ Volumes (3D textures: pixelDepth D > 0, layerCount 0, faceCount 1) are written a
 spec allows and no graphics API has), cube volumes, and 3D depth formats are refused.
 
 Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16 UNORM, RGBA16F, RGBA32F,
-every one- and two-channel format of the table, D32_SFLOAT and D16_UNORM (as ``d32``, ``d16``),
-and BC1-BC5,
-BC7 (decoded, :mod:`mipview.io.containers.bcn`). Every offset and size in the header is checked
-against the file before a byte of level data is touched or an array allocated.
+every one- and two-channel format of the table, the three-channel 8-bit (sRGB too), 16-bit and
+32-bit float formats (as RGBA with alpha 1, noted), D32_SFLOAT and D16_UNORM (as ``d32``,
+``d16``), the depth of the combined depth-stencil formats (the stencil dropped, noted), and
+BC1-BC5, BC7 (decoded, :mod:`mipview.io.containers.bcn`). Level data supercompressed with
+Zstandard (scheme 2) or ZLIB (scheme 3) is inflated level by level (:mod:`.supercompression`);
+BasisLZ (scheme 1) and UASTC need Basis Universal's transcoder and are refused, naming it. Every
+offset and size in the header is checked against the file before a byte of level data is touched
+or an array allocated, and a level inflates to no more than the bytes its size needs.
 """
 
 from __future__ import annotations
@@ -31,14 +35,18 @@ from mipview import __version__
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.core.volume import volume_level_size
-from mipview.io.containers import bcn
+from mipview.io.containers import bcn, supercompression
+from mipview.io.containers.format_names import vk_name
 from mipview.io.containers.pixels import (
+    BGR,
     BGRA,
     Blocks,
+    DepthStencil,
     Layout,
     Plain,
     decode_level,
     image_bytes,
+    rgb,
     texture_file,
 )
 from mipview.io.containers.texture import (
@@ -57,15 +65,12 @@ from mipview.io.containers.texture import (
 )
 
 IDENTIFIER = b"\xabKTX 20\xbb\r\n\x1a\n"
-_KTX1_IDENTIFIER = b"\xabKTX 11\xbb\r\n\x1a\n"
 #: identifier, vkFormat, typeSize, pixelWidth, pixelHeight, pixelDepth, layerCount, faceCount,
 #: levelCount, supercompressionScheme, dfdByteOffset, dfdByteLength, kvdByteOffset,
 #: kvdByteLength, sgdByteOffset, sgdByteLength
 _HEADER = struct.Struct("<12s13I2Q")
 #: byteOffset, byteLength, uncompressedByteLength
 _LEVEL = struct.Struct("<3Q")
-
-_SUPERCOMPRESSION = {1: "BasisLZ", 2: "Zstandard", 3: "ZLIB"}
 
 _VK_NAMES = {Format.R8: "R8_UNORM", Format.RG8: "R8G8_UNORM", Format.R16: "R16_UNORM",
              Format.R16F: "R16_SFLOAT",
@@ -92,6 +97,23 @@ _LAYOUTS: dict[int, Layout] = {
        for f in Format if f.channels < 4 and not f.depth_source},
     124: Plain("VK_FORMAT_D16_UNORM", Format.D16, 1, _ORDER[1]),
     126: Plain("VK_FORMAT_D32_SFLOAT", Format.D32, 1, _ORDER[1]),
+    # three channels: RGBA with alpha 1
+    23: rgb("VK_FORMAT_R8G8B8_UNORM", Format.UNORM),
+    29: rgb("VK_FORMAT_R8G8B8_SRGB", Format.SRGB),
+    30: rgb("VK_FORMAT_B8G8R8_UNORM", Format.UNORM, BGR),
+    36: rgb("VK_FORMAT_B8G8R8_SRGB", Format.SRGB, BGR),
+    84: rgb("VK_FORMAT_R16G16B16_UNORM", Format.RGBA16),
+    90: rgb("VK_FORMAT_R16G16B16_SFLOAT", Format.F16),
+    106: rgb("VK_FORMAT_R32G32B32_SFLOAT", Format.F32),
+    # combined depth-stencil texels as the KTX 2.0 specification defines them (section 3.1,
+    # "vkFormat", "Depth and Stencil Formats"): interleaved, the depth first (D16: 16-bit word,
+    # then the stencil's; D32: float word, then the stencil's), except D24_UNORM_S8_UINT, one
+    # 32-bit word with the stencil in its 8 LSBs and the depth above, and X8_D24_UNORM_PACK32,
+    # the depth in the 24 LSBs
+    125: DepthStencil("VK_FORMAT_X8_D24_UNORM_PACK32", Format.D32, 4, shift=0),
+    128: DepthStencil("VK_FORMAT_D16_UNORM_S8_UINT", Format.D16, 4),
+    129: DepthStencil("VK_FORMAT_D24_UNORM_S8_UINT", Format.D32, 4, shift=8),
+    130: DepthStencil("VK_FORMAT_D32_SFLOAT_S8_UINT", Format.D32, 8),
     131: Blocks("VK_FORMAT_BC1_RGB_UNORM_BLOCK", bcn.BC1, False, opaque=True),
     132: Blocks("VK_FORMAT_BC1_RGB_SRGB_BLOCK", bcn.BC1, True, opaque=True),
     133: Blocks("VK_FORMAT_BC1_RGBA_UNORM_BLOCK", bcn.BC1, False),
@@ -107,23 +129,26 @@ _LAYOUTS: dict[int, Layout] = {
 }
 
 _NO_DECODER = "no decoder for it among mipview's dependencies (Pillow decodes BC1-BC7 only)"
+_READS = ("RGBA8 UNORM/SRGB, BGRA8, RGB8 UNORM/SRGB, BGR8, RGBA16 UNORM, RGB16 UNORM, RGBA16F, "
+          "RGB16F, RGBA32F, RGB32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, D16, D32, the depth "
+          "of D16S8, D24S8, D32S8, A2B10G10R10 UNORM, B10G11R11 UFLOAT, BC1-BC5, BC7")
 
 
 def _refusal(vk_format: int) -> str:
-    """Why a vkFormat mipview does not read cannot be read, naming it."""
+    """Why a vkFormat mipview does not read cannot be read, naming it (and its number, which
+    tools print too)."""
+    name = f"{vk_name(vk_format)} (vkFormat {vk_format})"
     if vk_format in (140, 142):
-        return f"vkFormat {vk_format} (BC{4 if vk_format == 140 else 5} SNORM): signed " \
-               f"values, which mipview's formats do not hold"
+        return f"{name}, BC{4 if vk_format == 140 else 5} SNORM: signed values, which " \
+               f"mipview's formats do not hold"
     if vk_format in (143, 144):
-        return f"vkFormat {vk_format} (BC6H): {bcn.UNDECODABLE['BC6H']}"
+        return f"{name}: {bcn.UNDECODABLE['BC6H']}"
     for lo, hi, family in ((147, 152, "ETC2"), (153, 156, "EAC"), (157, 184, "ASTC LDR"),
                            (1000054000, 1000054007, "PVRTC"),
                            (1000066000, 1000066013, "ASTC HDR")):
         if lo <= vk_format <= hi:
-            return f"vkFormat {vk_format} ({family} blocks): {_NO_DECODER}"
-    return (f"vkFormat {vk_format} is not one mipview reads (RGBA8 UNORM/SRGB, BGRA8, RGBA16 "
-            f"UNORM, RGBA16F, RGBA32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, D16, D32, "
-            f"A2B10G10R10 UNORM, B10G11R11 UFLOAT, BC1-BC5, BC7)")
+            return f"{name}, {family} blocks: {_NO_DECODER}"
+    return f"{vk_name(vk_format)}: vkFormat {vk_format} is not one mipview reads ({_READS})"
 
 
 # --- writing -------------------------------------------------------------------------------------
@@ -252,17 +277,14 @@ def _orientation(data: bytes, kvd_offset: int,
 def _undefined_format(data: bytes, dfd_offset: int, dfd_length: int) -> str:
     model = data[dfd_offset + 12] if dfd_length >= 16 and dfd_offset + 16 <= len(data) else None
     if model == 166:
-        return "VK_FORMAT_UNDEFINED with UASTC blocks (Basis Universal): mipview has no " \
-               "transcoder for them"
+        return "VK_FORMAT_UNDEFINED with UASTC blocks: UASTC needs Basis Universal's " \
+               "transcoder, not available in this build"
     return "VK_FORMAT_UNDEFINED (a format described only by its DFD): mipview reads Vulkan formats"
 
 
 def _check_header(fields: tuple[int | bytes, ...]) -> None:
     (_, vk_format, _, width, height, depth, layer_count, faces, _, scheme, *_) = fields
-    if scheme:
-        name = _SUPERCOMPRESSION.get(scheme, "unknown")
-        raise ContainerError(f"supercompressed KTX2 (scheme {scheme}, {name}): mipview reads "
-                             f"only level data stored without supercompression")
+    supercompression.check_scheme(int(scheme))
     if faces not in (1, FACES):
         raise ContainerError(f"faceCount {faces} is invalid (1, or 6 for a cube map)")
     if depth:
@@ -273,7 +295,7 @@ def _check_header(fields: tuple[int | bytes, ...]) -> None:
             raise ContainerError(f"an array of {layer_count} 3D textures (pixelDepth {depth}, "
                                  f"layerCount {layer_count}): mipview reads single 3D "
                                  f"textures (layerCount 0); no graphics API has arrays of them")
-        if vk_format in (124, 126):
+        if vk_format in (124, 125, 126, 128, 129, 130):
             raise ContainerError(f"a 3D texture (pixelDepth {depth}) of a depth format: the "
                                  f"spec's depth formats have pixelDepth 0")
     if width == 0 or height == 0:
@@ -304,14 +326,12 @@ def header_depth(data: bytes) -> int:
 
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     """Decode a KTX2 file's levels. Raises ContainerError (or what ``check_pixels`` raises)."""
-    if data.startswith(_KTX1_IDENTIFIER):
-        raise ContainerError("a KTX 1 file: mipview reads KTX 2.0")
     check_magic(data, IDENTIFIER, "KTX2")
     if len(data) < _HEADER.size:
         raise ContainerError(f"truncated KTX2 file: {len(data)} bytes, the header alone is "
                              f"{_HEADER.size}")
     fields = _HEADER.unpack_from(data)
-    (_, vk_format, _, width, height, depth, layer_count, faces, level_count, _,
+    (_, vk_format, _, width, height, depth, layer_count, faces, level_count, scheme,
      dfd_offset, dfd_length, kvd_offset, kvd_length, _, _) = fields
     _check_header(fields)
     kind = _LAYOUTS.get(vk_format)
@@ -333,8 +353,10 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
         raise ContainerError("truncated KTX2 file: the key/value data ends past the end of the "
                              "file")
     if depth:
-        return _read_volume(path, data, kind, (width, height, depth), n, kvd_offset, kvd_length)
-    offsets = [_level_offset(data, p, kind, width, height, layers) for p in range(n)]
+        return _read_volume(path, data, kind, (width, height, depth), n, kvd_offset, kvd_length,
+                            scheme)
+    offsets = [_level_data(data, p, kind, width, height, layers, scheme=scheme)
+               for p in range(n)]
     flip_y, flip_x, _, note = _orientation(data, kvd_offset, kvd_length)
     if faces == FACES and note:
         # the spec fixes a cube's faces at rd: flipping them would break the edges they share
@@ -342,8 +364,8 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
         note = note.split(":")[0] + " on a cube map, whose faces the KTX2 spec fixes at 'rd': " \
                                     "read as stored"
     levels = []
-    for p, offset in enumerate(offsets):
-        level = decode_level(kind, data, offset, *level_size(width, height, p), layers)
+    for p, (blob, offset) in enumerate(offsets):
+        level = decode_level(kind, blob, offset, *level_size(width, height, p), layers)
         if flip_y:
             level = level[:, ::-1]
         if flip_x:
@@ -353,18 +375,19 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
 
 
 def _read_volume(path: str, data: bytes, kind: Layout, size: tuple[int, int, int], n: int,
-                 kvd_offset: int, kvd_length: int) -> TextureFile:
+                 kvd_offset: int, kvd_length: int, scheme: int) -> TextureFile:
     """The levels of a 3D texture: level p holds its slices one after the other."""
     width, height, depth = size
     offsets = []
     for p in range(n):
         w, h, d = volume_level_size(width, height, depth, p)
-        offsets.append(_level_offset(data, p, kind, w, h, d, f"{d} slice{'s' if d > 1 else ''}"))
+        offsets.append(_level_data(data, p, kind, w, h, d, f"{d} slice{'s' if d > 1 else ''}",
+                                   scheme))
     flip_y, flip_x, flip_z, note = _orientation(data, kvd_offset, kvd_length)
     levels = []
-    for p, offset in enumerate(offsets):
+    for p, (blob, offset) in enumerate(offsets):
         w, h, d = volume_level_size(width, height, depth, p)
-        level = decode_level(kind, data, offset, w, h, d)
+        level = decode_level(kind, blob, offset, w, h, d)
         if flip_z:
             level = level[::-1]
         if flip_y:
@@ -375,18 +398,23 @@ def _read_volume(path: str, data: bytes, kind: Layout, size: tuple[int, int, int
     return texture_file(path, "KTX2", kind, levels, [note] if note else [], volume=True)
 
 
-def _level_offset(data: bytes, p: int, kind: Layout, width: int, height: int,
-                  layers: int, images: str = "") -> int:
-    """Where level ``p`` starts, once its index entry is checked against the format and the
-    file's size. ``width`` x ``height`` is level 0's size, or with ``images`` (a volume's "3
+def _level_data(data: bytes, p: int, kind: Layout, width: int, height: int,
+                layers: int, images: str = "", scheme: int = 0) -> tuple[bytes, int]:
+    """The bytes level ``p`` lies in and where it starts there, once its index entry is checked
+    against the format and the file's size: the file itself, or (``scheme`` 2, 3) the level
+    inflated. ``width`` x ``height`` is level 0's size, or with ``images`` (a volume's "3
     slices") level ``p``'s own, ``layers`` images of it."""
-    offset, length, _ = _LEVEL.unpack_from(data, _HEADER.size + p * _LEVEL.size)
+    offset, length, unpacked = _LEVEL.unpack_from(data, _HEADER.size + p * _LEVEL.size)
     w, h = (width, height) if images else level_size(width, height, p)
     need = layers * image_bytes(kind, w, h)
-    if length != need:
-        raise ContainerError(f"level {p} holds {length} bytes, but {images or layers} x {w}x{h} "
-                             f"of {kind.name} is {need}")
+    stored = unpacked if scheme else length
+    if stored != need:
+        raise ContainerError(f"level {p} holds {stored} bytes"
+                             f"{' once inflated' if scheme else ''}, but {images or layers} x "
+                             f"{w}x{h} of {kind.name} is {need}")
     if offset + length > len(data):
         raise ContainerError(f"level {p} lies past the end of the file (bytes {offset} to "
                              f"{offset + length} of {len(data)}): truncated?")
-    return offset
+    if scheme:
+        return supercompression.inflate(scheme, data[offset:offset + length], need, p), 0
+    return data, offset

@@ -19,12 +19,43 @@ class Plain:
     """Uncompressed texels of ``components`` values of ``fmt``'s storage type each.
 
     ``order[i]`` is the component that feeds channel i (R, G, B, A); None: alpha opaque, colour
-    0 (Vulkan's defaults for a missing channel)."""
+    0 (Vulkan's defaults for a missing channel). ``note``: what a user should know of the
+    reading (three channels read as four)."""
 
     name: str
     fmt: Format
     components: int = 4
     order: tuple[int | None, int | None, int | None, int | None] = (0, 1, 2, 3)
+    note: str = ""
+
+
+#: the note of a layout of three channels, read as RGBA with alpha 1
+RGB_NOTE = "3 channels (RGB), read as RGBA with alpha 1"
+RGB = (0, 1, 2, None)
+BGR = (2, 1, 0, None)
+
+
+def rgb(name: str, fmt: Format, order: tuple[int | None, ...] = RGB) -> Plain:
+    """A layout of three channels, read as RGBA with alpha 1 (and saying so)."""
+    return Plain(name, fmt, 3, order, RGB_NOTE)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class DepthStencil:
+    """Combined depth-stencil texels of ``texel_bytes`` each, read as their depth alone (in
+    ``fmt``: D16, or D32 for float and 24-bit depths): the stencil is dropped, and the note
+    says so. The depth is the little-endian word at byte 0 of a texel; a 24-bit depth is
+    the 24 bits of a 32-bit word above its lowest ``shift`` bits, read as d / (2^24 - 1)."""
+
+    name: str
+    fmt: Format
+    texel_bytes: int
+    shift: int | None = None  # 24-bit depth: bits below it in its word (None: not 24-bit)
+
+    @property
+    def note(self) -> str:
+        widened = ", its 24-bit depth as float32" if self.shift is not None else ""
+        return f"{self.name}: read the depth, the stencil was dropped{widened}"
 
 
 @dataclass(frozen=True)
@@ -35,9 +66,10 @@ class Blocks:
     codec: bcn.BlockCodec
     srgb: bool
     opaque: bool = False
+    note: str = ""
 
 
-Layout = Plain | Blocks
+Layout = Plain | Blocks | DepthStencil
 
 BGRA = (2, 1, 0, 3)
 BGRX = (2, 1, 0, None)
@@ -47,6 +79,8 @@ def image_bytes(kind: Layout, width: int, height: int) -> int:
     """Bytes of one image (one layer) of ``width`` x ``height`` texels."""
     if isinstance(kind, Blocks):
         return bcn.level_bytes(kind.codec, width, height)
+    if isinstance(kind, DepthStencil):
+        return width * height * kind.texel_bytes
     return width * height * kind.components * kind.fmt.texel_dtype.itemsize
 
 
@@ -66,6 +100,9 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
     if isinstance(kind, Blocks):
         return np.stack([bcn.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
                                     width, height, kind.opaque) for i in range(layers)])
+    if isinstance(kind, DepthStencil):
+        return _depth(kind, data, offset, width * height * layers).reshape(layers, height,
+                                                                           width, 4)
     dtype = kind.fmt.texel_dtype.newbyteorder("<")
     src = np.frombuffer(data, dtype, layers * height * width * kind.components, offset)
     src = src.reshape(layers, height, width, kind.components)
@@ -82,10 +119,25 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
     return out
 
 
+def _depth(kind: DepthStencil, data: bytes, offset: int, count: int) -> np.ndarray:
+    """(count, 4) storage values of the depth of ``count`` depth-stencil texels: (d, 0, 0, 1)."""
+    words = kind.texel_bytes // 4 if kind.fmt is Format.D32 else kind.texel_bytes // 2
+    dtype = "<f4" if kind.shift is None and kind.fmt is Format.D32 else \
+        "<u4" if kind.fmt is Format.D32 else "<u2"
+    depth = np.frombuffer(data, dtype, count * words, offset)[::words]
+    if kind.shift is not None:
+        depth = ((depth >> np.uint32(kind.shift)) & 0xFFFFFF) / np.float64(0xFFFFFF)
+    out = np.zeros((count, 4), kind.fmt.dtype)
+    out[:, 0] = depth
+    out[:, 3] = kind.fmt.one
+    return out
+
+
 def texture_file(path: str, container: str, kind: Layout, levels: Sequence[np.ndarray],
                  notes: Sequence[str] = (), faces: int = 1, volume: bool = False) -> TextureFile:
     """The TextureFile of ``levels`` decoded from ``kind`` in the file at ``path`` (``faces``
     6: a cube map or cube array; ``volume``: a 3D texture, levels (D, H, W, 4))."""
+    note = kind.note
     return TextureFile(os.path.basename(path), container, kind.name, storage_format(kind),
                        tuple(levels), kind.codec.family if isinstance(kind, Blocks) else None,
-                       tuple(notes), faces, volume)
+                       (*notes, note) if note else tuple(notes), faces, volume)
