@@ -11,9 +11,11 @@ layer in that order. Volumes (3D textures, (D, H, W, 4) levels) are written with
 resourceDimension TEXTURE3D, arraySize 1 and dwDepth D, and, as Direct3D lays a 3D texture
 out, level by level, each level all its max(1, D >> k) slices (not a chain per slice).
 
-Read: the formats above, D32_FLOAT and D16_UNORM (as ``d32``, ``d16``), BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`),
-in DX10 files and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks,
-8-bit luminance), cube maps too (DX10 MISC_TEXTURECUBE; legacy DDSCAPS2_CUBEMAP with all six
+Read: the formats above, D32_FLOAT and D16_UNORM (as ``d32``, ``d16``), the depth of the
+depth-stencil formats (the stencil dropped, noted), R32G32B32_FLOAT (as RGBA with alpha 1,
+noted), BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`), in DX10 files
+and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks, 24-bit RGB (noted),
+8-bit luminance with or without alpha, 16-bit luminance), cube maps too (DX10 MISC_TEXTURECUBE; legacy DDSCAPS2_CUBEMAP with all six
 faces), volumes too (DX10 TEXTURE3D with arraySize 1; legacy DDSCAPS2_VOLUME or DDSD_DEPTH
 with dwDepth). Sizes are checked against the file before any level is decoded.
 """
@@ -29,7 +31,8 @@ from mipview.core.formats import Format, level_size
 from mipview.core.volume import volume_level_size
 from mipview.io.containers import bcn, dds_header, pixels, texture
 from mipview.io.containers.dds_header import HEADER, Header
-from mipview.io.containers.pixels import BGRA, BGRX, Blocks, Layout, Plain
+from mipview.io.containers.format_names import dxgi_name
+from mipview.io.containers.pixels import BGRA, BGRX, Blocks, DepthStencil, Layout, Plain
 from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFile
 
 _DXGI_SMALL = {Format.R8: (61, "R8_UNORM"), Format.RG8: (49, "R8G8_UNORM"),
@@ -60,7 +63,17 @@ def _dxgi_table() -> dict[int, Layout]:
            for f, (n, name) in _DXGI_SMALL.items()},
         40: Plain("DXGI_FORMAT_D32_FLOAT", Format.D32, 1, (0, None, None, None)),
         55: Plain("DXGI_FORMAT_D16_UNORM", Format.D16, 1, (0, None, None, None)),
+        6: pixels.rgb("DXGI_FORMAT_R32G32B32_FLOAT", Format.F32),
     }
+    # depth-stencil texels as Direct3D 11 lays them out, interleaved (DXGI_FORMAT's
+    # documentation; Direct3D 12's "Planar Depth Stencil" spec keeps that layout for D3D11 and
+    # for a buffer's copy of both planes): the R32G8X24 family is 8 bytes, a float depth then
+    # the stencil byte and 24 unused bits; the R24G8 family one 32-bit word, the depth in its
+    # 24 LSBs, the stencil above
+    for n in (19, 20, 21):
+        table[n] = DepthStencil(dxgi_name(n), Format.D32, 8)
+    for n in (44, 45, 46):
+        table[n] = DepthStencil(dxgi_name(n), Format.D32, 4, shift=0)
     # TYPELESS, UNORM, UNORM_SRGB of each BC family (BC4 and BC5 have SNORM in the third place)
     for first, codec, has_srgb in ((70, bcn.BC1, True), (73, bcn.BC2, True), (76, bcn.BC3, True),
                                    (79, bcn.BC4, False), (82, bcn.BC5, False), (97, bcn.BC7, True)):
@@ -74,8 +87,13 @@ _DXGI = _dxgi_table()
 _DXGI_REFUSED = {
     81: "DXGI_FORMAT_BC4_SNORM: signed values, which mipview's formats do not hold",
     84: "DXGI_FORMAT_BC5_SNORM: signed values, which mipview's formats do not hold",
-    **{n: f"DXGI format {n} (BC6H): {bcn.UNDECODABLE['BC6H']}" for n in (94, 95, 96)},
+    **{n: f"{dxgi_name(n)} (DXGI format {n}, BC6H): {bcn.UNDECODABLE['BC6H']}"
+       for n in (94, 95, 96)},
+    **{n: f"{dxgi_name(n)}: the stencil alone, no depth or colour to filter" for n in (22, 47)},
 }
+_DXGI_READS = ("RGBA8, BGRA8, RGBA16 UNORM, RGBA16F, RGBA32F, RGB32F, R8, RG8, R16, R16F, RG16F, "
+               "R32F, RG32F, D16, D32, the depth of D24S8 and D32S8X24, R10G10B10A2 UNORM, "
+               "R11G11B10 FLOAT, BC1-BC5, BC7")
 _FOURCC: dict[bytes | int, Layout] = {
     b"DXT1": Blocks("DXT1 (BC1)", bcn.BC1, False),
     b"DXT3": Blocks("DXT3 (BC2)", bcn.BC2, False),
@@ -141,23 +159,68 @@ def _encode_volume(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Forma
 
 
 # --- reading -------------------------------------------------------------------------------------
+#: a legacy header's bit count and R, G, B, A masks -> the Direct3D 9 format they make
+_D3DFMT = {
+    (32, 0xFF0000, 0xFF00, 0xFF, 0xFF000000): "D3DFMT_A8R8G8B8",
+    (32, 0xFF0000, 0xFF00, 0xFF, 0): "D3DFMT_X8R8G8B8",
+    (32, 0xFF, 0xFF00, 0xFF0000, 0xFF000000): "D3DFMT_A8B8G8R8",
+    (32, 0xFF, 0xFF00, 0xFF0000, 0): "D3DFMT_X8B8G8R8",
+    (24, 0xFF0000, 0xFF00, 0xFF, 0): "D3DFMT_R8G8B8",
+    (16, 0xF800, 0x7E0, 0x1F, 0): "D3DFMT_R5G6B5",
+    (16, 0x7C00, 0x3E0, 0x1F, 0): "D3DFMT_X1R5G5B5",
+    (16, 0x7C00, 0x3E0, 0x1F, 0x8000): "D3DFMT_A1R5G5B5",
+    (16, 0xF00, 0xF0, 0xF, 0xF000): "D3DFMT_A4R4G4B4",
+    (16, 0xF00, 0xF0, 0xF, 0): "D3DFMT_X4R4G4B4",
+    (8, 0xE0, 0x1C, 0x3, 0): "D3DFMT_R3G3B2",
+    (32, 0x3FF, 0xFFC00, 0x3FF00000, 0xC0000000): "D3DFMT_A2B10G10R10",
+    (32, 0x3FF00000, 0xFFC00, 0x3FF, 0xC0000000): "D3DFMT_A2R10G10B10",
+    (32, 0xFFFF, 0xFFFF0000, 0, 0): "D3DFMT_G16R16",
+}
+_PALETTE = 0x20  # DDPF_PALETTEINDEXED8
+
+
+def _legacy_luminance(h: Header) -> Plain:
+    """A legacy luminance layout: 8-bit L (Pillow's writer puts odd masks there: its one byte
+    is the luminance whatever they say), 8-bit L with 8-bit alpha, 16-bit L; grey in R, G, B."""
+    alpha = bool(h.pf_flags & dds_header.DDPF_ALPHAPIXELS)
+    if h.rgb_bits == 8 and not alpha:
+        return Plain("D3DFMT_L8", Format.UNORM, 1, (0, 0, 0, None))
+    if h.rgb_bits == 16 and alpha and h.masks[0] in (0xFF, 0xFF00) \
+            and h.masks[3] == 0xFFFF ^ h.masks[0]:
+        lum = 0 if h.masks[0] == 0xFF else 1
+        return Plain("D3DFMT_A8L8", Format.UNORM, 2, (lum, lum, lum, 1 - lum))
+    if h.rgb_bits == 16 and not alpha and h.masks[0] == 0xFFFF:
+        return Plain("D3DFMT_L16", Format.RGBA16, 1, (0, 0, 0, None))
+    raise ContainerError(f"luminance of {h.rgb_bits} bits, masks L {h.masks[0]:#x} A "
+                         f"{h.masks[3]:#x}: mipview reads D3DFMT_L8, A8L8 and L16")
+
+
 def _legacy_uncompressed(h: Header) -> Plain:
     """A legacy header's 8-bit RGB(A) or luminance layout, from its bit masks."""
     bits, masks = h.rgb_bits, h.masks
+    if h.pf_flags & _PALETTE:
+        raise ContainerError("D3DFMT_P8 (8-bit palette indices, DDPF_PALETTEINDEXED8): no "
+                             "texture API samples a palette; Pillow reads it: convert it to PNG")
+    if h.pf_flags & dds_header.DDPF_LUMINANCE:
+        return _legacy_luminance(h)
+    alpha_mask = masks[3] if h.pf_flags & dds_header.DDPF_ALPHAPIXELS else 0
     what = f"uncompressed {bits}-bit masks R {masks[0]:#x} G {masks[1]:#x} B {masks[2]:#x} " \
            f"A {masks[3]:#x}"
+    name = _D3DFMT.get((bits, *masks[:3], alpha_mask))
     byte_of = {0xFF << (8 * k): k for k in range(4)}
     components = bits // 8
-    if h.pf_flags & dds_header.DDPF_LUMINANCE and bits in (8, 16) and masks[0] == 0xFF:
-        alpha = byte_of.get(masks[3]) if h.pf_flags & dds_header.DDPF_ALPHAPIXELS else None
-        return Plain(f"{'L8A8' if alpha else 'L8'}", Format.UNORM, components, (0, 0, 0, alpha))
     if h.pf_flags & dds_header.DDPF_RGB and bits in (24, 32):
         order = [byte_of.get(m) for m in masks[:3]]
-        alpha = byte_of.get(masks[3]) if h.pf_flags & dds_header.DDPF_ALPHAPIXELS else None
+        alpha = byte_of.get(masks[3]) if alpha_mask else None
         if None not in order and all(k < components for k in order):
             r, g, b = order
-            return Plain(what, Format.UNORM, components, (r, g, b, alpha))
-    raise ContainerError(f"{what}: mipview reads 8-bit channels in whole bytes only")
+            label = f"{name} ({what})" if name else what
+            if components == 3:
+                return pixels.rgb(label, Format.UNORM, (r, g, b))
+            return Plain(label, Format.UNORM, components, (r, g, b, alpha))
+    named = f"{name}, {what}" if name else what
+    raise ContainerError(f"{named}: mipview reads 8-bit channels in whole bytes only (texconv "
+                         f"-f R8G8B8A8_UNORM converts it)")
 
 
 @dataclass(frozen=True)
@@ -225,7 +288,9 @@ def _layout(data: bytes, h: Header) -> _Layout:
                              f"{HEADER.size + dds_header.DX10.size}")
     dxgi, dimension, misc, array_size, _ = dds_header.DX10.unpack_from(data, HEADER.size)
     volume = dimension == dds_header.DIMENSION_TEXTURE3D
-    if dimension != dds_header.DIMENSION_TEXTURE2D and not volume:
+    # resourceDimension 0 (unknown) is what some writers leave there for a plain 2D texture;
+    # Pillow reads such files as 2D too
+    if dimension not in (0, dds_header.DIMENSION_TEXTURE2D) and not volume:
         kind_of = "a 1D texture" if dimension == 2 else "an unknown resource"
         raise ContainerError(f"resource dimension {dimension} ({kind_of}): mipview reads 2D "
                              f"textures, arrays, cube maps and 3D textures")
@@ -235,10 +300,8 @@ def _layout(data: bytes, h: Header) -> _Layout:
         raise ContainerError(_DXGI_REFUSED[dxgi])
     kind = _DXGI.get(dxgi)
     if kind is None:
-        raise ContainerError(f"DXGI format {dxgi} is not one mipview reads (RGBA8, BGRA8, "
-                             f"RGBA16 UNORM, RGBA16F, RGBA32F, R8, RG8, R16, R16F, RG16F, "
-                             f"R32F, RG32F, D16, D32, R10G10B10A2 UNORM, R11G11B10 FLOAT, "
-                             f"BC1-BC5, BC7)")
+        raise ContainerError(f"{dxgi_name(dxgi)}: DXGI format {dxgi} is not one mipview reads "
+                             f"({_DXGI_READS})")
     offset = HEADER.size + dds_header.DX10.size
     if volume:
         return _Layout(kind, offset, None, 1, (), h.depth)
