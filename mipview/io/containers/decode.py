@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 
-from mipview.io.containers import dds, dds_header, exr, exr_layout, ktx2, npy
+from mipview.io.containers import dds, dds_header, exr, exr_layout, ktx1, ktx2, npy
 from mipview.io.containers.texture import ContainerError, PixelCheck, TextureFile
 
-_READERS = ((ktx2.IDENTIFIER, ".ktx2", ktx2.read), (dds_header.MAGIC, ".dds", dds.read),
+_READERS = ((ktx2.IDENTIFIER, ".ktx2", ktx2.read), (ktx1.IDENTIFIER, ".ktx", ktx1.read),
+            (dds_header.MAGIC, ".dds", dds.read),
             (exr_layout.MAGIC, ".exr", exr.read), (npy.MAGIC, ".npy", npy.read))
 SUFFIXES = tuple(suffix for _, suffix, _ in _READERS)
 
@@ -35,7 +36,7 @@ HEAD_BYTES = 148
 
 def is_volume(path: str, head: bytes) -> bool:
     """Whether the texture file ``path``, whose first :data:`HEAD_BYTES` bytes are ``head``, is
-    a volume (a 3D KTX2 or DDS, a ``*.volume.npy``), from its header alone: what a command that
+    a volume (a 3D KTX2, KTX 1.1 or DDS, a ``*.volume.npy``), from its header alone: what a command that
     runs volumes apart asks before it opens the file. False where the header says nothing sound
     (the reader says why when the file is opened)."""
     if npy.is_volume_name(path):
@@ -43,6 +44,8 @@ def is_volume(path: str, head: bytes) -> bool:
     try:
         if head.startswith(ktx2.IDENTIFIER):
             return ktx2.header_depth(head) > 0
+        if head.startswith(ktx1.IDENTIFIER):
+            return ktx1.header_depth(head) > 0
         if head.startswith(dds_header.MAGIC):
             return dds.header_depth(head) > 0
     except ContainerError:
