@@ -109,6 +109,7 @@ from mipview.ui.panels.strategy_panel import AUTO_FORMAT, StrategyPanel
 from mipview.ui.settings import make_settings, string_list
 from mipview.ui.views.batch_view import BatchView
 from mipview.ui.views.heatmap_view import HeatmapView
+from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.preview_view import PreviewView
 from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView
 from mipview.ui.views.sweep_view import SweepView
@@ -782,6 +783,9 @@ class MainWindow(QMainWindow):
             if not thread.wait(30_000):
                 thread.quit()
                 thread.wait()
+        # a view's pixel job emits to its pool: over before whoever waits destroys the window
+        for pool in self.findChildren(PixelPool) if wait else ():
+            pool.shutdown(wait=True)
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         """Closing never joins a busy thread on the UI thread: the workers are told to stop and

@@ -34,6 +34,8 @@ class PixelPool(QObject):
         super().__init__(parent)
         self.sync_texels = SYNC_TEXELS if sync_texels is None else sync_texels
         self._executor: ThreadPoolExecutor | None = None
+        #: executors shut down without waiting: a job of theirs may still run
+        self._ending: list[ThreadPoolExecutor] = []
         self._latest: dict[Any, int] = {}
         self._counter = itertools.count(1)
         self._sigDone.connect(self._deliver)
@@ -83,9 +85,15 @@ class PixelPool(QObject):
         """Drop every result still to come (the data they were computed from is gone)."""
         self._latest.clear()
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: bool = False) -> None:
+        """Drop what is to come and end the thread; with ``wait``, return once a job under way
+        (also one left running by an earlier shutdown) has ended: it emits to this object, so
+        it must be over before the window that owns this is destroyed."""
         self.forget()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
+            self._ending.append(self._executor)
             self._executor = None
+        while wait and self._ending:
+            self._ending.pop().shutdown(wait=True)
 
