@@ -176,10 +176,12 @@ class GpuWorker(JobWorker):
         self.sigError.emit(timeout_error(req, timeout_s, exc))
 
     def _release(self) -> None:
-        self._close_context()  # in the thread that made it
+        # the analysis threads first (a stopped Run's analyses end at their next checkpoint):
+        # the teardown goes in the reverse order of the setup, nothing of a Run outlives its device
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+        self._close_context()  # in the thread that made it
 
     def _analysis_pool(self) -> ThreadPoolExecutor:
         """Threads for analyses (analysis.pool_size: one core is left to the UI thread)."""
