@@ -8,8 +8,8 @@ import gc
 import os
 import sys
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 from mipview.core.errors import MipviewError
 
@@ -131,6 +131,23 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+def release_window(window: QWidget) -> None:
+    """Destroy the window and its widgets now, on the UI thread, with the interpreter and the
+    QApplication whole; call once ``window.shutdown()`` has joined every thread that could
+    touch them.
+
+    Left alive, the window is destroyed by PySide's own exit handler after the atexit
+    functions, while the interpreter tears itself down: its widgets' destructors (pyqtgraph's
+    items, Python slots on ``destroyed``) then run Python in an order that changes from run to
+    run (hash seeds, addresses). What ``freeze_startup_objects`` froze is collected here too, in
+    this thread: a cycle holding a Qt object must not be freed in whichever thread allocates
+    next."""
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.unfreeze()
+    gc.collect()
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """Entry point of ``mipview gui``; returns the exit status."""
     reserve_ui_core()
@@ -169,4 +186,5 @@ def run_gui(args: argparse.Namespace) -> int:
         raise MipviewError("no image given and no bundled sample found")
     status = app.exec()
     window.shutdown()
+    release_window(window)
     return auto.status if automated else status
