@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 from collections import Counter
 
 from tools import exit_stress
@@ -24,7 +25,9 @@ def test_every_exit_path_ends_cleanly():
     from mipview.io.samples import sample_path
 
     image = str(sample_path())
-    outcomes = [exit_stress.run_exit(path, image, rng) for path in exit_stress.PATHS.values()]
+    # quits early in the work: the long version covers the whole of a Run
+    outcomes = [exit_stress.run_exit(path, image, rng, max_delay_s=0.8)
+                for path in exit_stress.PATHS.values()]
     assert not _crashes(outcomes), _crashes(outcomes)
     assert {o.path for o in outcomes} == set(exit_stress.PATHS)
 
@@ -71,3 +74,25 @@ def test_a_window_left_to_the_interpreters_exit_is_a_leftover(qapp):
         w.shutdown()
         release_window(w)
     assert not new()
+
+
+def test_a_pixel_pool_shut_down_without_waiting_is_joined_later(qapp):
+    """Closing the window shuts the views' pools down without waiting; the shutdown that waits
+    (``run_gui``'s, before the window is destroyed) joins the job that was left running."""
+    from mipview.ui.views.pixel_pool import PixelPool
+
+    pool = PixelPool(sync_texels=0)
+    started, release, ended = threading.Event(), threading.Event(), []
+
+    def job():
+        started.set()
+        release.wait(30)
+        ended.append(True)
+
+    pool.submit("level", 1, job, (), lambda _: None)
+    assert started.wait(30)
+    pool.shutdown()  # as closeEvent does: the job runs on
+    assert not ended
+    threading.Timer(0.2, release.set).start()
+    pool.shutdown(wait=True)
+    assert ended
