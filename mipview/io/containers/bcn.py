@@ -40,7 +40,8 @@ BC1, BC2, BC3, BC4, BC5, BC7 = (CODECS[f"BC{i}"] for i in (1, 2, 3, 4, 5, 7))
 
 #: families Pillow cannot decode to values worth checking, and why
 UNDECODABLE = {
-    "BC6H": "BC6H holds HDR values and Pillow, mipview's BCn decoder, decodes it to 8 bits only",
+    "BC6H": "BC6H holds HDR values and Pillow, mipview's BCn decoder, decodes it to 8 bits only "
+            "(texconv -f R16G16B16A16_FLOAT decodes it to a DDS mipview reads)",
 }
 
 def level_bytes(codec: BlockCodec, width: int, height: int) -> int:

@@ -128,7 +128,9 @@ _LAYOUTS: dict[int, Layout] = {
     146: Blocks("VK_FORMAT_BC7_SRGB_BLOCK", bcn.BC7, True),
 }
 
-_NO_DECODER = "no decoder for it among mipview's dependencies (Pillow decodes BC1-BC7 only)"
+_NO_DECODER = ("no decoder for it among mipview's dependencies (Pillow decodes BC1-BC7 only); "
+               "decode it to PNG or EXR first (astcenc -dl for ASTC, PVRTexToolCLI -d for ETC2 "
+               "and PVRTC)")
 _READS = ("RGBA8 UNORM/SRGB, BGRA8, RGB8 UNORM/SRGB, BGR8, RGBA16 UNORM, RGB16 UNORM, RGBA16F, "
           "RGB16F, RGBA32F, RGB32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, D16, D32, the depth "
           "of D16S8, D24S8, D32S8, A2B10G10R10 UNORM, B10G11R11 UFLOAT, BC1-BC5, BC7")

@@ -31,13 +31,13 @@ class Plain:
 
 #: the note of a layout of three channels, read as RGBA with alpha 1
 RGB_NOTE = "3 channels (RGB), read as RGBA with alpha 1"
-RGB = (0, 1, 2, None)
-BGR = (2, 1, 0, None)
+BGR = (2, 1, 0)
 
 
-def rgb(name: str, fmt: Format, order: tuple[int | None, ...] = RGB) -> Plain:
-    """A layout of three channels, read as RGBA with alpha 1 (and saying so)."""
-    return Plain(name, fmt, 3, order, RGB_NOTE)  # type: ignore[arg-type]
+def rgb(name: str, fmt: Format, order: tuple[int, int, int] = (0, 1, 2)) -> Plain:
+    """A layout of three channels (``order``: the component of R, G and B), read as RGBA with
+    alpha 1, and saying so."""
+    return Plain(name, fmt, 3, (*order, None), RGB_NOTE)
 
 
 @dataclass(frozen=True)
