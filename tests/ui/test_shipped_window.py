@@ -1,0 +1,45 @@
+"""A texture file as an engine ships it, dropped on the window and run: what the reader says of
+it (three channels read as RGBA with alpha 1) reaches the user, and a file mipview refuses is
+one dialog naming its format, the window still usable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QStatusBar
+
+from mipview.core.specs import StrategySpec
+from tests.ui.conftest import WAIT_MS
+from tests.ui.test_error_paths import open_by_drop
+from tests.ui.test_real_files import click_run
+
+SHIPPED = Path(__file__).parents[1] / "data" / "shipped"
+
+
+def test_a_dropped_rgb_ktx2_runs_and_its_note_reaches_the_status_bar(qtbot, make_window,
+                                                                      monkeypatch):
+    shown: list[str] = []
+    show = QStatusBar.showMessage
+
+    def record(bar: QStatusBar, text: str, timeout: int = 0) -> None:
+        shown.append(text)
+        show(bar, text, timeout)
+
+    monkeypatch.setattr(QStatusBar, "showMessage", record)
+    w = make_window()
+    with qtbot.waitSignal(w.sigImageOpened, timeout=WAIT_MS):
+        open_by_drop(qtbot, w, monkeypatch, str(SHIPPED / "g03n2c08.ktx2"))
+    assert w.opened.source.texture.pixel_format == "VK_FORMAT_R8G8B8_SRGB"
+    click_run(qtbot, w, [StrategySpec("per-level")])
+    assert any("g03n2c08.ktx2: 3 channels (RGB), read as RGBA with alpha 1" in line
+               for line in shown), shown
+
+
+def test_a_dropped_basis_file_is_one_dialog_naming_it(qtbot, make_window, monkeypatch,
+                                                     dialogs):
+    w = make_window()
+    open_by_drop(qtbot, w, monkeypatch, str(SHIPPED / "alpha_simple_basis.ktx2"))
+    qtbot.waitUntil(lambda: bool(dialogs), timeout=WAIT_MS)
+    (title, text), = dialogs
+    assert "BasisLZ" in text and "Basis Universal's transcoder" in text, text
+    assert w.opened is None and not w.is_busy()
