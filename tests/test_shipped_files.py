@@ -357,3 +357,36 @@ def test_ktx1_formats_it_does_not_read_are_named_with_a_way_to_convert(tmp_path)
     data = _ktx_1("<", (0, 1, 0, 0x9274), 4, 4, [[bytes(8)]])  # GL_COMPRESSED_RGB8_ETC2
     with pytest.raises(ImageLoadError, match="0x9274, ETC2/EAC blocks.*ktx create"):
         _load(tmp_path, "e.ktx", data)
+
+
+def test_legacy_24bit_rgb_dds_from_pillow_reads_as_rgba_with_alpha_one(tmp_path):
+    rgb = np.random.default_rng(9).integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    Image.fromarray(rgb).save(tmp_path / "rgb.dds")  # Pillow writes 24-bit BGR masks
+    texture = imageio.read_chain(tmp_path / "rgb.dds")
+    assert texture.pixel_format.startswith("D3DFMT_R8G8B8 ")
+    assert np.array_equal(texture.levels[0], _by_pillow(tmp_path / "rgb.dds"))
+    assert np.array_equal(texture.levels[0][..., :3], rgb)
+    assert texture.notes[-1] == "3 channels (RGB), read as RGBA with alpha 1"
+
+
+def test_ktx1_bc1_blocks_decode_as_pillow_decodes_them_in_a_dds(tmp_path):
+    blocks = np.random.default_rng(2).integers(0, 256, 4 * 8, dtype=np.uint8).tobytes()
+    dds = tmp_path / "b.dds"
+    dds.write_bytes(dds_header.pack_dx10(8, 8, 1, 71, 1, len(blocks), linear_size=True) + blocks)
+    texture = _load(tmp_path, "b.ktx", _ktx_1("<", (0, 1, 0, 0x83F1), 8, 8, [[blocks]]))
+    assert texture.decoded_from == "BC1"
+    assert np.array_equal(texture.levels[0], _by_pillow(dds))
+
+
+def test_ktx1_volume_reads_each_levels_slices_and_says_it_is_one(tmp_path):
+    chain = [np.arange(4 * 2 * 2 * 4, dtype=np.uint8).reshape(4, 2, 2, 4),
+             np.full((2, 1, 1, 4), 7, np.uint8)]
+    data = bytearray(_ktx_1("<", (0x1401, 1, 0x1908, 0x8058), 2, 2,
+                            [[level.tobytes()] for level in chain]))
+    struct.pack_into("<I", data, 12 + 4 * 8, 4)  # pixelDepth 4
+    data = bytes(data)
+    assert containers.decode.is_volume("v.ktx", data[:containers.decode.HEAD_BYTES])
+    (tmp_path / "v.ktx").write_bytes(data)
+    texture = imageio.load(tmp_path / "v.ktx", volumes=True).texture
+    assert texture.volume and texture.depth == 4
+    assert all(np.array_equal(a, b) for a, b in zip(texture.levels, chain, strict=True))
