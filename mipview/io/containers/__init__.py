@@ -2,8 +2,8 @@
 read back, their level 0 as a source image and their own chain as a result to check.
 
 Writing: :func:`export` (``mipview run --export ktx2,dds,exr``). Reading goes through
-``imageio.load``, which hands ``.ktx2``, ``.dds`` and ``.exr`` files (or files with their magic)
-to :mod:`mipview.io.containers.decode`; the source image it returns carries the decoded file as
+``imageio.load``, which hands ``.ktx2``, ``.ktx`` (KTX 1.1, read only), ``.dds`` and ``.exr``
+files (or files with their magic) to :mod:`mipview.io.containers.decode`; the source image it returns carries the decoded file as
 ``SourceImage.texture`` (a :class:`TextureFile`), whose ``as_result()`` is the file's chain as a
 ``StrategyResult`` ("file:name=<file>", promise ``file``) for ``verdict.judge`` and the views;
 :func:`mipview.runs.staged.with_file_chain` adds it to a run's results (``mipview run`` and the

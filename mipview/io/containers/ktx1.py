@@ -250,6 +250,8 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
             level = level[:, ::-1]
         if flip_x:
             level = level[:, :, ::-1]
-        levels.append(np.ascontiguousarray(level if volume or layers > 1 else level[0]))
+        # an array of one layer stays an array, as KTX2's layerCount 1 does
+        levels.append(np.ascontiguousarray(level if volume or elements or faces > 1
+                                           else level[0]))
         pos = end + (-end % 4)
     return texture_file(path, "KTX 1.1", kind, levels, [note] if note else [], faces, volume)
