@@ -24,20 +24,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mipview.check.seams import SeamFigures
-from mipview.check.verdict import ReferenceCache, Verdict
+from mipview.check.verdict import Verdict
 from mipview.check.volume_verdict import VolumeVerdict
 from mipview.core.errors import MipviewError
-from mipview.core.formats import Format
 from mipview.core.results import GpuTiming, RunResult, TimingSettings
 from mipview.gpu.volume_session import VolumeResult
 from mipview.io.imageio import SourceImage
 from mipview.runs import report, staged
-from mipview.runs.cube import CubeSeams, cube_spec_reason, run_seams
+from mipview.runs.cube import CubeSeams
+from mipview.runs.prepare import ImageLike, format_of, level0_of, prepare
 
 if TYPE_CHECKING:
     from mipview.gpu.vulkan.context import GpuContext
-
-ImageLike = SourceImage | str | os.PathLike[str]
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,8 @@ def open_image(path: str | os.PathLike[str]) -> SourceImage:
 def run(image: ImageLike, strategies: str = "all", format: str | None = None,
         check: bool = True, device: str | None = None) -> Outcome:
     """Every strategy of ``strategies`` (the CLI's ``--strategies``) once on ``image``: its
-    levels and its verdict, as ``mipview run`` writes and prints them. ``format``: unorm, srgb,
+    levels and its verdict, as ``mipview run`` writes and prints them. ``image``: a file, a
+    SourceImage, or float32 or uint8 (H, W, 4) pixels. ``format``: unorm, srgb,
     f16 or f32 (default: what the image suggests); ``device``: an index or a name substring."""
     return _staged(image, strategies, format,
                    lambda ctx: staged.RunOptions(judge=check, maps=False), device)
@@ -123,26 +122,14 @@ def bench(image: ImageLike, strategies: str = "all", format: str | None = None,
 def _staged(image: ImageLike, strategies: str, format: str | None,
             options: Callable[[GpuContext], staged.RunOptions], device: str | None) -> Outcome:
     """The staged Run on a context of its own (timing settings depend on the device)."""
-    from mipview.gpu.strategies.specs import expand_specs
     from mipview.gpu.vulkan.context import GpuContext
 
-    source = image if isinstance(image, SourceImage) else open_image(image)
-    fmt = Format.parse(format) if format else source.suggested_format()
-    specs = expand_specs(strategies)
-    for spec in specs:  # as the command line: never a 2D image's layers taken for faces
-        why = cube_spec_reason(spec, source.is_cube)
-        if why:
-            raise MipviewError(f"{spec}: {why}")
-    level0 = source.storage(fmt)
-    level0.setflags(write=False)
-    refs = ReferenceCache()
+    run = prepare(image, format, strategies)  # as the command line: edge=cube on a cube only
     with GpuContext(device=device) as ctx:
         opts = options(ctx)
-        done = staged.run(ctx, level0, fmt, specs, opts, refs, staged.RunListener(),
-                          source=source)
-    assert done is not None  # nothing asks it to stop
+        done = run.run_whole(ctx, opts)
     verdicts = done.verdicts
-    cube = run_seams(done.mip, level0, refs if opts.judge else None) if source.is_cube else None
+    cube = run.seams(done.mip, judged=opts.judge)
     return Outcome(done.mip, {
         # the one generating run carries a timestamp too, but only a bench is timed
         str(r.spec): StrategyOutcome(str(r.spec), tuple(r.levels), verdicts.get(str(r.spec)),
@@ -167,7 +154,7 @@ class VolumeOutcome:
         return all(v.within_tolerance for v in self.verdicts.values())
 
 
-def run_volume(volume: ImageLike, strategies: str = "all", format: str | None = None,
+def run_volume(volume: SourceImage | str | os.PathLike[str], strategies: str = "all", format: str | None = None,
                check: bool = True, repeat: int = 0, cold: bool = False,
                device: str | None = None) -> VolumeOutcome:
     """The volume strategies of ``strategies`` (``volume-per-level``, ``volume-tiles``, each
@@ -182,10 +169,9 @@ def run_volume(volume: ImageLike, strategies: str = "all", format: str | None = 
     source = volume if isinstance(volume, SourceImage) else imageio.load(volume, volumes=True)
     if not source.volume:
         raise MipviewError(f"{source.description}: not a volume; a 2D image runs through run()")
-    fmt = Format.parse(format) if format else source.suggested_format()
+    fmt = format_of(source, format)
     specs = parse_volume_specs(strategies)
-    level0 = source.storage(fmt)
-    level0.setflags(write=False)
+    level0 = level0_of(source, fmt)
     with GpuContext(device=device) as ctx:
         settings = TimingSettings.for_device(ctx.caps.device_type, repeat=repeat, cold=cold) \
             if repeat > 0 else None

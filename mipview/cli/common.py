@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from mipview.gpu.vulkan.context import GpuContext
     from mipview.io.imageio import SourceImage
     from mipview.runs.baseline import SavedRun
+    from mipview.runs.prepare import PreparedRun
 
 # Exit codes of every command (README, "Command line"; ``mipview --help``).
 EXIT_OK = 0
@@ -292,17 +293,25 @@ def load_source(args: argparse.Namespace) -> SourceImage:
 
 def prepare_run(args: argparse.Namespace, ctx: GpuContext, strategies: int,
                 check: bool, refuse_cube: str | None = None) -> tuple[np.ndarray, Format]:
-    """Level 0 and its format for ``run``, ``bench`` and ``mean``, after checking the image's
-    size and layers against the device and the run's memory (cli/limits.py) while nothing big
-    exists yet. ``refuse_cube``: why this command takes no cube map (None: it takes them)."""
-    _, level0, fmt = prepare_source(args, ctx, strategies, check, refuse_cube)
-    return level0, fmt
+    """Level 0 and its format for ``mean`` and ``bench --sizes``, which run their
+    ``strategies`` their own way: :func:`prepare_source`'s checks, and its level 0.
+    ``refuse_cube``: why this command takes no cube map (None: it takes them)."""
+    run = _prepared(args, ctx, (), strategies, check, refuse_cube)
+    return run.level0, run.fmt
 
 
-def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, check: bool,
-                   refuse_cube: str | None = None) -> tuple[SourceImage, np.ndarray, Format]:
-    """:func:`prepare_run`, and the source image level 0 comes from."""
+def prepare_source(args: argparse.Namespace, ctx: GpuContext, specs: Sequence[StrategySpec],
+                   check: bool) -> PreparedRun:
+    """The Run of ``run`` and ``bench`` (mipview.runs.prepare, as the API and the window
+    prepare theirs), after checking the image's size and layers against the device and the
+    run's memory (cli/limits.py) while nothing big exists yet."""
+    return _prepared(args, ctx, specs, len(specs), check, None)
+
+
+def _prepared(args: argparse.Namespace, ctx: GpuContext, specs: Sequence[StrategySpec],
+              strategies: int, check: bool, refuse_cube: str | None) -> PreparedRun:
     from mipview.cli.limits import check_run
+    from mipview.runs.prepare import prepare
 
     dims = source_dims(args)
     if refuse_cube is not None and dims.faces > 1:
@@ -315,7 +324,7 @@ def prepare_source(args: argparse.Namespace, ctx: GpuContext, strategies: int, c
     note = source.nonfinite_note(fmt)
     if note:  # once, as the image is loaded
         print(note)
-    return source, level0_of(source, fmt, layers), fmt
+    return prepare(source, fmt, specs, layers=layers)
 
 
 def source_label(args: argparse.Namespace) -> str:
@@ -345,15 +354,3 @@ def image_format(args: argparse.Namespace, source: SourceImage | None,
         return source.suggested_format()
     assert suggested is not None
     return suggested
-
-
-def level0_of(source: SourceImage, fmt: Format, layers: int = 1) -> np.ndarray:
-    """The storage array to upload, read-only (the verdict's reference cache knows it by
-    identity); ``layers`` > 1 makes that many different layers from the image."""
-    out = source.storage(fmt)  # 8-bit sources: their bytes as they are (read-only)
-    if layers > 1:  # --layers N: N different layers made from the image
-        from mipview.io.layers import make_layers
-
-        out = make_layers(out, layers)
-    out.setflags(write=False)
-    return out

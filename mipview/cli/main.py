@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mipview.check.verdict import ReferenceCache
 from mipview.cli import output
 from mipview.cli.common import (
     EXIT_BAD_INPUT,
@@ -24,7 +23,6 @@ from mipview.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     ArgumentParser,
-    UsageError,
     closed_messages,
     duration_ms,
     export_kinds,
@@ -46,14 +44,8 @@ from mipview.runs import staged
 from mipview.runs.staged import RunOptions
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from mipview.core.formats import Format
     from mipview.core.results import StrategyResult
-    from mipview.core.specs import StrategySpec
-    from mipview.gpu.vulkan.context import GpuContext
-    from mipview.io.imageio import SourceImage
-    from mipview.runs.cube import CubeSeams
 
 
 # --- commands --------------------------------------------------------------------------------------
@@ -130,15 +122,13 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     specs = strategy_specs(args.strategies, getattr(args, "reversed_z", False))
     kinds = export_kinds(args.export)
     notes = _Notes()
-    refs = ReferenceCache()
     with open_context(args) as ctx:
-        source, level0, fmt = prepare_source(args, ctx, len(specs), not args.no_check)
-        refuse_cube_specs(specs, source)
+        run = prepare_source(args, ctx, specs, not args.no_check)
         # the file's own chain, if it has one, is judged and written like a strategy's result
-        done = _staged_run(ctx, level0, fmt, specs, RunOptions(judge=not args.no_check),
-                           notes, source, refs)
+        done = run.run_whole(ctx, RunOptions(judge=not args.no_check), notes)
+    source, level0, fmt = run.source, run.level0, run.fmt
     mip = replace(done.mip, validation_messages=closed_messages(ctx, done.mip.validation_messages))
-    seams = cube_seams(mip, level0, source, refs if not args.no_check else None)
+    seams = run.seams(mip, judged=not args.no_check)
     warning = kind_warning(level0, fmt, [r.reduction for r in mip.results])
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
@@ -203,10 +193,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from mipview.gpu import dirty
 
         rect = dirty.parse_rect(args.dirty)  # the image's bounds are checked once it exists
-    refs = ReferenceCache()
     with open_context(args) as ctx:
-        source, level0, fmt = prepare_source(args, ctx, len(specs), not args.no_check)
-        refuse_cube_specs(specs, source)
+        run = prepare_source(args, ctx, specs, not args.no_check)
+        level0, fmt = run.level0, run.fmt
         if rect is not None:
             dirty.parse_rect(args.dirty, level0.shape[-2], level0.shape[-3])
         bandwidth = copy_bandwidth(ctx)
@@ -215,18 +204,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
         settings = TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
                                              warmup_ms=args.warmup_ms, cold=args.cold,
                                              evict=args.evict)
-        # the levels checked come from the first run, before the timing
-        options = RunOptions(settings, judge=not args.no_check, measure=lambda session: image_read(
-            # the sampled-read ceiling of level 0, emptied from the caches like the runs
-            ctx, level0, fmt, session.evictor, repeats=max(5, min(args.repeat, 50))))
-        done = _staged_run(ctx, level0, fmt, specs, options, staged.RunListener(), refs=refs)
+        # the levels checked come from the first run, before the timing; a texture file's
+        # own chain is no strategy to time
+        options = RunOptions(settings, judge=not args.no_check, file_chain=False,
+                             measure=lambda session: image_read(
+                                 # the sampled-read ceiling of level 0, emptied from the
+                                 # caches like the runs
+                                 ctx, level0, fmt, session.evictor,
+                                 repeats=max(5, min(args.repeat, 50))))
+        done = run.run_whole(ctx, options)
         mip, read = replace(done.mip, copy_bandwidth_gbps=floor), done.measured
         dirty_rows = None
         if rect is not None:  # sub-rectangle update vs full run (mipview/gpu/dirty.py)
             dirty_rows = dirty.bench_dirty(ctx, level0, fmt, specs, rect, args.repeat)
     mip = replace(mip, validation_messages=closed_messages(ctx, mip.validation_messages))
     checks = done.verdicts if not args.no_check else None
-    seams = cube_seams(mip, level0, source, refs if not args.no_check else None)
+    seams = run.seams(mip, judged=not args.no_check)
     cache = f"cold (L2 evicted before each run, {args.evict})" if args.cold else "warm"
     print(f"{mip.device.name} | {mip.device.driver} | subgroup {mip.device.subgroup_size}")
     print(f"{mip.width}x{mip.height}x{mip.layers} {fmt.label}, {args.repeat} runs after "
@@ -280,41 +273,6 @@ class _Notes(staged.RunListener):
 
     def levels(self, mip: RunResult, notes: tuple[str, ...] = ()) -> None:
         self.lines = notes
-
-
-def _staged_run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: list[StrategySpec],
-                options: RunOptions, listener: staged.RunListener,
-                source: SourceImage | None = None,
-                refs: ReferenceCache | None = None) -> staged.RunOutcome:
-    """The window's staged Run, for ``run`` and ``bench``: one reference cache for this
-    command (``refs``, or a new one); nothing stops it but Ctrl+C."""
-    done = staged.run(ctx, level0, fmt, specs, options, refs or ReferenceCache(), listener,
-                      source=source)
-    assert done is not None  # stopped only when asked to
-    return done
-
-
-def refuse_cube_specs(specs: list[StrategySpec], source: SourceImage) -> None:
-    """Before any GPU work: a strategy asked for ``edge=cube`` (the seamless chain) on an image
-    that is not a cube map is one line and exit 2, not a skipped row: a 2D image or array, even
-    one of 6 square layers (``--layers 6``), has no faces to read across."""
-    from mipview.runs.cube import cube_spec_reason
-
-    for spec in specs:
-        why = cube_spec_reason(spec, source.is_cube)
-        if why:
-            raise UsageError(f"{spec}: {why}")
-
-
-def cube_seams(mip: RunResult, level0: np.ndarray, source: SourceImage,
-               refs: ReferenceCache | None) -> CubeSeams | None:
-    """A cube map run's seam figures (every result's, and with ``refs`` every reference's);
-    None for other sources."""
-    if not source.is_cube:
-        return None
-    from mipview.runs.cube import run_seams
-
-    return run_seams(mip, level0, refs)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:

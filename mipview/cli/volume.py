@@ -27,6 +27,7 @@ from mipview.cli.common import (
 )
 from mipview.core.formats import Format
 from mipview.io.imageio import SourceImage
+from mipview.runs.prepare import level0_of
 from mipview.runs.volume import (
     format_refusal,
     parse_volume_specs,
@@ -123,9 +124,7 @@ def load_volume(args: argparse.Namespace, ctx: Any,
         source = imageio.load(args.image, volumes=True)
     fmt = image_format(args, source)
     check_volume(ctx, (source.width, source.height, source.depth), fmt, strategies, check)
-    level0 = source.storage(fmt)
-    level0.setflags(write=False)
-    return source, level0, fmt
+    return source, level0_of(source, fmt), fmt
 
 
 def _result_dict(res: Any, verdict: Any) -> dict[str, Any]:

@@ -300,6 +300,9 @@ class RunOptions:
     #: more measurements on the open session after timing (bench's sampled read of level 0);
     #: what it returns is :attr:`RunOutcome.measured`
     measure: Callable[[Session], object] | None = None
+    #: judge a texture file's own chain beside the strategies (False: a bench times
+    #: strategies, and the file's chain is none)
+    file_chain: bool = True
 
 
 def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[StrategySpec],
@@ -315,6 +318,7 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
     None)."""
     from mipview.gpu.session import Session
 
+    source = source if options.file_chain else None
     stop = should_stop or (lambda: False)
     own_pool = pool is None
     pool = pool or ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis")

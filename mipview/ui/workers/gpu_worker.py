@@ -59,6 +59,7 @@ from mipview.gpu.vulkan.context import GpuContext, GpuTimeout, list_devices
 from mipview.io import cube_faces, imageio
 from mipview.io.layers import make_layers
 from mipview.runs import against, analysis, staged
+from mipview.runs.prepare import prepare
 from mipview.runs.staged import RunListener
 from mipview.ui.messages import (
     BatchOutput,
@@ -255,23 +256,26 @@ class GpuWorker(JobWorker):
             return
         check_image_limits(ctx.caps, source.width, source.height, req.layers)
         self.sigProgress.emit(f"uploading {source.width}x{source.height} {req.fmt.label}")
-        level0 = self._storage(source, req.fmt, req.layers)
+        # level 0 and the references kept across Runs of the image; a seamless spec on a 2D
+        # image is a skipped row beside the strategies that run, not a dialog
+        run = prepare(source, req.fmt, req.specs, layers=req.layers, refuse_edge_cube=False,
+                      refs=self.refs, storage=self._storage)
         # the settings `mipview bench` times with on this device
         settings = TimingSettings.for_device(ctx.caps.device_type, repeat=req.repeat,
                                              cold=req.cold)
-        emit = _Emitter(self, req, ctx.caps.name, level0, ctx.caps.driver, settings.cache)
+        emit = _Emitter(self, req, ctx.caps.name, run.level0, ctx.caps.driver, settings.cache)
         pool = self._analysis_pool()
         if not req.live:
             options = staged.RunOptions(timing=settings if req.repeat > 0 else None)
-            out = staged.run(ctx, level0, req.fmt, req.specs, options, self.refs, emit, stop,
-                             pool, source)
+            out = run.run(ctx, options, emit, stop, pool)
             if out is not None:
                 self.sigReply.emit(RunAnalysed(req.job, req.fmt, out.reference, out.errors))
             return
-        with Session(ctx, level0, req.fmt, list(req.specs)) as session:
-            mip = staged.generate(session, emit, source)
-            got = None if stop() else staged.analyse(mip, level0, self.refs, emit, pool,
-                                                           stop)
+        # live profiling: the same prepared Run, generated and analysed, then timed until stopped
+        with Session(ctx, run.level0, run.fmt, list(run.specs)) as session:
+            mip = staged.generate(session, emit, run.source)
+            got = None if stop() else staged.analyse(mip, run.level0, run.refs, emit, pool,
+                                                     stop)
             if got is None:
                 return
             self.sigReply.emit(RunAnalysed(req.job, req.fmt, *got))
