@@ -221,8 +221,10 @@ def test_shader_digests_follow_the_version_that_runs(tmp_path):
 
 
 def test_headless_entry_prints_when_timings_and_everything_were_ready(capsys):
-    status = staged.main(["--size", "32", "--strategies", "blit,per-level",
-                                "--repeat", "3", "--runs", "2", "--device", "llvmpipe"])
+    from mipview.cli import window_run
+
+    status = window_run.main(["--size", "32", "--strategies", "blit,per-level",
+                              "--repeat", "3", "--runs", "2", "--device", "llvmpipe"])
     text = capsys.readouterr().out
     assert status == 0, text
     assert "llvmpipe" in text and "3 runs after 0 ms warm-up" in text

@@ -14,14 +14,12 @@ is timed: the CPU only waits on fences then, and GPU timings are timestamps of G
 reported after the timings, from the figures the reference cache kept. On a CPU device
 (lavapipe) nothing runs beside the timing: it would take the cores being timed.
 
-``python -m mipview.runs.staged --size 4096 --strategies all --repeat 20`` runs it headless (no
-PySide6 needed) and prints the time to the timings and to everything, and the medians.
+``python -m mipview.cli.window_run --size 4096 --strategies all --repeat 20`` runs it headless
+(no PySide6 needed) and prints the time to the timings and to everything, and the medians.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
@@ -355,85 +353,3 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
         _drop(prefetched, stop())
         if own_pool:
             pool.shutdown()
-
-
-# --- headless entry ------------------------------------------------------------------------------
-class _Printer(RunListener):
-    def __init__(self, verbose: bool) -> None:
-        self.verbose = verbose
-        self.t0 = time.perf_counter()
-        self.updated = False
-
-    def progress(self, text: str) -> None:
-        if self.verbose:
-            print(f"  {time.perf_counter() - self.t0:6.2f} s  {text}", flush=True)
-
-    def timing_update(self, mip: RunResult) -> None:
-        # the end of the warm-up: the first figures a window would show
-        if self.verbose and not self.updated:
-            self.updated = True
-            self.progress("first timings shown")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mipview.runs.staged", description=(
-        "Run strategies as the window's Run does (generate, time as `mipview bench`, analyse) "
-        "and say when the timings and when everything were ready."))
-    image = parser.add_mutually_exclusive_group(required=True)
-    image.add_argument("--size", type=int, help="synthetic zone-plate image of N x N texels")
-    image.add_argument("--image", help="image file")
-    parser.add_argument("--strategies", default="all")
-    parser.add_argument("--repeat", type=int, default=20, help="timed runs (the window's 20)")
-    parser.add_argument("--format", help="unorm | srgb | f16 | f32 (default: from the image)")
-    parser.add_argument("--cold", action="store_true", help="evict caches before each run")
-    parser.add_argument("--runs", type=int, default=1,
-                        help="Runs one after the other, as pressing Run again (default 1)")
-    parser.add_argument("--device", help="device index or name substring (env MIPVIEW_DEVICE)")
-    parser.add_argument("--validate", action="store_true")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print each step")
-    args = parser.parse_args(argv)
-
-    from mipview.core.errors import MipviewError
-    from mipview.gpu.strategies.specs import expand_specs
-    from mipview.gpu.vulkan.context import GpuContext
-    from mipview.io import imageio, synthetic
-
-    try:
-        specs = expand_specs(args.strategies)
-        source = synthetic.image(args.size, args.size) if args.size else \
-            imageio.load(args.image)
-        fmt = Format.parse(args.format) if args.format else source.suggested_format()
-        level0 = source.storage(fmt)
-        level0.setflags(write=False)
-        ctx = GpuContext(device=args.device, validate=True if args.validate else None)
-    except (MipviewError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    refs = ReferenceCache()
-    status = 0
-    with ctx, ThreadPoolExecutor(analysis.pool_size(), "mipview-analysis") as pool:
-        settings = TimingSettings.for_device(ctx.caps.device_type, repeat=args.repeat,
-                                             cold=args.cold)
-        print(f"{ctx.caps.name} | {source.width}x{source.height} {fmt.label} | "
-              f"{len(specs)} strategies, {settings.repeat} runs after {settings.warmup_ms:g} ms "
-              f"warm-up, caches {'cold' if settings.cold else 'warm'} | "
-              f"{analysis.pool_size()} analysis threads")
-        for i in range(args.runs):
-            out = run(ctx, level0, fmt, specs, RunOptions(settings), refs, _Printer(args.verbose),
-                      pool=pool)
-            assert out is not None  # nothing stops it
-            clock = out.mip.clock.label() if out.mip.clock else \
-                f"clock: not readable on {ctx.caps.name}"
-            print(f"run {i + 1}: levels after {out.levels_s:.2f} s, timings after "
-                  f"{out.timings_s or 0.0:.2f} s, everything after {out.done_s:.2f} s ({clock})")
-            for res, e in zip(out.mip.results, out.errors, strict=True):
-                median = res.timing.total.median if res.timing else float("nan")
-                print(f"  {str(res.spec):<28} median {median:9.1f} us   {e.verdict.summary()}")
-            for spec, why in out.mip.skipped:
-                print(f"  {str(spec):<28} skipped: {why}")
-            status |= bool(out.mip.validation_messages)
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

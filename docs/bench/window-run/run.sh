@@ -26,13 +26,14 @@ side() {  # side NAME CMD...: run CMD from inside the tree of side NAME (base | 
   (cd "$tree" && PYTHONPATH=$site timeout 120 "$@")
 }
 
-# 1. the window path (mipview/runs/staged.py, what the GUI worker calls): two Runs per process
+# 1. the window path (cli/window_run.py; runs/staged.py in the base tree): two Runs per process
 #    (the second as pressing Run again: pipelines and the reference cached), base and after
 #    alternating so drift hits both alike; -v prints when each step began
 for round in 1 2; do
   for s in base after; do
     echo "== $s round $round"
-    side $s python3 -m mipview.runs.staged --image /tmp/photo4096.png --strategies "$five" \
+    mod=mipview.cli.window_run; [[ $s == base ]] && mod=mipview.runs.staged
+    side $s python3 -m $mod --image /tmp/photo4096.png --strategies "$five" \
       --repeat 20 --runs 2 -v
   done
 done > "$out/window_path.log" 2>&1

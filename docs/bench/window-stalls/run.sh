@@ -14,7 +14,7 @@
 #     timings on screen and to everything, first Run and later Runs, and the medians the chart
 #     shows; beside `mipview bench` on the same photo and strategies, warm caches as the window
 #     runs, before and after the window (drift shows as their difference)
-#  3. mipview.runs.staged -v: the same Run without the window (where its time goes)
+#  3. mipview.cli.window_run -v: the same Run without the window (where its time goes)
 #  4. timings: the window's Run of the five at 4096^2 on the photo, three Runs, before and after
 #     alternating twice: time to the timings on screen, first Run and later Runs
 # Writes: gpu.txt, stalls.log, why.log, parity.log, bench_json.tar.gz, staged.log, shots.tar.gz
@@ -60,7 +60,7 @@ for round in 1 2 3; do
   side after 120 python3 -m tools.measure --five-only --five-image /tmp/photo4096.png \
     --five-runs 3 2>&1 | grep -v propagateSizeHints
 done > "$out/parity.log" 2>&1
-side after 90 python3 -m mipview.runs.staged --image /tmp/photo4096.png --strategies "$five" \
+side after 90 python3 -m mipview.cli.window_run --image /tmp/photo4096.png --strategies "$five" \
   --repeat 20 --runs 2 -v > "$out/staged.log" 2>&1
 fi
 if [[ $phase == firstrun ]]; then
