@@ -25,6 +25,7 @@ from typing import Any
 from PySide6.QtCore import Slot
 
 from mipview.check import compare
+from mipview.core.errors import MipviewError
 from mipview.core.results import RunResult
 from mipview.io import containers
 from mipview.runs import baseline, preview, report
@@ -37,6 +38,7 @@ from mipview.ui.messages import (
     ExportRequest,
     PreviewOutput,
     PreviewRequest,
+    WorkerError,
 )
 from mipview.ui.workers.jobs import JobWorker, Stop
 
@@ -92,6 +94,12 @@ class CpuWorker(JobWorker):
         # never abandoned: the window drops comparisons (cancels older jobs) whenever a run
         # comes in, and a half-done export would leave some of the files the user asked for
         self.sigProgress.emit(f"writing {req.stem} as {', '.join(req.kinds)} to {req.folder}")
-        files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds,
-                                  faces=req.faces, volume=req.volume)
+        try:
+            files = containers.export(req.folder, req.stem, req.levels, req.fmt, req.kinds,
+                                      faces=req.faces, volume=req.volume)
+        except MipviewError as exc:  # the folder's fault (read-only, full): no traceback
+            self.sigError.emit(WorkerError(req.job, "Export failed", (
+                f"{exc}. The run shown stays; export again to a folder you can write to, with "
+                f"room for the files.")))
+            return
         self.sigReply.emit(ExportOutput(req.job, tuple(str(f) for f in files)))

@@ -55,7 +55,7 @@ from mipview.core.results import (
 )
 from mipview.core.specs import StrategySpec
 from mipview.gpu.measure.clocks import clock_reader
-from mipview.gpu.vulkan.context import GpuContext, GpuTimeout, list_devices
+from mipview.gpu.vulkan.context import GpuContext, list_devices
 from mipview.io import cube_faces, imageio
 from mipview.io.layers import make_layers
 from mipview.runs import against, analysis, staged
@@ -82,7 +82,7 @@ from mipview.ui.messages import (
     TimingPhase,
     VolumeRan,
 )
-from mipview.ui.workers.gpu_timeout import timeout_error
+from mipview.ui.workers.gpu_timeout import resets_device, timeout_error
 from mipview.ui.workers.jobs import JobWorker, Stop, lower_priority
 
 #: at most this many statistics updates per second (the chart redraws on each)
@@ -164,7 +164,7 @@ class GpuWorker(JobWorker):
     def _failed(self, req: Any, title: str, exc: Exception) -> None:
         """A GPU wait timed out: the context is of no use any more, so a new one is opened
         before the user reads what happened; the next job runs on it."""
-        if not isinstance(exc, GpuTimeout) or self.ctx is None:
+        if not resets_device(exc) or self.ctx is None:
             super()._failed(req, title, exc)
             return
         timeout_s, index = self.ctx.timeout_s, str(self.ctx.caps.index)
