@@ -7,11 +7,15 @@ import argparse
 import gc
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication, QWidget
 
 from mipview.core.errors import MipviewError
+
+if TYPE_CHECKING:
+    from mipview.ui.main_window import MainWindow
 
 
 def ensure_app() -> QApplication:
@@ -100,6 +104,22 @@ class Automation:
             QApplication.instance().exit(self.status)
 
 
+class SampleInstead(QObject):
+    """The bundled sample in place of a start image the window cannot open: the user reads the
+    error over a window that shows something, and can open another file from there. Opened as
+    soon as the worker fails, so the sample is behind the error dialog, not after it."""
+
+    def __init__(self, window: MainWindow, job: int, sample: str) -> None:
+        super().__init__(window)
+        self.window, self.job, self.sample = window, job, sample
+        window.worker.sigError.connect(self._failed)
+
+    @Slot(object)
+    def _failed(self, err) -> None:
+        if err.job == self.job and self.window.opened is None:
+            self.window.open_image(self.sample)
+
+
 def reserve_ui_core() -> None:
     """Leave one CPU core to the UI thread when the device is lavapipe, and let it paint
     without waiting for other threads.
@@ -148,9 +168,10 @@ def release_window(window: QWidget) -> None:
     gc.collect()
 
 
-def run_gui(args: argparse.Namespace) -> int:
-    """Entry point of ``mipview gui``; returns the exit status."""
-    reserve_ui_core()
+def build_gui(args: argparse.Namespace) -> tuple[MainWindow, Automation | None]:
+    """The window of ``mipview gui`` shown, its image being opened, and the automation that
+    drives it when the command line asks for one (``--run``, ``--screenshot``, ``--quit``),
+    else None: a user's window keeps its error dialogs and never exits by itself."""
     from mipview.gpu.strategies.specs import expand_specs
     from mipview.runs.baseline import load_run
     from mipview.ui.main_window import MainWindow
@@ -158,33 +179,43 @@ def run_gui(args: argparse.Namespace) -> int:
     specs = expand_specs(args.run) if getattr(args, "run", None) else None
     # checked before the window exists: a bad file is one line and exit 2, not a dialog
     baseline = load_run(args.baseline) if getattr(args, "baseline", None) else None
-    app = ensure_app()
-    image = getattr(args, "image", None) or default_image()
+    ensure_app()
+    sample = default_image()
+    image = getattr(args, "image", None) or sample
     automated = bool(specs or getattr(args, "screenshot", None) or getattr(args, "quit", False))
     window = MainWindow(device=getattr(args, "device", None),
                         validate=True if getattr(args, "validate", False) else None,
                         fmt=getattr(args, "format", None), restore=not automated)
+    auto = None
     if automated:  # reproducible screenshots: a fixed size, not the user's saved layout
         window.resize(1600, 1000)
-    if automated:
         window.panel.run_on_open.setChecked(False)
         if specs:
             window.panel.set_specs(specs)
-    auto = Automation(window, specs, getattr(args, "screenshot", None),
-                      bool(getattr(args, "quit", False)))
+        auto = Automation(window, specs, getattr(args, "screenshot", None),
+                          bool(getattr(args, "quit", False)))
     if baseline is not None:
         window.set_baseline(baseline)
     window.distributions_action.setChecked(bool(getattr(args, "distributions", False)))
     if getattr(args, "preview", None):
         kind, _, how = args.preview.partition("-")
         window.show_preview(kind, tint=how == "tinted", error=how == "error")
-    freeze_startup_objects()
     window.show()
     if image:
-        window.open_image(image)
+        job = window.open_image(image)
+        if auto is None and sample and image != sample:
+            SampleInstead(window, job, sample)
     elif automated:
         raise MipviewError("no image given and no bundled sample found")
-    status = app.exec()
+    return window, auto
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """Entry point of ``mipview gui``; returns the exit status."""
+    reserve_ui_core()
+    window, auto = build_gui(args)
+    freeze_startup_objects()
+    status = QApplication.instance().exec()
     window.shutdown()
     release_window(window)
-    return auto.status if automated else status
+    return auto.status if auto is not None else status

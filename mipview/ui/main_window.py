@@ -235,6 +235,7 @@ class MainWindow(QMainWindow):
         self.shaders.sigRemoved.connect(self.panel.remove_custom)
         self.shaders.sigError.connect(self._on_error)
         self.shaders.sigProgress.connect(self._on_progress)
+        self.shaders.sigCompiled.connect(self._tell_shader_problems)
 
         self.heartbeat = Heartbeat(self)
         #: the workers' replies, job ends and errors, one per turn of the event loop
@@ -462,7 +463,9 @@ class MainWindow(QMainWindow):
             return None
         specs = list(specs) if specs is not None else self.panel.specs()
         if not specs:
-            self.statusBar().showMessage("no runnable strategy is checked", 5000)
+            self.statusBar().showMessage(
+                "no runnable strategy is checked: check one in Setup (a greyed one's tooltip "
+                "says why it cannot run; a custom shader runs once it compiles)", 10000)
             return None
         fmt = self.current_format()
         assert fmt is not None
@@ -747,6 +750,15 @@ class MainWindow(QMainWindow):
                 and self.opened is not None and last.source is self.opened.source \
                 and not self._busy_jobs - {last.job}:
             self._send("run", lambda job: replace(last, job=job))
+
+    def _tell_shader_problems(self, name: str) -> None:
+        """A shader that stopped compiling is never a dialog (it is saved often, half done):
+        one status line says so and what still runs; Custom shaders lists the errors."""
+        entry = self.shaders.watch.entries.get(name)
+        if entry is not None and entry.problems:
+            runs = "the last good version runs" if entry.good else "it runs once it compiles"
+            self.statusBar().showMessage(f"{entry.path.name} does not compile ({runs}): "
+                                         f"{entry.problems[0].text}", 20000)
 
     def stop(self) -> None:
         """Abandon every GPU job sent so far, at its next checkpoint."""
@@ -1075,6 +1087,9 @@ class MainWindow(QMainWindow):
     def _on_error(self, err: WorkerError) -> None:
         self.errors.append(err)
         box_text = err.message if not err.detail else f"{err.message}\n\n{err.detail[-1500:]}"
+        if err.job == self.latest_job("open") and self.opened is not None:
+            box_text += (f"\n\n{Path(self.opened.path).name} stays open; open another file "
+                         f"with File > Open, or drop one on the window.")
         if self.error_dialogs:
             QMessageBox.critical(self, err.title, box_text)
         self.sigErrorShown.emit(err)
