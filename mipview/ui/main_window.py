@@ -693,8 +693,17 @@ class MainWindow(QMainWindow):
         self.preview_dock.show()
 
     def profiler_idle(self) -> bool:
-        """No baseline comparison or preview is being computed (automation waits on it)."""
-        return self._baseline_jobs.pending is None and self._preview_jobs.pending is None
+        """No baseline comparison or preview is being computed, and the verdicts of the Run
+        shown are in the window (automation waits on it: a screenshot shows them)."""
+        verdicts_due = self.output is not None and self._run_errors() == [] and (
+            self.analysis is None or self.analysis.job != self.output.job)
+        return self._baseline_jobs.pending is None and self._preview_jobs.pending is None \
+            and not verdicts_due and not self.replies.pending()
+
+    def _run_errors(self) -> list[WorkerError]:
+        """The errors the latest Run's job reported (its analysis may never come)."""
+        job = self.latest_job("run")
+        return [e for e in self.errors if e.job == job]
 
     def _open_saved_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open saved run", "",
@@ -1001,8 +1010,23 @@ class MainWindow(QMainWindow):
         self.analysis = analysis
         for errors in analysis.errors:  # each came as a StrategyAnalysed: shown already
             self.heatmap.add_errors(errors)
+        self._show_verdicts(analysis)
         self.progress.busy()
         self.sigAnalysisShown.emit(analysis)
+
+    def _show_verdicts(self, analysis: RunAnalysed) -> None:
+        """Each result's verdict where the user looks: the status bar (out of tolerance first),
+        and the title of its panel and the line of its Setup row when out of tolerance."""
+        bad = {str(e.spec): e.verdict.summary() for e in analysis.errors
+               if not e.within_tolerance}
+        self.pyramid.set_verdicts(bad)
+        self.panel.show_verdicts({e.spec.name: e.verdict.summary() for e in analysis.errors
+                                  if not e.within_tolerance})
+        ok = [str(e.spec) for e in analysis.errors if e.within_tolerance]
+        lines = [f"{name}: {summary}" for name, summary in bad.items()]
+        if ok:
+            lines.append(("all ok: " if not bad else "ok: ") + ", ".join(ok))
+        self.statusBar().showMessage("verdicts: " + "; ".join(lines), 0 if bad else 20000)
 
     def _on_compared(self, comparison: Comparison) -> None:
         # the view drops a comparison of levels it no longer shows

@@ -11,6 +11,7 @@ from mipview.core.specs import StrategySpec
 from mipview.io.containers import ktx2
 from mipview.io.synthetic import cube_image
 from mipview.ui import steps
+from tests.shader_examples import needs_compilers
 from tests.ui.conftest import WAIT_MS
 from tests.ui.test_main_window import open_and_wait
 
@@ -170,3 +171,65 @@ def test_after_a_volume_run_the_setup_list_shows_what_ran(qtbot, make_window, tm
     # a 2D image: its own strategies again, as they were ticked
     open_and_wait(qtbot, w, small_png)
     assert sorted(ticked_rows(w.panel)) == ["per-level", "single-pass"]
+
+
+def test_a_screenshot_waits_for_the_verdicts(qtbot, tmp_path, small_png, monkeypatch):
+    from PySide6.QtWidgets import QApplication
+
+    from mipview.cli.main import build_parser
+    from mipview.ui import app
+
+    monkeypatch.setattr(QApplication, "exit", staticmethod(lambda status=0: None))
+    out = tmp_path / "shot.png"
+    window, auto = app.build_gui(build_parser().parse_args(
+        ["gui", str(small_png), "--run", "blit,per-level", "--screenshot", str(out)]))
+    qtbot.addWidget(window)
+    seen = []
+    grab = window.screenshot
+
+    def screenshot(path: str) -> bool:
+        seen.append((window.statusBar().currentMessage(), window.analysis))
+        return grab(path)
+
+    window.screenshot = screenshot
+    try:
+        qtbot.waitUntil(lambda: bool(seen), timeout=WAIT_MS)
+        message, analysis = seen[0]
+        assert analysis is not None and out.exists()
+        assert message == "verdicts: all ok: blit, per-level", message  # not "analysing 2/2"
+    finally:
+        window.shutdown()
+
+
+ODD_EDGE_BUG = "odd_edge_bug.comp"
+
+
+@needs_compilers
+def test_a_result_out_of_tolerance_is_marked_in_the_window(qtbot, make_window, tmp_path):
+    from PIL import Image
+
+    from mipview.ui.workers.shader_watch import shader_name
+    from tests.shader_examples import EXAMPLES
+    from tests.ui.test_custom_shaders import add_and_wait
+
+    image = tmp_path / "odd.png"  # odd sides: the shader skips a column and a row of level 1
+    Image.fromarray(np.random.default_rng(3).integers(0, 256, (23, 37, 4), np.uint8)).save(image)
+    shader = tmp_path / "bug.comp"
+    shader.write_text((EXAMPLES / ODD_EDGE_BUG).read_text())
+    w = shown_window(make_window, qtbot)
+    open_and_wait(qtbot, w, image)
+    name = add_and_wait(qtbot, w, shader)
+    assert name == shader_name(shader)
+    click_run(qtbot, w, [StrategySpec(name), StrategySpec("per-level")])
+    settled(qtbot, w)
+    line = w.statusBar().currentMessage()
+    assert line.startswith(f"verdicts: {name}: OUT OF TOLERANCE") and "ok: per-level" in line
+    view = w.pyramid
+    assert view.verdict_marked(name) and not view.verdict_marked("per-level")
+    assert w.panel.verdict_shown(name).startswith("OUT OF TOLERANCE")
+    assert w.panel.verdict_shown("per-level") == ""
+    # a Run that keeps every promise: the marks go
+    click_run(qtbot, w, [StrategySpec("per-level")])
+    settled(qtbot, w)
+    assert w.statusBar().currentMessage() == "verdicts: all ok: per-level"
+    assert not view.verdict_marked("per-level") and w.panel.verdict_shown(name) == ""

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -49,6 +49,8 @@ from mipview.ui.panels.strategy_list import ElidedLabel, StrategyList
 from mipview.ui.settings import string_list
 
 AUTO_FORMAT = "auto"
+#: a row's line when its last result was out of tolerance (red, as the pyramid view's titles)
+OUT_OF_TOLERANCE = "#d83b3b"
 
 
 @dataclass
@@ -256,6 +258,7 @@ class StrategyPanel(QWidget):
         fallback = "custom shader" if row.cls.name.startswith(CUSTOM_PREFIX) \
             else getattr(row.cls, "title", "")
         label.setText(text or fallback)
+        label.setPalette(self.palette())  # a verdict's red goes (show_verdicts)
         label.setForegroundRole(QPalette.ColorRole.Text if text
                                 else QPalette.ColorRole.PlaceholderText)
         label.setToolTip(text or getattr(row.cls, "description", "") or fallback)
@@ -300,6 +303,29 @@ class StrategyPanel(QWidget):
                 except Exception as exc:  # noqa: BLE001 - a broken strategy must not break the UI
                     reason = f"unsupported_reason failed: {exc}"
             self._set_reason(row, reason, picks)
+
+    def show_verdicts(self, out: dict[str, str]) -> None:
+        """Strategy name -> its verdict's summary, for the rows whose last result was out of
+        tolerance: the row's line says so in red until its options change or the next
+        verdicts come; {} shows every row's options again."""
+        for name, row in self.rows.items():
+            self._show_summary(row)
+            label, summary = row.summary_label, out.get(name)
+            if label is None or not summary:
+                continue
+            label.setText(summary)
+            pal = label.palette()
+            pal.setColor(QPalette.ColorRole.WindowText, QColor(OUT_OF_TOLERANCE))
+            label.setPalette(pal)
+            label.setForegroundRole(QPalette.ColorRole.WindowText)
+            label.setToolTip(f"The last Run: {summary}")
+            label.update()
+
+    def verdict_shown(self, name: str) -> str:
+        """The verdict the row of ``name`` shows ("" when its options show)."""
+        label = self.rows[name].summary_label
+        return label.text() if label is not None and label.text().startswith(
+            "OUT OF TOLERANCE") else ""
 
     def show_volume(self, names: list[str] | None, ran: bool = False) -> None:
         """A volume is open: the list shows the volume strategies of ``names`` (as a Run makes

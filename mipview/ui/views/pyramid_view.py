@@ -136,6 +136,8 @@ OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
 CULL_RECT = QColor(255, 255, 255)
 CULL_READ = QColor(255, 170, 0)
 CULL_EDGE = QColor(0, 0, 0, 200)
+#: a result out of tolerance, in its panel's title
+OUT_OF_TOLERANCE = "#ff6b6b"
 #: the cull test's verdicts in the text
 CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative": "#ff5050",
                 "nan": "#ffb060"}
@@ -441,6 +443,8 @@ class PyramidView(QWidget):
         self._ahead: dict[str, Panel] = {}
         #: columns of the panels' grid (``_set_panels``)
         self._grid_cols = 0
+        #: pyramid key -> its verdict's summary, for results out of tolerance (set_verdicts)
+        self._verdicts: dict[str, str] = {}
         #: the last fit: the first panel's box, what it fitted (the levels' places) and the
         #: range it left
         self._fitted: tuple[pg.ViewBox, QRectF, list] | None = None
@@ -474,6 +478,7 @@ class PyramidView(QWidget):
         if faces is not None:
             self._faces = faces
         self._reference = None
+        self._verdicts = {}  # of the pyramids shown before
         self._images.clear()
         self._marks.clear()
         self._seams.clear()
@@ -1186,11 +1191,27 @@ class PyramidView(QWidget):
                      f"{off} inexact</span>")
         seams, tip = self._seam_label(panel)
         text += seams
+        verdict = self._verdicts.get(panel.source)
+        if verdict:
+            text = (f"<span style='color:{OUT_OF_TOLERANCE}'><b>OUT OF TOLERANCE</b></span> "
+                    f"{text}")
+            tip = f"{verdict}\n\n{tip}".strip()
         colour = "#ffb060" if flipped else "#d8d8d8"
         if (panel.label.text, panel.label.opts.get("color")) != (text, colour):  # a relayout
             panel.label.setText(text, color=colour)
         if panel.label.toolTip() != tip:
             panel.label.setToolTip(tip)
+
+    def set_verdicts(self, out: dict[str, str]) -> None:
+        """Mark the panels of results out of tolerance: pyramid key -> its verdict's summary
+        (the title says so in red, the tooltip gives the summary). Cleared by set_pyramids."""
+        self._verdicts = dict(out)
+        for panel in self.panels:
+            self._label(panel)
+
+    def verdict_marked(self, key: str) -> bool:
+        """Whether panel ``key``'s title says its result is out of tolerance."""
+        return "OUT OF TOLERANCE" in self.panel(key).label.text
 
     def displayed(self, key: str, level: int) -> np.ndarray | None:
         """The RGBA image panel ``key`` shows for ``level`` (None: not shown, or not yet)."""
