@@ -234,11 +234,9 @@ def test_kaiser_window_ends_open() -> None:
     assert weight_problem("kaiser", 40, 20, "clamp", 4.75, 4.0) is None
 
 
-@pytest.mark.xfail(strict=True, reason="axis_taps decides a tap at exactly w * s from the "
-                   "centre in rounded float64: 37 -> 18 at width 2.5 keeps one")
 def test_kaiser_window_end_at_an_odd_spacing() -> None:
     # 18 j - 37 i = 102 has solutions: source 18 is exactly 2.5 * 37/18 from destination 11's
-    # centre, so it lies on the window's end, which the product's rounded offset puts inside
+    # centre, so it lies on the window's end; a rounded float64 offset once put it inside
     assert weight_problem("kaiser", 37, 18, "clamp", 2.5, 6.5) is None
 
 

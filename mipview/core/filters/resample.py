@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -78,9 +79,21 @@ def _point_taps(n: int, d: int, kern: Kernel) -> tuple[np.ndarray, np.ndarray]:
     first = np.ceil(u - reach - 0.5).astype(np.int64)
     count = int(math.floor(2 * reach)) + 2
     j = first[:, None] + np.arange(count)[None, :]
-    w = kern.weight((j + 0.5 - u[:, None]) / s)
-    w = np.where(np.abs(j + 0.5 - u[:, None]) < reach, w, 0.0)
+    w = np.where(_inside(j, n, d, kern.radius), kern.weight((j + 0.5 - u[:, None]) / s), 0.0)
     return j, w / w.sum(axis=1, keepdims=True)
+
+
+def _inside(j: np.ndarray, n: int, d: int, radius: float) -> np.ndarray:
+    """Which taps ``j`` (rows: destination texels) lie strictly inside the kernel's reach,
+    decided exactly: ``|j + 0.5 - (i + 0.5) n / d| < radius n / d`` times ``2 d`` is
+    ``|(2j + 1) d - (2i + 1) n| < 2 radius n``, integers against the radius as a fraction. In
+    rounded float64 a source centre that lies exactly on the window's end (37 -> 18 at Kaiser
+    width 2.5) fell inside or outside by the rounding of its offset."""
+    i = np.arange(d)[:, None]
+    k = np.abs((2 * j + 1) * d - (2 * i + 1) * n)
+    r = Fraction(radius)
+    # Python integers: the radius' denominator can be 2^52, past int64 once multiplied
+    return (k.astype(object) * r.denominator < 2 * n * r.numerator).astype(bool)
 
 
 @lru_cache(maxsize=256)
