@@ -114,7 +114,7 @@ def test_a_history_of_one_point_shows_the_point_on_a_plain_axis(qtbot):
     assert curve.opts["symbol"] == "o"  # a line of one point draws nothing
     assert list(curve.getData()[0]) == [1.0] and list(curve.getData()[1]) == [100.0]
     (x0, x1), (y0, y1) = chart.history_plot.viewRange()
-    assert x0 <= 1.0 <= x1 and x1 - x0 >= 1.0  # not 0.9998-1.0002
+    assert x0 < 1.0 < x1 and x1 - x0 >= 1.0  # not 0.9998-1.0002, and the point not on an edge
     assert y0 <= 100.0 <= y1 and y1 - y0 >= 10.0
     _update(qtbot, chart, _stats(101.0))  # two points: a line again
     assert curve.opts["symbol"] is None
@@ -123,5 +123,8 @@ def test_a_history_of_one_point_shows_the_point_on_a_plain_axis(qtbot):
 def test_steady_range_of_one_point_spans_what_it_is_given():
     lo, hi = steady_range((5.0, 6.0), 1.0, 1.0, 4.0)
     assert (lo, hi) == (0.0, 2.0)
+    # inside a range narrower than it asks for (a new plot's 0..1): widened all the same
+    assert steady_range((0.0, 1.0), 1.0, 1.0, 4.0) == (0.0, 2.0)
+    assert steady_range((0.0, 2.0), 1.0, 1.0, 4.0) is None
     lo, hi = steady_range((5.0, 6.0), 1.0, 1.0)  # the least span: a range too narrow to read
     assert hi - lo < 0.01

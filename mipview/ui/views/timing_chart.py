@@ -101,7 +101,8 @@ def steady_range(current: tuple[float, float], lo: float, hi: float,
     than that count as that far apart (one point gets a range of ``min_span / 2``, whose ticks
     read plainly, not 0.9998-1.0002)."""
     span = max(hi - lo, min_span)
-    if current[0] <= lo and hi <= current[1] and 2 * span >= current[1] - current[0]:
+    width = current[1] - current[0]
+    if current[0] <= lo and hi <= current[1] and 2 * span >= width and 2 * width >= min_span:
         return None
     return max(0.0, lo - span / 4), hi + span / 4
 
