@@ -1,10 +1,6 @@
 """The pyramid viewer: every level of one or more pyramids, side by side, zoom and pan linked.
 
-Layout of "all levels" mode (as RenderDoc users ask for in its issue #137): level 0 at the
-origin, levels 1.. stacked top to bottom in a column to its right. Coordinates are level-0
-texels of each level's own grid, so one texel of level i is one unit and small levels stay
-small. Single-level mode shows one level at the origin. Magnification is nearest-neighbour (the
-graphics view draws without smooth pixmap transforms), so texels stay crisp.
+The panels and the levels' layout in them: ``pyramid_panels``.
 
 Display controls (``display_controls``: exposure, offset, gamma, channel, overlays) and the
 histogram's black/white range turn values into colours (``display.to_display``) in the pixel
@@ -45,12 +41,7 @@ measuring and the text are ``views.seam_overlay``'s. Coordinates (hover,
 lock, go to) are the cross's texels; the readout names the face and the texel in it, and
 nothing over an empty cell. The cull test serves faces, not crosses.
 
-A volume (``set_pyramids``' ``volume``, levels ``(D, H, W, C)``) is shown a slice at a time
-(``ui.volume_slices``): the layer selector becomes a slice of level 0 and the axis to slice
-across, every level shows the slice that holds it, and every tool (exposure, histogram, readout,
-lock, A/B, the reference) works on the slices shown. The readout names the slice and the
-texel's (x, y, z) in the level. A volume new to the view opens on its middle slice, its range
-set to its whole level 0's extent (slice 0 of most volumes is near black).
+A volume (``set_pyramids``' ``volume``) is shown a slice at a time: ``volume_display``.
 
 Signals
 -------
@@ -63,7 +54,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
@@ -119,15 +110,24 @@ from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.panel_label import PanelLabel
 from mipview.ui.views.pixel_pool import PixelPool
+from mipview.ui.views.pyramid_panels import (
+    ALL_LEVELS,
+    Entry,
+    LevelBox,
+    LevelImage,
+    Panel,
+    level_layout,
+    level_sizes,
+)
 from mipview.ui.views.seam_overlay import (
     SeamItem,
     seam_figures_of,
     seam_label,
     seam_lines_over,
 )
-from mipview.ui.volume_slices import oriented, slice_of, volume_texel
+from mipview.ui.views.volume_display import VolumeDisplay
+from mipview.ui.volume_slices import volume_texel
 
-ALL_LEVELS = -1
 REFERENCE_KEY = "reference"
 REFERENCE_TITLE = "exact reference (float64)"
 OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
@@ -141,48 +141,11 @@ OUT_OF_TOLERANCE = "#ff6b6b"
 #: the cull test's verdicts in the text
 CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative": "#ff5050",
                 "nan": "#ffb060"}
-Entry = tuple[str, str, tuple[np.ndarray, ...], Format | None]
 
 
 #: the readout line while the cursor is on no level: what the line is for, not a blank strip
 READOUT_HINT = ("<span style='color:#8a8a8a'>Hover a texel for its values; click to lock it "
                 "in every level (Ctrl+G: go to)</span>")
-
-
-@dataclass
-class Panel:
-    """One pyramid on screen: its arrays (exactly as given) and the items that draw them.
-    ``key`` names the panel's place; ``source`` the pyramid it shows (another one's while
-    flipped)."""
-
-    key: str
-    title: str
-    levels: tuple[np.ndarray, ...]
-    fmt: Format | None
-    view: pg.ViewBox
-    label: pg.LabelItem
-    items: list[pg.ImageItem] = field(default_factory=list)
-    #: the Hi-Z overlay of each shown level, above its image (None until the overlay is on)
-    marks: list[pg.ImageItem | None] = field(default_factory=list)
-    rects: list[QRectF] = field(default_factory=list)
-    shown: list[int] = field(default_factory=list)
-    outlines: dict[int, QGraphicsRectItem] = field(default_factory=dict)
-    #: the cull test's outlines: (what, level) -> its items ("rect", "read")
-    cull_items: dict[tuple[str, int], list[QGraphicsRectItem]] = field(default_factory=dict)
-    source: str = ""
-    #: (width, height) of each level a prepared panel (``PyramidView.prepare``) lays out before
-    #: its levels come
-    expected: list[tuple[int, int]] = field(default_factory=list)
-    #: a cube's edges over its crosses (made when first shown)
-    seam_item: SeamItem | None = None
-
-    def __post_init__(self) -> None:
-        self.source = self.source or self.key
-
-
-def level_sizes(levels: tuple[np.ndarray, ...]) -> list[tuple[int, int]]:
-    """(width, height) of every level."""
-    return [(first_layer(a).shape[1], first_layer(a).shape[0]) for a in levels]
 
 
 def covering_texel(sizes: list[tuple[int, int]], level: int, x: int, y: int,
@@ -209,53 +172,6 @@ def parse_goto(text: str) -> tuple[int, int, int]:
     if len(parts) not in (2, 3):
         raise ValueError(f"expected x, y [, level], got {text!r}")
     return parts[0], parts[1], parts[2] if len(parts) == 3 else 0
-
-
-def level_layout(sizes: list[tuple[int, int]], gap: int) -> list[QRectF]:
-    """Rectangles of every level: level 0 at the origin, the rest in a column to its right."""
-    if not sizes:
-        return []
-    w0, h0 = sizes[0]
-    rects = [QRectF(0, 0, w0, h0)]
-    y = 0.0
-    for w, h in sizes[1:]:
-        rects.append(QRectF(w0 + gap, y, w, h))
-        y += h + gap
-    return rects
-
-
-class LevelBox(pg.ViewBox):
-    """A panel's view box: with ``drawing`` on, a left drag draws (``sigDraw``: the press's and
-    the mouse's scene positions, and whether the drag starts and ends) instead of panning; the
-    middle button still pans."""
-
-    sigDraw = Signal(object, object, bool, bool)
-
-    def __init__(self, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.drawing = False
-
-    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - Qt override
-        if self.drawing and axis is None and ev.button() == Qt.MouseButton.LeftButton:
-            ev.accept()
-            self.sigDraw.emit(ev.buttonDownScenePos(), ev.scenePos(), ev.isStart(),
-                              ev.isFinish())
-            return
-        super().mouseDragEvent(ev, axis)
-
-
-class LevelImage(pg.ImageItem):
-    """A level's image. It does not follow its view's range: mipview never downsamples
-    automatically, which is all an ImageItem follows it for, and connecting each of a Run's
-    hundred-odd items to its view's signals was most of what a Run's result cost the UI thread
-    (and every pan and zoom then called each item)."""
-
-    def __init__(self) -> None:
-        super().__init__(axisOrder="row-major")
-
-    def _updateView(self) -> None:  # noqa: N802 - pyqtgraph override
-        self.forgetViewBox()
-        self.forgetViewWidget()
 
 
 def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
@@ -296,7 +212,6 @@ class PyramidView(QWidget):
         # shown only when a pyramid has array layers (multi-page TIFF, or the Layers control)
         self.layer_spin = LayerSelector("Layer", "array layer shown in every panel")
         self.layer_spin.valueChanged.connect(lambda _: self._layer_changed())
-        self.layer_spin.axisChanged.connect(lambda _: self._axis_changed())
         bar.addWidget(self.layer_spin)
         # a cube map's edges over its crosses (shown with the crosses only)
         self.seams_check = QCheckBox("Seams")
@@ -406,10 +321,8 @@ class PyramidView(QWidget):
         self._reductions: dict[str, str] = {}
         #: 6 when the pyramids shown are of a cube map (``set_cube``), else 1
         self._faces = 1
-        #: a volume's pyramids and reference as given, levels (D, H, W, C); None: no volume.
-        #: ``_pyramids`` and ``_reference`` hold them turned to the axis sliced across
-        self._volume: tuple[list[Entry], tuple[tuple[np.ndarray, ...], Format] | None] | None \
-            = None
+        #: a volume's slices (``_pyramids`` and ``_reference`` hold them)
+        self.volume = VolumeDisplay(self)
         #: (source, level, cube) -> the seam metric of that cube of that level (None: none)
         self._seams: dict[tuple[str, int, int], SeamFigures | None] = {}
         #: the cube shown as a cross at the last layout (None: a layer), and the layer
@@ -463,15 +376,8 @@ class PyramidView(QWidget):
         (:meth:`set_cube`). ``volume``: they are of a volume, levels (D, H, W, C), shown a slice
         at a time."""
         old = self.panels[0].view.viewRange() if (keep_view and self.panels) else None
-        # a volume new to the view opens on its middle slice (slice 0 of most volumes is near
-        # black), at its own range; a Run's results of the same volume keep the slice and range
-        fresh = volume and bool(pyramids) and bool(pyramids[0][2]) and (
-            self._volume is None or not self._volume[0] or not self._volume[0][0][2]
-            or self._volume[0][0][2][0].shape != pyramids[0][2][0].shape)
-        self._volume = (list(pyramids), None) if volume else None
-        self.layer_spin.set_volume(volume)
+        pyramids, fresh = self.volume.take(pyramids, volume)
         if volume:
-            pyramids = self._oriented(pyramids)
             faces = 1
         self._pyramids = list(pyramids)
         self._reductions = dict(reductions or {})
@@ -529,7 +435,7 @@ class PyramidView(QWidget):
             return False
         _, _, levels, fmt = self._pyramids[0]
         # a volume's range is its whole level 0's, the same on every slice
-        a = levels[0] if self._volume is not None else self._shown_array(levels[0])
+        a = levels[0] if self.volume.is_volume() else self._shown_array(levels[0])
         self._awaiting_range = True
         self.pool.submit("extent", _texels(a), _extent, (a, fmt, self.settings),
                          self._range_found)
@@ -645,9 +551,7 @@ class PyramidView(QWidget):
         return self._pending
 
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
-        if self._volume is not None:
-            self._volume = (self._volume[0], (levels, fmt))
-            levels = self._turned(levels)
+        levels = self.volume.take_reference(levels, fmt)
         self._reference = (levels, fmt)
         self._update_flip_choices()
         if self.reference_check.isChecked():
@@ -687,49 +591,15 @@ class PyramidView(QWidget):
     # --- volumes --------------------------------------------------------------------------
     def is_volume(self) -> bool:
         """Whether the pyramids shown are of a volume (shown a slice at a time)."""
-        return self._volume is not None
+        return self.volume.is_volume()
 
     def slice_axis(self) -> str:
         """The axis a volume's slices are taken across ("z" when not a volume)."""
-        return self.layer_spin.axis()
+        return self.volume.slice_axis()
 
     def set_slice_axis(self, axis: str) -> None:
         """Slice a volume across ``axis``: "z", "y" or "x"."""
-        self.layer_spin.set_axis(axis)
-
-    def _turned(self, levels: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-        """A volume's levels as slices across the axis chosen (views, no copies)."""
-        axis = self.slice_axis()
-        return tuple(oriented(a, axis) for a in levels)
-
-    def _oriented(self, pyramids: list[Entry]) -> list[Entry]:
-        return [(key, title, self._turned(levels), fmt) for key, title, levels, fmt in pyramids]
-
-    def _axis_changed(self) -> None:
-        """Another axis: the slices are of other shapes, so their displays, the lock and the
-        view's fit go; the slice number stays (clamped to the new axis)."""
-        if self._volume is None:
-            return
-        given, reference = self._volume
-        self._pyramids = self._oriented(given)
-        if reference is not None:
-            self._reference = (self._turned(reference[0]), reference[1])
-        self._images.clear()
-        self._marks.clear()
-        self.pool.forget()
-        if self.lock is not None:
-            self.lock = None
-            self.sigLocked.emit(None)
-        self._update_layers()
-        self._rebuild()
-
-    def _slice(self, a: np.ndarray) -> int:
-        """The layer of ``a`` shown: of a volume's level, the slice holding level 0's slice
-        chosen (``volume_slices.slice_of``); else the layer chosen, clamped."""
-        chosen = self.layer_spin.value()
-        if self._volume is not None and self._pyramids and self._pyramids[0][2]:
-            return slice_of(chosen, layer_count(self._pyramids[0][2][0]), layer_count(a))
-        return min(chosen, layer_count(a) - 1)
+        self.volume.set_slice_axis(axis)
 
     def layers(self) -> int:
         """Most array layers of any pyramid shown (1: no layer selector)."""
@@ -792,20 +662,21 @@ class PyramidView(QWidget):
         if self._crossable(a):
             c = self.cross()
             return a[FACES * c:FACES * (c + 1)]
-        return layer_of(a, self._slice(a))
+        return layer_of(a, self.volume.slice_shown(a))
 
     def _image_key(self, a: np.ndarray) -> int | tuple[str, int]:
         """What of level ``a`` is shown: ("cross", cube), or the layer (clamped)."""
         if self._crossable(a):
             return ("cross", self.cross())
-        return self._slice(a)
+        return self.volume.slice_shown(a)
 
     def texel_of(self, a: np.ndarray, x: int, y: int) -> tuple[int, int, int] | None:
         """(layer, x, y) of the texel of level ``a`` shown at (x, y): in a cross, the face's
         layer and the texel in that face (None over an empty cell); else the layer shown."""
         if not self._crossable(a):
-            return (self._slice(a) if self._volume is not None else self.layer_spin.value()), \
-                x, y
+            layer = self.volume.slice_shown(a) if self.volume.is_volume() \
+                else self.layer_spin.value()
+            return layer, x, y
         found = cross_texel(a.shape[1], x, y)
         if found is None:
             return None
@@ -1710,7 +1581,7 @@ class PyramidView(QWidget):
         layer, x, y = at
         layer = min(layer, layers - 1)
         where = f"layer {layer}/{layers} | " if layers > 1 else ""
-        if self._volume is not None:
+        if self.volume.is_volume():
             axis = self.slice_axis()
             vx, vy, vz = volume_texel(axis, layer, x, y)
             where = f"slice {layer}/{layers} across {axis}, x {vx} y {vy} z {vz} | "
