@@ -178,7 +178,7 @@ def test_a_cube_pyramid_is_shown_as_crosses_with_its_seams(view, qtbot):
     levels = cube_pyramid(16)
     view.set_pyramids([("a", "A", levels, Format.F32)], faces=6)
     assert view.cube_count() == 1 and view.cross() == 0
-    assert not view.layer_spin.isHidden() and not view.seams_check.isHidden()
+    assert not view.layer_spin.isHidden() and not view.cube.seams_check.isHidden()
     assert not view.cull_button.isEnabled()
     for k, level in enumerate(levels):
         qtbot.waitUntil(lambda k=k: view.displayed("a", k) is not None, timeout=10_000)
@@ -200,9 +200,9 @@ def test_a_cube_pyramid_is_shown_as_crosses_with_its_seams(view, qtbot):
     drawn = {((a.x() - r0.x(), a.y() - r0.y()), (b.x() - r0.x(), b.y() - r0.y()), k)
              for a, b, k in segments[:19]}
     assert drawn == {(line.p0, line.p1, line.label) for line in seam_lines(16)}
-    view.seams_check.setChecked(False)
+    view.cube.seams_check.setChecked(False)
     assert view.seam_segments("a") == [] and not view.panel("a").seam_item.isVisible()
-    view.seams_check.setChecked(True)
+    view.cube.seams_check.setChecked(True)
     assert len(view.seam_segments("a")) == 19 * len(levels)
 
     # the seam metric of each level, in the label (the worst level) and the tooltip (each)
@@ -279,7 +279,7 @@ def test_arrays_that_are_not_cube_maps_show_layers_as_before(view):
     # six square layers, but not a cube map's (faces 1): layers, no cross, no seams
     view.set_pyramids([("a", "A", six, Format.F32)], faces=1)
     assert view.cube_count() == 0 and view.cross() is None
-    assert view.layer_spin.maximum() == 5 and view.seams_check.isHidden()
+    assert view.layer_spin.maximum() == 5 and view.cube.seams_check.isHidden()
     view.set_layer(4)
     assert np.array_equal(view.displayed("a", 0), to_display(six[0], Format.F32, 4,
                                                              view.settings))

@@ -92,10 +92,10 @@ def _seam_share(qtbot, w) -> float:
                          for y in range(0, img.height(), 2)])
 
     on = grab()
-    view.seams_check.click()  # the user's click: the lines go
-    assert not view.seams_check.isChecked() and view.seam_segments("per-level") == []
+    view.cube.seams_check.click()  # the user's click: the lines go
+    assert not view.cube.seams_check.isChecked() and view.seam_segments("per-level") == []
     off = grab()
-    view.seams_check.click()
+    view.cube.seams_check.click()
     assert len(view.seam_segments("per-level")) == 19 * 7  # every level's cross
     values, counts = np.unique(off, return_counts=True)
     backgrounds = values[np.argsort(counts)[-2:]]  # the grid's and the boxes'
@@ -107,7 +107,7 @@ def test_seams_are_thin_lines_the_user_can_hide(qtbot, make_window, tmp_path):
     w = shown_window(make_window, qtbot)
     open_sky(qtbot, w, tmp_path)
     click_run(qtbot, w, FOUR)
-    assert w.pyramid.seams_check.isVisible()
+    assert w.pyramid.cube.seams_check.isVisible()
     share = _seam_share(qtbot, w)
     assert 0 < share < 0.2, share  # 2-pixel lines with numbers over them took 0.48
 

@@ -106,3 +106,8 @@ class LevelImage(pg.ImageItem):
     def _updateView(self) -> None:  # noqa: N802 - pyqtgraph override
         self.forgetViewBox()
         self.forgetViewWidget()
+
+
+def job_texels(a: np.ndarray) -> int:
+    """Texels of an (H, W, C) or (L, H, W, C) array (a pixel-pool job's size)."""
+    return int(a.size // a.shape[-1]) if a.ndim >= 3 else int(a.size)

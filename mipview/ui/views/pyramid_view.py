@@ -29,19 +29,9 @@ results that come while the panels are still being made wait for ``prepare``'s l
 if the Run ends without them. A later Run of the same image lays its levels out where the last
 one's were, and is not fitted again when the view still shows what the last fit left (``fit``).
 
-A cube map (``set_pyramids``' ``faces`` 6, or :meth:`PyramidView.set_cube`, with levels of 6 k
-square layers) is shown by default with each level unfolded as a cross (``ui.cube_cross``: +Y
-above; -X, +Z, +X, -Z; -Y below), the layer selector offering each cube's cross besides its
-faces. Each face goes through ``display.to_display`` and the uint8 result is unfolded
-(``display.cross_display``, in the pixel pool), so exposure and tone mapping are a face's own.
-"Seams" draws the cube's 12 edges over the crosses (one item per panel: joined edges pale, the
-two sides of each open edge in one colour and number), and the panel's label and tooltip give
-each level's seam metric (``check.seams.seam_metric``, in the pixel pool); the drawing, the
-measuring and the text are ``views.seam_overlay``'s. Coordinates (hover,
-lock, go to) are the cross's texels; the readout names the face and the texel in it, and
-nothing over an empty cell. The cull test serves faces, not crosses.
-
-A volume (``set_pyramids``' ``volume``) is shown a slice at a time: ``volume_display``.
+A cube map (``set_pyramids``' ``faces`` 6) is shown as crosses, with its seams:
+``cube_display``. A volume (``set_pyramids``' ``volume``) is shown a slice at a time:
+``volume_display``.
 
 Signals
 -------
@@ -86,7 +76,7 @@ from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
 from mipview.ui import steps
-from mipview.ui.cube_cross import FACE_LABELS, cross_position, cross_size, cross_texel
+from mipview.ui.cube_cross import FACE_LABELS, cross_texel
 from mipview.ui.display import (
     EXTREMES,
     HIZ_MARKS,
@@ -107,6 +97,7 @@ from mipview.ui.display import (
 )
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
+from mipview.ui.views.cube_display import CubeDisplay
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.panel_label import PanelLabel
 from mipview.ui.views.pixel_pool import PixelPool
@@ -116,14 +107,9 @@ from mipview.ui.views.pyramid_panels import (
     LevelBox,
     LevelImage,
     Panel,
+    job_texels,
     level_layout,
     level_sizes,
-)
-from mipview.ui.views.seam_overlay import (
-    SeamItem,
-    seam_figures_of,
-    seam_label,
-    seam_lines_over,
 )
 from mipview.ui.views.volume_display import VolumeDisplay
 from mipview.ui.volume_slices import volume_texel
@@ -213,16 +199,9 @@ class PyramidView(QWidget):
         self.layer_spin = LayerSelector("Layer", "array layer shown in every panel")
         self.layer_spin.valueChanged.connect(lambda _: self._layer_changed())
         bar.addWidget(self.layer_spin)
-        # a cube map's edges over its crosses (shown with the crosses only)
-        self.seams_check = QCheckBox("Seams")
-        self.seams_check.setChecked(True)
-        self.seams_check.setToolTip("Draw the cube's 12 edges over each cross: joined edges "
-                                    "pale, the two sides of each open edge in one colour and "
-                                    "number. The panel's title gives the seam metric (hover it "
-                                    "for every level)")
-        self.seams_check.toggled.connect(lambda _: self._draw_all_seams())
-        self.seams_check.setVisible(False)
-        bar.addWidget(self.seams_check)
+        # a cube map's crosses and their seams
+        self.cube = CubeDisplay(self)
+        bar.addWidget(self.cube.seams_check)
         self.reference_check = QCheckBox("Exact reference")
         self.reference_check.setToolTip("Add a panel with the float64 reference pyramid")
         self.reference_check.toggled.connect(lambda _: self._rebuild(keep_view=True))
@@ -319,12 +298,8 @@ class PyramidView(QWidget):
         self._images: dict[tuple[str, int, int], np.ndarray] = {}
         #: pyramid key -> its reduction (min/max ones get the Hi-Z overlay)
         self._reductions: dict[str, str] = {}
-        #: 6 when the pyramids shown are of a cube map (``set_cube``), else 1
-        self._faces = 1
         #: a volume's slices (``_pyramids`` and ``_reference`` hold them)
         self.volume = VolumeDisplay(self)
-        #: (source, level, cube) -> the seam metric of that cube of that level (None: none)
-        self._seams: dict[tuple[str, int, int], SeamFigures | None] = {}
         #: the cube shown as a cross at the last layout (None: a layer), and the layer
         self._geometry: tuple[int | None, int] = (None, 0)
         #: (source, level, layer) -> its Hi-Z overlay (None: nothing marked) and counts
@@ -382,12 +357,12 @@ class PyramidView(QWidget):
         self._pyramids = list(pyramids)
         self._reductions = dict(reductions or {})
         if faces is not None:
-            self._faces = faces
+            self.cube.faces = faces
         self._reference = None
         self._verdicts = {}  # of the pyramids shown before
         self._images.clear()
         self._marks.clear()
-        self._seams.clear()
+        self.cube.seams.clear()
         self.pool.forget()
         first = self._pyramids[0] if self._pyramids and self._pyramids[0][2] else None
         fmt = first[3] if first is not None else None
@@ -437,7 +412,7 @@ class PyramidView(QWidget):
         # a volume's range is its whole level 0's, the same on every slice
         a = levels[0] if self.volume.is_volume() else self._shown_array(levels[0])
         self._awaiting_range = True
-        self.pool.submit("extent", _texels(a), _extent, (a, fmt, self.settings),
+        self.pool.submit("extent", job_texels(a), _extent, (a, fmt, self.settings),
                          self._range_found)
         return True
 
@@ -475,7 +450,7 @@ class PyramidView(QWidget):
         self._set_flipped_silently(False)
         sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
         # the columns of the levels as shown (a cube's crosses are 4:3, not its faces' 1:1)
-        cols = self._columns_for(len(pyramids), *self._shown_sizes(sizes[:1])[0])
+        cols = self._columns_for(len(pyramids), *self.cube.shown_sizes(sizes[:1])[0])
         self._preparing = (list(pyramids), cols, sizes)
         self._prep_generation += 1
         self._pending = True  # pyramids still waiting (filling) are shown in its last step
@@ -610,70 +585,43 @@ class PyramidView(QWidget):
         self.layer_spin.set_count(n)
         cubes = self.cube_count()
         self.layer_spin.set_cubes(cubes)
-        self.seams_check.setVisible(cubes > 0)
+        self.cube.seams_check.setVisible(cubes > 0)
 
     # --- cube maps ------------------------------------------------------------------------
     def set_cube(self, faces: int) -> None:
         """6: the pyramids shown (and those set later, until told otherwise) are of a cube map,
         shown as crosses when their levels are 6 k square layers; 1: they are not."""
-        if faces == self._faces:
-            return
-        self._faces = faces
-        self._update_layers()
-        self._layer_changed()
+        self.cube.set_cube(faces)
 
     def cube_count(self) -> int:
-        """Cubes of the pyramids shown: their source is a cube map (:meth:`set_cube`) and every
-        level of each is 6 k square layers (the same k); 0 otherwise."""
-        if self._faces != FACES:
-            return 0
-        counts = set()
-        for _, _, levels, _ in self._pyramids:
-            for a in levels:
-                if a.ndim != 4 or a.shape[0] % FACES or a.shape[1] != a.shape[2]:
-                    return 0
-                counts.add(a.shape[0] // FACES)
-        return counts.pop() if len(counts) == 1 else 0
+        """Cubes of the pyramids shown (``CubeDisplay.cube_count``; 0: not a cube map)."""
+        return self.cube.cube_count()
 
     def cross(self) -> int | None:
         """The cube each level is shown unfolded of (a cross), or None (a layer is shown)."""
-        return self.layer_spin.cross()
+        return self.cube.cross()
 
     def set_cross(self, cube: int = 0) -> None:
         """Show each level of cube ``cube`` as a cross (a cube map only)."""
-        self.layer_spin.set_cross(cube)
-
-    def _crossable(self, a: np.ndarray) -> bool:
-        """Whether level ``a`` is shown as a cross: a cross is chosen and ``a`` holds that cube."""
-        c = self.cross()
-        return c is not None and a.ndim == 4 and a.shape[1] == a.shape[2] \
-            and a.shape[0] >= FACES * (c + 1)
-
-    def _level_sizes(self, levels: tuple[np.ndarray, ...]) -> list[tuple[int, int]]:
-        """(width, height) each level takes on screen: a cross's, or the level's."""
-        return self._shown_sizes(level_sizes(levels))
-
-    def _shown_sizes(self, sizes: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Sizes of levels (of faces while a cross is shown) -> their size on screen."""
-        return [cross_size(w) for w, _ in sizes] if self.cross() is not None else sizes
+        self.cube.set_cross(cube)
 
     def _shown_array(self, a: np.ndarray) -> np.ndarray:
         """The texels of level ``a`` on screen: the cross's cube's faces, or the layer's."""
-        if self._crossable(a):
+        if self.cube.crossable(a):
             c = self.cross()
             return a[FACES * c:FACES * (c + 1)]
         return layer_of(a, self.volume.slice_shown(a))
 
     def _image_key(self, a: np.ndarray) -> int | tuple[str, int]:
         """What of level ``a`` is shown: ("cross", cube), or the layer (clamped)."""
-        if self._crossable(a):
+        if self.cube.crossable(a):
             return ("cross", self.cross())
         return self.volume.slice_shown(a)
 
     def texel_of(self, a: np.ndarray, x: int, y: int) -> tuple[int, int, int] | None:
         """(layer, x, y) of the texel of level ``a`` shown at (x, y): in a cross, the face's
         layer and the texel in that face (None over an empty cell); else the layer shown."""
-        if not self._crossable(a):
+        if not self.cube.crossable(a):
             layer = self.volume.slice_shown(a) if self.volume.is_volume() \
                 else self.layer_spin.value()
             return layer, x, y
@@ -693,94 +641,19 @@ class PyramidView(QWidget):
             self._relayout(fit=False)
             return
         if self.lock is not None:
-            self.lock = self._moved_lock(self.lock, cross, layer)
+            self.lock = self.cube.moved_lock(self.lock, cross, layer)
             self.sigLocked.emit(self.lock)
         self.cull_rect = None
         self._update_cull_enabled()
         self._relayout()
 
-    def _moved_lock(self, lock: tuple[int, int, int], cross: int | None,
-                    layer: int) -> tuple[int, int, int] | None:
-        """The locked texel in a cross's coordinates (``cross`` not None: from ``layer``'s
-        face) or in a face's (from a cross's), None where there is none."""
-        sizes = level_sizes(self._pyramids[0][2]) if self._pyramids and self._pyramids[0][2] \
-            else []
-        level, x, y = lock
-        if level >= len(sizes):
-            return None
-        n = sizes[level][0]
-        if cross is not None:
-            return (level, *cross_position(n, layer % FACES, x, y))
-        found = cross_texel(n, x, y)
-        return None if found is None else (level, found[1], found[2])
-
     def seam_figures(self, key: str) -> dict[int, SeamFigures]:
-        """Level -> the seam metric of the cube panel ``key`` shows as crosses (of the levels
-        shown whose metric is in; {} when no cross is shown)."""
-        panel = self.panel(key)
-        c = self.cross()
-        if c is None:
-            return {}
-        got = {lv: self._seams.get((panel.source, lv, c)) for lv in panel.shown}
-        return {lv: f for lv, f in got.items() if f is not None}
+        """Level -> the seam metric of the cube panel ``key`` shows as crosses."""
+        return self.cube.seam_figures(key)
 
     def seam_segments(self, key: str) -> list[tuple[QPointF, QPointF, int]]:
-        """The edges panel ``key`` draws over its crosses: (p0, p1, number; 0 for a joined
-        edge), view coordinates ([] with Seams off or no cross shown)."""
-        item = self.panel(key).seam_item
-        if item is None or not item.isVisible():
-            return []
-        return [(a, b, k) for a, b, k, _ in item.lines]
-
-    def _draw_all_seams(self) -> None:
-        for panel in self.panels:
-            self._draw_seams(panel)
-
-    def _draw_seams(self, panel: Panel) -> None:
-        """The cube's edges over each cross the panel shows (Seams on), and each shown level's
-        seam metric: from the cache, else measured in the pixel pool."""
-        c = self.cross()
-        on = c is not None and self.seams_check.isChecked() and bool(panel.rects)
-        if not on:
-            if panel.seam_item is not None:
-                panel.seam_item.setVisible(False)
-        else:
-            lines, bounds = seam_lines_over(panel.rects)
-            if panel.seam_item is None:
-                panel.seam_item = SeamItem()
-                panel.view.addItem(panel.seam_item, ignoreBounds=True)
-            panel.seam_item.set_lines(lines, bounds)
-            panel.seam_item.setVisible(True)
-        self._measure_seams(panel)
-
-    def _measure_seams(self, panel: Panel) -> None:
-        job = ("seams", panel.key)
-        c = self.cross()
-        todo = []
-        for level in panel.shown if c is not None else []:
-            if level < len(panel.levels) and self._crossable(panel.levels[level]) \
-                    and (panel.source, level, c) not in self._seams:
-                todo.append(level)
-        if not todo:
-            self.pool.forget_key(job)
-            self._label(panel)
-            return
-        faces = [panel.levels[lv][FACES * c:FACES * (c + 1)] for lv in todo]
-        keys = [(panel.source, lv, c) for lv in todo]
-        self.pool.submit(job, sum(_texels(a) for a in faces), seam_figures_of,
-                         (faces, panel.fmt), lambda got, p=panel, k=keys: self._measured(p, k, got))
-
-    def _measured(self, panel: Panel, keys: list, got: list[SeamFigures | None]) -> None:
-        for key, figures in zip(keys, got, strict=True):
-            self._seams[key] = figures
-        if panel in self.panels:
-            self._label(panel)
-
-    def _seam_label(self, panel: Panel) -> tuple[str, str]:
-        """The seam metric of the levels ``panel`` shows as crosses: the label's part and the
-        tooltip (``seam_overlay.seam_label``); ("", "") without crosses or figures."""
-        figures = self.seam_figures(panel.key) if panel in self.panels else {}
-        return seam_label(figures, len(panel.shown) == 1)
+        """The edges panel ``key`` draws over its crosses (``CubeDisplay.seam_segments``)."""
+        return self.cube.seam_segments(key)
 
     def set_layer(self, layer: int) -> None:
         self.layer_spin.setValue(layer)
@@ -881,7 +754,7 @@ class PyramidView(QWidget):
         """Panels per row that give each pyramid the most screen: wide pyramids stack."""
         if not entries or not entries[0][2]:
             return max(1, len(entries))
-        w, h = self._level_sizes((entries[0][2][0],))[0]
+        w, h = self.cube.level_sizes((entries[0][2][0],))[0]
         return self._columns_for(len(entries), w, h)
 
     def _columns_for(self, n: int, w: int, h: int) -> int:
@@ -914,12 +787,12 @@ class PyramidView(QWidget):
     def _draw_items(self, panel: Panel) -> None:
         self._draw_panel(panel)
         self._draw_marks(panel)
-        self._draw_seams(panel)
+        self.cube.draw(panel)
 
     def _places(self, panel: Panel) -> tuple[list[int], list[QRectF]]:
         return self._placement(
-            self._level_sizes(panel.levels) if panel.levels
-            else self._shown_sizes(panel.expected), self.mode_combo.currentData())
+            self.cube.level_sizes(panel.levels) if panel.levels
+            else self.cube.shown_sizes(panel.expected), self.mode_combo.currentData())
 
     def _place_items(self, panel: Panel) -> bool:
         """Give ``panel`` an image item in each place its levels take in the view's mode;
@@ -1060,7 +933,7 @@ class PyramidView(QWidget):
             colour = f"#{r:02x}{g:02x}{b:02x}"
             text += (f"   <span style='color:{colour}'>Hi-Z: {bad} non-conservative, "
                      f"{off} inexact</span>")
-        seams, tip = self._seam_label(panel)
+        seams, tip = self.cube.seam_label(panel)
         text += seams
         verdict = self._verdicts.get(panel.source)
         if verdict:
@@ -1164,7 +1037,7 @@ class PyramidView(QWidget):
         what = "linear depth" if self.settings.depth else \
             f"{self.controls.channel_combo.currentText()} values"
         title = f"{panel.title}, level {level}: {what}"
-        self.pool.submit("histogram", _texels(a), _histogram,
+        self.pool.submit("histogram", job_texels(a), _histogram,
                          (a, panel.fmt, self.settings),
                          lambda h: self.histogram.set_histogram(h, title))
 
@@ -1273,8 +1146,8 @@ class PyramidView(QWidget):
                 self.readout.setText(str(e))
 
     def _sizes(self) -> list[tuple[int, int]]:
-        return self._level_sizes(self._pyramids[0][2]) if self._pyramids and self._pyramids[0][2] \
-            else []
+        pyramids = self._pyramids
+        return self.cube.level_sizes(pyramids[0][2]) if pyramids and pyramids[0][2] else []
 
     def locked_texels(self) -> dict[int, tuple[int, int]]:
         """Level -> the texel under the locked texel's centre ({} when none is locked)."""
@@ -1585,7 +1458,7 @@ class PyramidView(QWidget):
             axis = self.slice_axis()
             vx, vy, vz = volume_texel(axis, layer, x, y)
             where = f"slice {layer}/{layers} across {axis}, x {vx} y {vy} z {vz} | "
-        if self._crossable(a):
+        if self.cube.crossable(a):
             cube = f"cube {layer // FACES} " if layers > FACES else ""
             where = f"{cube}face {FACE_LABELS[layer % FACES]} (layer {layer}/{layers}) | "
         text = (f"{panel.title} | {where}level {level} ({w}x{h}) | x {x}, y {y} | "
@@ -1645,11 +1518,6 @@ def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int | tuple[str, in
         else:
             out.append(to_display(a, fmt, layer, settings))
     return out
-
-
-def _texels(a: np.ndarray) -> int:
-    """Texels of an (H, W, C) or (L, H, W, C) array (a pixel-pool job's size)."""
-    return int(a.size // a.shape[-1]) if a.ndim >= 3 else int(a.size)
 
 
 def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
