@@ -190,10 +190,11 @@ def test_conversion_and_masks_run_off_the_ui_thread(view, qtbot, monkeypatch):
             return fn(*args, **kwargs)
         return run
 
+    import mipview.ui.views.hiz_overlay_view as hiz
     import mipview.ui.views.pyramid_view as pv
 
-    for name in ("to_display", "hiz_overlay", "_extent"):
-        monkeypatch.setattr(pv, name, recording(getattr(pv, name)))
+    for module, name in ((pv, "to_display"), (hiz, "hiz_overlay"), (pv, "_extent")):
+        monkeypatch.setattr(module, name, recording(getattr(module, name)))
     view.pool.sync_texels = 0  # every level counts as large
     bad = [lv.copy() for lv in min_pyramid(depth_level0(seed=4))]
     bad[1][0, 0, 0] = np.float32(2.0)

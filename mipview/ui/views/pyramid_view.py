@@ -11,10 +11,8 @@ first panel's place and back, the other panels staying as they are.
 
 One- and two-channel levels show their own channels (``display.own_channel``), one value per
 texel through the colormap, over a range that starts at level 0's finite extent (of the first
-pyramid, again when Depth changes the units; Auto as ever). For a min/max result
-(``set_pyramids``' ``reductions``) the Hi-Z overlay marks, above each level, the texels that are
-not their footprint's exact extreme in the level below as stored (``display.hiz_overlay``, in the
-pixel pool), and the panel's title counts them.
+pyramid, again when Depth changes the units; Auto as ever). A min/max result's Hi-Z overlay:
+``hiz_overlay_view``.
 
 Cull test (Z, the bar's "Cull test"): a left drag on level 0 draws a screen rectangle, and for
 each min/max result the view outlines the level and texels a Hi-Z occlusion test reads for it
@@ -79,14 +77,11 @@ from mipview.ui import steps
 from mipview.ui.cube_cross import FACE_LABELS, cross_texel
 from mipview.ui.display import (
     EXTREMES,
-    HIZ_MARKS,
     DisplaySettings,
     channel_count,
     cross_display,
-    cross_hiz_overlay,
     first_layer,
     footprint_text,
-    hiz_overlay,
     layer_of,
     level_values,
     linear_depth,
@@ -99,6 +94,7 @@ from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.cube_display import CubeDisplay
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
+from mipview.ui.views.hiz_overlay_view import HizOverlay
 from mipview.ui.views.panel_label import PanelLabel
 from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.pyramid_panels import (
@@ -302,8 +298,8 @@ class PyramidView(QWidget):
         self.volume = VolumeDisplay(self)
         #: the cube shown as a cross at the last layout (None: a layer), and the layer
         self._geometry: tuple[int | None, int] = (None, 0)
-        #: (source, level, layer) -> its Hi-Z overlay (None: nothing marked) and counts
-        self._marks: dict[tuple[str, int, int], tuple[np.ndarray | None, dict[str, int]]] = {}
+        #: the Hi-Z overlay of min/max results
+        self.hiz = HizOverlay(self)
         #: images wait for the auto range of a one- or two-channel pyramid (or new depth units)
         self._awaiting_range = False
         #: the first pyramid's format and channels, whose range a new pyramid keeps
@@ -361,7 +357,7 @@ class PyramidView(QWidget):
         self._reference = None
         self._verdicts = {}  # of the pyramids shown before
         self._images.clear()
-        self._marks.clear()
+        self.hiz.marks.clear()
         self.cube.seams.clear()
         self.pool.forget()
         first = self._pyramids[0] if self._pyramids and self._pyramids[0][2] else None
@@ -786,7 +782,7 @@ class PyramidView(QWidget):
 
     def _draw_items(self, panel: Panel) -> None:
         self._draw_panel(panel)
-        self._draw_marks(panel)
+        self.hiz.draw(panel)
         self.cube.draw(panel)
 
     def _places(self, panel: Panel) -> tuple[list[int], list[QRectF]]:
@@ -856,83 +852,18 @@ class PyramidView(QWidget):
             if item in panel.items and panel.source == key[0]:
                 item.setImage(image, autoLevels=False, levels=None)
 
-    def _draw_marks(self, panel: Panel) -> None:
-        """Each shown level's Hi-Z overlay (a min/max result's, levels 1..): from the cache,
-        else computed in the pixel pool; cleared when off."""
-        reduction = self._reductions.get(panel.source)
-        on = self.settings.hiz and reduction in EXTREMES
-        for i, level in enumerate(panel.shown):
-            job, item = ("hiz", panel.key, level), panel.marks[i]
-            if not on or level == 0 or level >= len(panel.levels):
-                self.pool.forget_key(job)
-                if item is not None:
-                    item.clear()
-                continue
-            if item is None:
-                item = panel.marks[i] = LevelImage()
-                item.setPos(panel.rects[i].x(), panel.rects[i].y())
-                item.setZValue(10)
-                panel.view.addItem(item)
-            a = panel.levels[level]
-            key = (panel.source, level, self._image_key(a))
-            if key in self._marks:
-                self._show_marks(item, self._marks[key][0])
-                continue
-            h, w = first_layer(a).shape[:2]
-            cross = isinstance(key[2], tuple)
-            self.pool.submit(job, 5 * h * w * (FACES if cross else 1),
-                             cross_hiz_overlay if cross else hiz_overlay,
-                             (panel.levels[level - 1], a, panel.fmt, reduction,
-                              key[2][1] if cross else key[2]),
-                             lambda got, k=key, p=panel, it=item: self._marked(k, p, it, got))
-        self._label(panel)
-
-    def _marked(self, key: tuple[str, int, int], panel: Panel, item: pg.ImageItem,
-                got: tuple[np.ndarray | None, dict[str, int]]) -> None:
-        self._marks[key] = got
-        if item in panel.marks and panel.source == key[0]:
-            self._show_marks(item, got[0])
-            self._label(panel)
-
-    @staticmethod
-    def _show_marks(item: pg.ImageItem, rgba: np.ndarray | None) -> None:
-        if rgba is None:
-            item.clear()
-        else:
-            item.setImage(rgba, autoLevels=False, levels=None)
-
     def hiz_counts(self, key: str) -> dict[int, dict[str, int]]:
-        """Level -> texels the Hi-Z overlay marks per kind, of the levels panel ``key`` shows
-        whose overlay is in ({} for an exact level)."""
-        panel = self.panel(key)
-        out = {}
-        for level in panel.shown:
-            if level < len(panel.levels):
-                k = (panel.source, level, self._image_key(panel.levels[level]))
-                if k in self._marks:
-                    out[level] = self._marks[k][1]
-        return out
+        """Level -> texels the Hi-Z overlay marks per kind (``HizOverlay.counts``)."""
+        return self.hiz.counts(key)
 
     def marks_shown(self, key: str, level: int) -> np.ndarray | None:
         """The Hi-Z overlay panel ``key`` draws over ``level`` (None: none, or not yet)."""
-        panel = self.panel(key)
-        if level not in panel.shown:
-            return None
-        item = panel.marks[panel.shown.index(level)]
-        return None if item is None else item.image
+        return self.hiz.shown(key, level)
 
     def _label(self, panel: Panel) -> None:
         """The panel's title, flipped or not, with the Hi-Z overlay's counts."""
         flipped = panel.source != panel.key
-        text = panel.title
-        if self.settings.hiz and self._reductions.get(panel.source) in EXTREMES:
-            counts = self.hiz_counts(panel.key).values()
-            bad = sum(c.get("non-conservative", 0) for c in counts)
-            off = sum(c.get("inexact", 0) for c in counts)
-            r, g, b = HIZ_MARKS["non-conservative"] if bad else (143, 209, 143)
-            colour = f"#{r:02x}{g:02x}{b:02x}"
-            text += (f"   <span style='color:{colour}'>Hi-Z: {bad} non-conservative, "
-                     f"{off} inexact</span>")
+        text = panel.title + self.hiz.label(panel)
         seams, tip = self.cube.seam_label(panel)
         text += seams
         verdict = self._verdicts.get(panel.source)
@@ -975,12 +906,12 @@ class PyramidView(QWidget):
             return  # new units: drawn when the range is found
         if replace(settings, hiz=old.hiz) == old:  # only the Hi-Z overlay: images stay
             for panel in self.panels:
-                self._draw_marks(panel)
+                self.hiz.draw(panel)
             return
         self._images.clear()
         for panel in self.panels:
             self._draw_panel(panel)
-            self._draw_marks(panel)
+            self.hiz.draw(panel)
 
     def fit(self) -> None:
         """Every level in view. Nothing to do when the view shows what the last fit left, of

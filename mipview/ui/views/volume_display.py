@@ -85,7 +85,7 @@ class VolumeDisplay:
         if reference is not None:
             view._reference = (self._turned(reference[0]), reference[1])
         view._images.clear()
-        view._marks.clear()
+        view.hiz.marks.clear()
         view.pool.forget()
         if view.lock is not None:
             view.lock = None
