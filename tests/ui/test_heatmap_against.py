@@ -20,6 +20,7 @@ from mipview.cli.main import main
 from mipview.core.specs import StrategySpec
 from mipview.gpu.vulkan.context import GpuContext
 from mipview.runs import against
+from mipview.ui.messages import DeviceRunOutput
 from mipview.ui.views.heatmap_view import DEVICE, EXACT, PICK_SAVED, PREVIOUS, SAVED, SAVED_TITLE
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait, send_reply
 
@@ -251,7 +252,8 @@ def test_a_device_result_for_another_runs_level_0_is_not_kept(qtbot, make_window
     out = run_and_wait(qtbot, w, [PER_LEVEL], repeat=0)["output"]
     levels = out.mip.results[0].levels
     choice, name = f"{DEVICE}0", str(PER_LEVEL)
-    heat._device_ran(choice, name, levels[0].copy(), against.DeviceSide("d", levels))
+    made = against.DeviceSide("d", levels)
+    heat.set_device_run(DeviceRunOutput(-1, "0", name, levels[0].copy(), made))
     assert heat.against_levels(name, choice) is None
-    heat._device_ran(choice, name, levels[0], against.DeviceSide("d", levels))
+    heat.set_device_run(DeviceRunOutput(-1, "0", name, levels[0], made))
     assert heat.against_levels(name, choice) is levels
