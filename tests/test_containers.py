@@ -1,20 +1,24 @@
 """KTX2, DDS and EXR chains written from real mipview output (per-level on lavapipe, a 37x23
 image with 2 layers) and read back: bit for bit, every field checked by readers written from
-the specs (tests/ktx2_spec_reader.py, tests/dds_spec_reader.py), and a chain altered at level 3
+the specs (tests/ktx2_spec_reader.py, tests/dds_spec_reader.py), every KTX2 file read again by a
+reader mipview did not write (pyktx2: tests/ktx2_independent.py), and a chain altered at level 3
 in the file judged out of tolerance at level 3 and nowhere else."""
 
 from __future__ import annotations
 
 import io
 import shutil
+import struct
 import subprocess
 
 import dds_spec_reader
+import ktx2_independent
 import ktx2_spec_reader
 import numpy as np
 import pytest
 from PIL import Image
 
+from mipview import __version__
 from mipview.check.reference import stored_chain
 from mipview.check.verdict import judge
 from mipview.core.formats import Format
@@ -115,17 +119,92 @@ def _corrupt(data: bytes, at: int, value: bytes) -> bytes:
     return data[:at] + value + data[at + len(value):]
 
 
+def _written_ktx2(chains, tmp_path, fmt: Format, layered: bool):
+    (path,) = containers.export(tmp_path, "chain", _levels(chains, fmt, layered), fmt, ["ktx2"])
+    return path
+
+
 @LAYERED
 @EVERY_FORMAT
 def test_ktx_validate_finds_nothing_to_say(chains, tmp_path, fmt, layered):
-    """KTX-Software's own validator, where it is installed (no Debian package has it)."""
+    """KTX-Software's own validator, where it is installed (no Debian package has it); the
+    test below reads the same files with pyktx2 everywhere."""
     ktx = shutil.which("ktx")
     if ktx is None:
         pytest.skip("KTX-Software's `ktx` tool is not installed")
-    (path,) = containers.export(tmp_path, "chain", _levels(chains, fmt, layered), fmt, ["ktx2"])
+    path = _written_ktx2(chains, tmp_path, fmt, layered)
     done = subprocess.run([ktx, "validate", "--warnings-as-errors", str(path)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+#: the Vulkan format each format's file is meant to be, by name: what the DFD, typeSize and the
+#: texels' layout are derived from (tests/ktx2_independent.py)
+VK_NAMES = {Format.UNORM: "R8G8B8A8_UNORM", Format.SRGB: "R8G8B8A8_SRGB",
+            Format.F16: "R16G16B16A16_SFLOAT", Format.F32: "R32G32B32A32_SFLOAT",
+            Format.R8: "R8_UNORM", Format.RG8: "R8G8_UNORM", Format.R16F: "R16_SFLOAT",
+            Format.RG16F: "R16G16_SFLOAT", Format.R32F: "R32_SFLOAT",
+            Format.RG32F: "R32G32_SFLOAT", Format.RGBA16: "R16G16B16A16_UNORM",
+            Format.R16: "R16_UNORM", Format.RGB10A2: "A2B10G10R10_UNORM_PACK32",
+            Format.B10G11R11: "B10G11R11_UFLOAT_PACK32"}
+
+
+def _meant(chains, fmt: Format, layered: bool) -> ktx2_independent.Meant:
+    levels = _levels(chains, fmt, layered)
+    return ktx2_independent.Meant(
+        f"VK_FORMAT_{VK_NAMES[fmt]}", WIDTH, HEIGHT, LAYERS if layered else 0,
+        tuple(np.asarray(lv) if layered else np.asarray(lv)[None] for lv in levels),
+        (("KTXorientation", b"rd\0"), ("KTXwriter", f"mipview {__version__}\0".encode())))
+
+
+@LAYERED
+@EVERY_FORMAT
+def test_an_independent_reader_finds_what_mipview_meant(chains, tmp_path, fmt, layered):
+    data = _written_ktx2(chains, tmp_path, fmt, layered).read_bytes()
+    assert ktx2_independent.problems(data, _meant(chains, fmt, layered)) == []
+
+
+def _shifted(data: bytes, by: int) -> bytes:
+    """The file with ``by`` zero bytes more before its level data, the level index moved with
+    it: every level still where its index says, each ``by`` bytes further on."""
+    ktx = ktx2_independent.read(data)
+    first = min(entry.byteOffset for entry in ktx.levelIndices)
+    index = b"".join(struct.pack("<3Q", entry.byteOffset + by, *entry[1:])
+                     for entry in ktx.levelIndices)
+    at = ktx2_independent.HEADER_BYTES
+    return data[:at] + index + data[at + len(index):first] + bytes(by) + data[first:]
+
+
+def test_the_independent_check_catches_what_mipview_did_not_mean(chains):
+    f32 = containers.ktx2.encode(chains[Format.F32], Format.F32)  # levels aligned to 16 bytes
+    unorm = containers.ktx2.encode(chains[Format.UNORM], Format.UNORM)
+    ktx = ktx2_independent.read(f32)
+    dfd, level3 = ktx.dfdByteOffset, ktx.levelIndices[3].byteOffset
+    image = (WIDTH >> 3) * (HEIGHT >> 3) * 16  # the bytes of one layer of level 3
+    texel = level3 + image + 16 * ((WIDTH >> 3) + 2)  # layer 1's texel (x=2, y=1) there
+    end_of_kvd = ktx.kvdByteOffset + ktx.kvdByteLength
+    cases = [
+        (Format.F32, f32, "DFD transferFunction KHR_DF_TRANSFER_SRGB, meant "
+                          "KHR_DF_TRANSFER_LINEAR", _corrupt(f32, dfd + 4 + 8 + 2, b"\x02")),
+        (Format.F32, f32, "DFD samples", _corrupt(f32, dfd + 4 + 24 + 16, b"\0\0")),  # G at bit 0
+        (Format.UNORM, unorm, "vkFormat VK_FORMAT_R8G8B8A8_SRGB, meant VK_FORMAT_R8G8B8A8_UNORM",
+         _corrupt(unorm, 12, struct.pack("<I", 43))),
+        (Format.F32, f32, "key/value data", f32.replace(b"mipview ", b"mipviev ")),
+        # one bit of its G (channel 1), found there and nowhere else
+        (Format.F32, f32, "level 3: 1 texels differ in channel 1, the first in image 1 at "
+                          "(x=2, y=1)", _corrupt(f32, texel + 4, bytes([f32[texel + 4] ^ 1]))),
+        (Format.F32, f32, "not a multiple of 16", _shifted(f32, 4)),
+        (Format.F32, f32, f"not at the first multiple of 16 after byte {end_of_kvd}",
+         _shifted(f32, 16)),
+        # level 0's index entry points at the end of the file
+        (Format.F32, f32, "pyktx2 refuses the file: AssertionError",
+         _corrupt(f32, 80, struct.pack("<Q", len(f32)))),
+    ]
+    for fmt, good, expected, data in cases:
+        meant = _meant(chains, fmt, True)
+        assert ktx2_independent.problems(good, meant) == []
+        found = ktx2_independent.problems(data, meant)
+        assert any(expected in p for p in found), (expected, found)
 
 
 def test_the_ktx2_spec_reader_catches_what_breaks_the_spec(chains):
