@@ -42,55 +42,34 @@ worker), the distributions beside the bars, and the sampled preview dock.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from pathlib import Path
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QDockWidget,
-    QFileDialog,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QTabWidget,
-    QWidget,
-)
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabWidget, QWidget
 
 from mipview.core.formats import Format
-from mipview.core.results import RunResult
 from mipview.core.specs import StrategySpec
 from mipview.gpu.vulkan.context import DeviceCaps
 from mipview.io import containers
-from mipview.io.imageio import SourceImage
 from mipview.runs import preview, volume
-from mipview.runs.baseline import BaselineError, SavedRun, load_run
+from mipview.runs.baseline import SavedRun
 from mipview.ui import steps
-from mipview.ui.dialogs.export_dialog import ExportDialog
-from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.heartbeat import Heartbeat
 from mipview.ui.messages import (
     BaselineDeltas,
-    BaselineRequest,
     BatchOutput,
     BatchRequest,
-    CompareRequest,
     Comparison,
     DeviceList,
     DeviceReady,
     DeviceRunOutput,
-    DeviceRunRequest,
     ExportOutput,
-    ExportRequest,
     LevelsReady,
     LiveStats,
     OpenedImage,
     OpenRequest,
     PreviewOutput,
-    PreviewRequest,
     ReferenceReady,
     RunAnalysed,
     RunRequest,
@@ -101,9 +80,7 @@ from mipview.ui.messages import (
     TimingPhase,
     VolumeRan,
     WorkerError,
-    saved_stats,
 )
-from mipview.ui.panels.busy_bar import BusyBar
 from mipview.ui.panels.shader_panel import ShaderPanel
 from mipview.ui.panels.strategy_panel import AUTO_FORMAT, StrategyPanel
 from mipview.ui.settings import make_settings, string_list
@@ -113,17 +90,19 @@ from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.preview_view import PreviewView
 from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView
 from mipview.ui.views.sweep_view import SweepView
-from mipview.ui.views.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW, TimingChart
-from mipview.ui.views.viewer_actions import build_viewer_menus
-from mipview.ui.workers.cpu_worker import CpuWorker, timed_run_dict
+from mipview.ui.views.timing_chart import TimingChart
+from mipview.ui.window import (
+    comparisons,
+    custom_shaders,
+    exporting,
+    menus,
+    opening,
+    profiling,
+    status,
+)
+from mipview.ui.workers.cpu_worker import CpuWorker
 from mipview.ui.workers.gpu_worker import GpuWorker
 from mipview.ui.workers.jobs import OneInFlight, worker_thread
-
-IMAGE_FILTER = ("Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp *.gif *.tga *.webp "
-                + " ".join(f"*{s}" for s in containers.SUFFIXES) + ");;All files (*)")
-MAX_RECENT = 10
-#: live profiling compares with the baseline at most this often, seconds
-BASELINE_EVERY_S = 1.0
 
 
 class MainWindow(QMainWindow):
@@ -201,7 +180,7 @@ class MainWindow(QMainWindow):
         self.shaders = ShaderPanel(self.settings)
         self.shader_dock = self._dock("Custom shaders", self.shaders,
                                       Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.shaders.sigPartsChanged.connect(self._fit_shader_dock)
+        self.shaders.sigPartsChanged.connect(lambda: custom_shaders.fit_dock(self))
         self.preview = PreviewView()
         self.preview_dock = self._dock("Sampled preview", self.preview,
                                        Qt.DockWidgetArea.RightDockWidgetArea)
@@ -215,8 +194,12 @@ class MainWindow(QMainWindow):
         self._baseline_jobs = OneInFlight(self._send_baseline)
         self._baseline_sent = 0.0
         self._preview_jobs = OneInFlight(self._send_preview)
-        self._build_status()
-        self._build_menus()
+        self.device_label, self.image_label, self.run_label, self.progress = status.build(
+            self.statusBar())
+        built = menus.build(self)
+        self.recent_menu, self.export_action = built.recent, built.export
+        self.distributions_action, self.viewer_actions = built.distributions, built.viewer
+        opening.rebuild_recent(self)
 
         self.panel.sigRun.connect(self.run)
         self.panel.sigStop.connect(self.stop)
@@ -228,14 +211,15 @@ class MainWindow(QMainWindow):
         self.sweep.sigStop.connect(self.stop)
         self.pyramid.sigFilled.connect(self._run_filled)
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
-        self.heatmap.sigCompare.connect(self._compare)
-        self.heatmap.sigError.connect(self._on_error)  # a saved run that does not fit
-        self.heatmap.sigRunOnDevice.connect(self._run_on_device)
-        self.shaders.sigLoaded.connect(self._on_shader_loaded)
+        self.heatmap.sigCompare.connect(lambda s, a: comparisons.compare(self, s, a))
+        # a saved run that does not fit
+        self.heatmap.sigError.connect(lambda err: status.show_error(self, err))
+        self.heatmap.sigRunOnDevice.connect(lambda d, s: comparisons.run_on_device(self, d, s))
+        self.shaders.sigLoaded.connect(lambda c, again: custom_shaders.on_loaded(self, c, again))
         self.shaders.sigRemoved.connect(self.panel.remove_custom)
-        self.shaders.sigError.connect(self._on_error)
+        self.shaders.sigError.connect(lambda err: status.show_error(self, err))
         self.shaders.sigProgress.connect(self._on_progress)
-        self.shaders.sigCompiled.connect(self._tell_shader_problems)
+        self.shaders.sigCompiled.connect(lambda name: custom_shaders.tell_problems(self, name))
 
         self.heartbeat = Heartbeat(self)
         #: the workers' replies, job ends and errors, one per turn of the event loop
@@ -277,130 +261,9 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         return dock
 
-    def _fit_shader_dock(self) -> None:
-        """The Custom shaders dock as tall as what it holds: one line while empty (the room goes
-        to the Setup panel above), its list and messages once it has some; the Setup panel's
-        minimum height keeps every strategy in view either way."""
-        dock = self.shader_dock
-        want = self.shaders.sizeHint().height()
-        if dock.isVisible():  # else the sizes are not laid out yet
-            want += max(0, dock.height() - self.shaders.height())  # its title bar
-            # the room comes from the Setup panel, down to its minimum, not from the chart
-            # below: long messages scroll instead
-            spare = self.panel_dock.height() - self.panel_dock.minimumSizeHint().height()
-            want = min(want, dock.height() + max(0, spare))
-        self.resizeDocks([dock], [want], Qt.Orientation.Vertical)
-
-    def _build_status(self) -> None:
-        bar = self.statusBar()
-        self.device_label = QLabel("device: starting...")
-        self.image_label = QLabel("no image")
-        self.run_label = QLabel("")
-        self.progress = BusyBar()
-        self.progress.setMaximumWidth(120)
-        self.progress.setVisible(False)
-        for w in (self.device_label, self.image_label, self.run_label):
-            w.setStyleSheet("padding: 0 8px;")
-            bar.addPermanentWidget(w)
-        bar.addPermanentWidget(self.progress)
-
-    def _build_menus(self) -> None:
-        m = self.menuBar().addMenu("&File")
-        act = QAction("&Open...", self, shortcut=QKeySequence.StandardKey.Open)
-        act.triggered.connect(self._open_dialog)
-        m.addAction(act)
-        self.recent_menu = m.addMenu("Open &Recent")
-        samples = m.addMenu("Open &Sample")
-        try:
-            from mipview.io import samples as sample_mod
-
-            for name in sample_mod.SAMPLES:
-                a = QAction(name, self)
-                a.triggered.connect(lambda _=False, n=name: self.open_image(
-                    str(sample_mod.sample_path(n))))
-                samples.addAction(a)
-        except ImportError:
-            samples.setEnabled(False)
-        m.addSeparator()
-        self.export_action = QAction("&Export chain...", self)
-        self.export_action.setToolTip("Write the chain of the result shown as KTX2, DDS or EXR")
-        self.export_action.triggered.connect(self._export_dialog)
-        self.export_action.setEnabled(False)
-        m.addAction(self.export_action)
-        for text, fn in (("Export timings as &CSV...", self._export_csv),
-                         ("Export chart as &PNG...", self._export_png),
-                         ("Save &window screenshot...", self._save_screenshot)):
-            a = QAction(text, self)
-            a.triggered.connect(fn)
-            m.addAction(a)
-        m.addSeparator()
-        a = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit)
-        a.triggered.connect(self.close)
-        m.addAction(a)
-        r = self.menuBar().addMenu("&Run")
-        for text, key, fn in (("&Run", "Ctrl+R", lambda: self.run(False)),
-                              ("Profile &live", "Ctrl+L", lambda: self.run(True)),
-                              ("&Stop", "Escape", self.stop)):
-            a = QAction(text, self, shortcut=QKeySequence(key))
-            a.triggered.connect(fn)
-            r.addAction(a)
-        v = self.menuBar().addMenu("&View")
-        v.addAction(self.panel_dock.toggleViewAction())
-        v.addAction(self.chart_dock.toggleViewAction())
-        v.addAction(self.shader_dock.toggleViewAction())
-        for text, key, fn in (("&Fit", "F", self.pyramid.fit), ("&1:1", "1", self.pyramid.one_to_one)):
-            a = QAction(text, self, shortcut=QKeySequence(key))
-            a.triggered.connect(fn)
-            v.addAction(a)
-        self.viewer_actions = build_viewer_menus(self)
-        self._build_profile_menu()
-        h = self.menuBar().addMenu("&Help")
-        a = QAction("&Keyboard shortcuts...", self, shortcut=QKeySequence("F1"))
-        a.triggered.connect(lambda: ShortcutsDialog(self).exec())
-        h.addAction(a)
-        self._rebuild_recent()
-
-    def _build_profile_menu(self) -> None:
-        p = self.menuBar().addMenu("&Profile")
-        for text, key, fn in (
-                ("&Open saved run...", "Ctrl+Shift+O", self._open_saved_dialog),
-                ("Load &baseline...", "Ctrl+B", self._baseline_dialog),
-                ("&Use the shown run as baseline", "Ctrl+Shift+B", self.use_run_as_baseline),
-                ("&Clear baseline", "Ctrl+Alt+B", lambda: self.set_baseline(None))):
-            a = QAction(text, self, shortcut=QKeySequence(key))
-            a.triggered.connect(fn)
-            p.addAction(a)
-        p.addSeparator()
-        self.distributions_action = QAction("&Distributions beside the bars", self,
-                                            checkable=True, shortcut=QKeySequence("Ctrl+D"))
-        self.distributions_action.toggled.connect(lambda on: self.chart.set_view(
-            DISTRIBUTION_VIEW if on else HISTORY_VIEW))
-        self.chart.view_combo.currentTextChanged.connect(
-            lambda view: self.distributions_action.setChecked(view == DISTRIBUTION_VIEW))
-        p.addAction(self.distributions_action)
-        p.addSeparator()
-        dock = self.preview_dock.toggleViewAction()
-        dock.setText("Sampled &preview")
-        dock.setShortcut(QKeySequence("Ctrl+Shift+P"))
-        p.addAction(dock)
-        p.addAction(self.preview.tint_action)
-
     # --- recent files & persistence --------------------------------------------------------
     def recent_files(self) -> list[str]:
         return list(self._recent)
-
-    def _add_recent(self, path: str) -> None:
-        path = os.path.abspath(path)
-        self._recent = ([path] + [p for p in self._recent if p != path])[:MAX_RECENT]
-        self._rebuild_recent()
-
-    def _rebuild_recent(self) -> None:
-        self.recent_menu.clear()
-        for path in self.recent_files():
-            a = QAction(path, self)
-            a.triggered.connect(lambda _=False, p=path: self.open_image(p))
-            self.recent_menu.addAction(a)
-        self.recent_menu.setEnabled(bool(self.recent_files()))
 
     def _restore(self) -> None:
         geometry = self.settings.value("window/geometry")
@@ -421,12 +284,16 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     # --- jobs -------------------------------------------------------------------------------
-    def _send(self, kind: str, request: Callable[[int], Any]) -> int:
+    def _send(self, kind: str | None, request: Callable[[int], Any]) -> int:
         """Stop the running job, then send ``request(job id)`` to the GPU worker as the latest
-        job of ``kind``; the window is busy until the worker says it finished."""
-        self.stop()
+        job of ``kind``; the window is busy until the worker says it finished. Kind None: a job
+        after the one under way, which it leaves running (Stop ends both)."""
+        if kind is not None:
+            self.stop()
         self._job += 1
-        req = self._latest[kind] = request(self._job)
+        req = request(self._job)
+        if kind is not None:
+            self._latest[kind] = req
         self._busy_jobs.add(req.job)
         self._set_busy()
         self._sigRequest.emit(req)
@@ -442,6 +309,19 @@ class MainWindow(QMainWindow):
         """Whether a result of ``job`` should be shown: older jobs of a kind were stopped or
         superseded, and what they still send is stale."""
         return self.latest_job(kind) == job
+
+    def _send_compare(self, request: Callable[[int], Any], kind: str | None = None) -> int | None:
+        """Send ``request(job id)`` to the compare worker (a live profile keeps running), as the
+        latest job of ``kind`` if given; None once the worker has ended (the window is closing).
+        What ``request`` raises is raised here, and uses no job id."""
+        if not self.compare_thread.isRunning():
+            return None
+        req = request(self._job + 1)
+        self._job = req.job
+        if kind is not None:
+            self._latest[kind] = req
+        self._sigCompare.emit(req)
+        return req.job
 
     # --- actions ----------------------------------------------------------------------------
     def open_image(self, path: str) -> int:
@@ -514,177 +394,42 @@ class MainWindow(QMainWindow):
                                                             **fields))
 
     def export_chain(self, folder: str, kinds: Sequence[str],
-                     spec: str | StrategySpec | None = None) -> int:
+                     spec: str | StrategySpec | None = None) -> int | None:
         """Write the chain of result ``spec`` of the run shown (default: the one the Heatmaps
         tab shows) into ``folder`` as each of ``kinds`` (ktx2, dds, exr), named after the
-        result, in the compare worker (a live profile keeps running); returns the job id.
-        sigExported follows, or an error dialog. Raises ValueError without a run, or for a
-        result or kind it does not have."""
-        parsed = containers.parse_kinds(",".join(kinds))
-        if self.volume_ran is not None:
-            req = self._volume_export(folder, parsed, spec)
-        else:
-            shown = self.output
-            if shown is None or not shown.mip.results:
-                raise ValueError("nothing to export: run first")
-            results = {str(r.spec): r for r in shown.mip.results}
-            key = str(spec) if spec is not None else self.heatmap.strategy()
-            if spec is None and key not in results:  # the Heatmaps tab shows no result yet
-                key = str(shown.mip.results[0].spec)
-            if key not in results:
-                raise ValueError(f"the run shown has no result {key!r}")
-            res = results[key]
-            # a cube map's results are cube maps, unless Layers made their layers
-            run = self._latest["run"]
-            faces = run.source.faces if run.layers <= 1 else 1
-            req = ExportRequest(self._job + 1, os.fspath(folder), res.spec.slug, res.levels,
-                                shown.mip.fmt, parsed, faces=faces)
-        self._job = req.job
-        self._latest["export"] = req
-        self._sigCompare.emit(req)
-        return req.job
-
-    def _volume_export(self, folder: str, kinds: tuple[str, ...],
-                       spec: str | StrategySpec | None) -> ExportRequest:
-        """export_chain's request for a result of the volume shown (3D KTX2 and DDS)."""
-        ran = self.volume_ran
-        assert ran is not None
-        results = {volume.result_name(r): r for r in ran.done.results}
-        key = str(spec) if spec is not None else next(iter(results), "")
-        if key not in results:
-            raise ValueError(f"the run shown has no result {key!r}")
-        refused = sorted(set(kinds) - set(volume.VOLUME_EXPORT_KINDS))
-        if refused:
-            raise ValueError(f"{', '.join(refused)} cannot hold a volume: export "
-                             f"{' or '.join(volume.VOLUME_EXPORT_KINDS)}")
-        return ExportRequest(self._job + 1, os.fspath(folder), volume.result_slug(results[key]),
-                             results[key].levels, ran.fmt, kinds, volume=True)
+        result, in the compare worker (a live profile keeps running); returns the job id, None
+        once the window is closing. sigExported follows, or an error dialog. Raises ValueError
+        without a run, or for a result or kind it does not have."""
+        return self._send_compare(
+            lambda job: exporting.export_request(self, job, folder, kinds, spec), "export")
 
     # --- profiling: saved runs, baselines, the sampled preview ------------------------------
     def open_saved_run(self, path: str) -> bool:
         """Show a saved run (``mipview bench --json``) in the chart, as if it had just run: its
         samples, device, driver and clock; a baseline then compares with it. False (and a
         dialog) if the file is not one."""
-        saved = self._load_run(path, "Cannot open saved run")
-        if saved is None:
-            return False
-        self.stop()
-        self._job += 1
-        self._latest["run"] = None  # a late figure of a stopped run must not replace it
-        self.saved_run, self.stats = saved, saved_stats(self._job, saved)
-        self.chart.clear()
-        self.chart.update_stats(self.stats)
-        self.run_label.setText(f"showing saved run {Path(path).name}")
-        self._baseline_jobs.request()
-        return True
+        return profiling.open_saved_run(self, path)
 
     def load_baseline(self, path: str) -> bool:
         """Compare the runs shown with a saved run from now on; False (and a dialog) if the file
         is not one (baseline.load_run says why)."""
-        saved = self._load_run(path, "Cannot load baseline")
-        if saved is not None:
-            self.set_baseline(saved)
-        return saved is not None
+        return profiling.load_baseline(self, path)
 
     def use_run_as_baseline(self) -> bool:
         """The run shown (its timings as bench's JSON has them) becomes the baseline: edit a
         shader, run again, and the chart says what changed. False if nothing is timed."""
-        run = self._timed_run()
-        if run is None:
-            self.statusBar().showMessage("no timings to use as a baseline: run first", 5000)
-            return False
-        data = run if isinstance(run, dict) else timed_run_dict(
-            run, self.stats.cache, self.stats.runs)
-        self.set_baseline(SavedRun(f"the run of {time.strftime('%H:%M:%S')}", data))
-        return True
+        return profiling.use_run_as_baseline(self)
 
     def set_baseline(self, saved: SavedRun | None) -> None:
-        self.baseline_run = saved
-        self.chart.set_baseline(None)
-        if saved is not None:
-            self.statusBar().showMessage(f"baseline: {saved.path}", 5000)
-            self._baseline_jobs.request()
+        """Compare the runs shown with ``saved`` from now on; None: with nothing."""
+        profiling.set_baseline(self, saved)
 
-    def _load_run(self, path: str, title: str) -> SavedRun | None:
-        try:
-            return load_run(path)
-        except BaselineError as exc:
-            self._on_error(WorkerError(-1, title, str(exc)))
-            return None
-
-    def _timed_run(self) -> RunResult | dict[str, Any] | None:
-        """The run the chart shows with its timings: a saved run's JSON, or the window's run
-        (its levels' result with the timings shown); None when nothing is timed."""
-        if self.saved_run is not None:
-            return self.saved_run.data
-        st, out = self.stats, self.output
-        if st is None or out is None or st.job != out.job or not st.timings:
-            return None
-        timings = {str(spec): t for spec, t in st.timings}
-        return replace(out.mip, clock=st.clock, results=tuple(
-            replace(r, timing=timings.get(str(r.spec))) for r in out.mip.results))
-
-    def _send_compare(self, request: Callable[[int], Any]) -> int | None:
-        """Send ``request(job id)`` to the compare worker (a live profile keeps running); None
-        once the worker has ended (the window is closing)."""
-        if not self.compare_thread.isRunning():
-            return None
-        self._job += 1
-        self._sigCompare.emit(request(self._job))
-        return self._job
-
+    # held weakly by their OneInFlight: the window's own methods
     def _send_baseline(self) -> int | None:
-        run = self._timed_run() if self.baseline_run is not None else None
-        if run is None:
-            return None
-        st = self.stats
-        return self._send_compare(lambda job: BaselineRequest(
-            job, run, self.baseline_run, st.cache if st else "warm", st.runs if st else 0))
-
-    def _on_baseline(self, deltas: BaselineDeltas) -> None:
-        if deltas.job != self._baseline_jobs.last or self.baseline_run is None:
-            return
-        self.chart.set_baseline(deltas.report)
-        self.sigBaselineShown.emit(deltas)
+        return profiling.send_baseline(self)
 
     def _send_preview(self) -> int | None:
-        out, name = self.output, self.preview.strategy()
-        # the layer the pyramid view shows (of a cube map array: its cube)
-        settings = replace(self.preview.settings(), layer=self.pyramid.layer())
-        if self.volume_ran is not None:
-            return self._send_volume_preview(name, settings)
-        results = {str(r.spec): r for r in out.mip.results} if out is not None else {}
-        if self.preview_dock.isHidden() or name not in results:
-            return None
-        levels = results[name].levels
-        if settings.show == preview.ERROR:  # its heatmaps, once its analysis is in
-            errors = self.heatmap.exact.get(name)
-            if errors is None:
-                return None
-            levels = errors.maps
-        return self._send_compare(lambda job: PreviewRequest(
-            job, name, levels, out.mip.fmt, settings))
-
-    def _send_volume_preview(self, name: str,
-                             settings: preview.PreviewSettings) -> int | None:
-        """A volume result's preview: the slice the pyramid view shows, across its axis (the
-        view's panels hold the levels turned to it)."""
-        ran = self.volume_ran
-        if self.preview_dock.isHidden() or ran is None or \
-                name not in {volume.result_name(r) for r in ran.done.results}:
-            return None
-        levels = self.pyramid.panel_levels(name)
-        settings = replace(settings, depth=(self.pyramid.layer() + 0.5) / levels[0].shape[0])
-        if settings.show == preview.ERROR:
-            levels = tuple(a[..., 0] for a in self.pyramid.panel_levels(f"error {name}"))
-        return self._send_compare(lambda job: PreviewRequest(job, name, levels, ran.fmt,
-                                                             settings))
-
-    def _on_preview(self, out: PreviewOutput) -> None:
-        if out.job != self._preview_jobs.last:
-            return
-        self.preview.set_image(out.image)
-        self.sigPreviewShown.emit(out)
+        return profiling.send_preview(self)
 
     def show_preview(self, kind: str = "plane", tint: bool = False, error: bool = False) -> None:
         """Show the sampled preview dock, as ``kind`` (preview.KINDS), levels tinted or not, or
@@ -704,70 +449,6 @@ class MainWindow(QMainWindow):
         """The errors the latest Run's job reported (its analysis may never come)."""
         job = self.latest_job("run")
         return [e for e in self.errors if e.job == job]
-
-    def _open_saved_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open saved run", "",
-                                              "mipview bench JSON (*.json);;All files (*)")
-        if path:
-            self.open_saved_run(path)
-
-    def _baseline_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load baseline", "",
-                                              "mipview bench JSON (*.json);;All files (*)")
-        if path:
-            self.load_baseline(path)
-
-    def _compare(self, strategy: str, against: str) -> None:
-        """The Heatmaps tab asks for ``strategy`` against ``against`` (another result of the run
-        it shows, the strategy's previous version or its levels in a saved run: the tab says
-        which levels): a job of the compare worker, which leaves the GPU worker's job running."""
-        shown = self.heatmap.output
-        if shown is None:
-            return
-        levels = {str(r.spec): r.levels for r in shown.mip.results}
-        baseline = self.heatmap.against_levels(strategy, against)
-        if strategy not in levels or baseline is None:
-            return
-        self._job += 1
-        self.heatmap.comparing(strategy, against, self._job)
-        self._sigCompare.emit(CompareRequest(self._job, shown.job, strategy, against,
-                                             levels[strategy], baseline, shown.mip.fmt))
-
-    def _run_on_device(self, device: str, strategy: str) -> None:
-        """The Heatmaps tab asks for ``strategy`` run on device ``device`` from the Run's level
-        0: a GPU worker's job (Vulkan's one thread), after the job under way, which it leaves
-        running (not ``_send``: a Run's timing goes on while the tab shows its levels)."""
-        shown = self.heatmap.output
-        levels = {str(r.spec): r.levels for r in shown.mip.results} if shown else {}
-        if strategy not in levels:
-            return
-        queued, self._job = bool(self._busy_jobs), self._job + 1
-        self._busy_jobs.add(self._job)  # so Stop is offered, and ends it
-        self._set_busy()
-        self.heatmap.running_on_device(device, strategy, self._job, queued)
-        self._sigRequest.emit(DeviceRunRequest(self._job, device, strategy,
-                                               levels[strategy][0], shown.mip.fmt))
-
-    def _on_shader_loaded(self, cls: type, reloaded: bool) -> None:
-        """A custom shader compiled: its row among the strategies; after an edit, the latest
-        run again (a live profile restarts) if it ran that shader and nothing else runs. The
-        chart's history marks the reload when the new version's figures arrive (a changed
-        shader digest: timing_chart.history_marks)."""
-        self.panel.add_custom(cls)
-        last = self._latest.get("run")
-        if reloaded and last is not None and cls.name in {s.name for s in last.specs} \
-                and self.opened is not None and last.source is self.opened.source \
-                and not self._busy_jobs - {last.job}:
-            self._send("run", lambda job: replace(last, job=job))
-
-    def _tell_shader_problems(self, name: str) -> None:
-        """A shader that stopped compiling is never a dialog (it is saved often, half done):
-        one status line says so and what still runs; Custom shaders lists the errors."""
-        entry = self.shaders.watch.entries.get(name)
-        if entry is not None and entry.problems:
-            runs = "the last good version runs" if entry.good else "it runs once it compiles"
-            self.statusBar().showMessage(f"{entry.path.name} does not compile ({runs}): "
-                                         f"{entry.problems[0].text}", 20000)
 
     def stop(self) -> None:
         """Abandon every GPU job sent so far, at its next checkpoint."""
@@ -817,25 +498,11 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     # --- drag and drop ----------------------------------------------------------------------
-    def dragEnterEvent(self, event) -> None:  # noqa: N802
-        if any(u.isLocalFile() for u in event.mimeData().urls()):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        opening.drag_enter(event)
 
-    def dropEvent(self, event) -> None:  # noqa: N802
-        files = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if not files:
-            return
-        event.acceptProposedAction()
-        files = [f for f in files if f not in self.shaders.add_files(files)]
-        if not files:
-            return
-        if len(files) > 1 or os.path.isdir(files[0]):  # several files or a folder: a batch
-            self.batch.set_sources(files)
-            self.tabs.setCurrentWidget(self.batch)
-        else:
-            self.open_image(files[0])
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
+        opening.drop(self, event)
 
     # --- worker results ---------------------------------------------------------------------
     def _on_reply(self, msg: object) -> None:
@@ -851,7 +518,7 @@ class MainWindow(QMainWindow):
         self.replies.call(lambda: self._on_job_finished(job))  # after the job's replies
 
     def _on_worker_error(self, err: WorkerError) -> None:
-        self.replies.call(lambda: self._on_error(err))
+        self.replies.call(lambda: status.show_error(self, err))
 
     def _on_devices(self, devices: DeviceList) -> None:
         self.panel.set_devices(list(devices.devices), devices.current)
@@ -878,53 +545,6 @@ class MainWindow(QMainWindow):
         """Array layers the next run has: the Layers control's count, else the image's own."""
         n = self.panel.layers_spin.value()
         return n if n > 1 else (self.opened.source.layers if self.opened else 1)
-
-    def _on_opened(self, opened: OpenedImage) -> None:
-        if not self._is_latest("open", opened.job):
-            return
-        self.opened = opened
-        self.output = self.analysis = self.volume_ran = None
-        self.export_action.setEnabled(False)
-        src = opened.source
-        self._add_recent(opened.path)
-        self.setWindowTitle(f"mipview - {Path(opened.path).name}")
-        self._update_support()
-        fmt = self.current_format()
-        layers = f"x{src.layers} layers" if src.layers > 1 else ""
-        if src.volume:
-            layers = f"x{src.depth} volume"
-        self.image_label.setText(f"{src.name}: {src.width}x{src.height}{layers} "
-                                 f"{fmt.label if fmt else ''} ({src.description})")
-        # the levels' display path (colormap, range, Depth): an image looks the same before and
-        # after a run
-        self.pyramid.set_pyramids([("source", f"{src.name} (source)", (opened.level0,),
-                                    opened.fmt)], faces=src.faces, volume=src.volume)
-        self._tell_nonfinite(src, fmt)
-        self.panel.show_volume([volume.spec_name(*v) for v in volume.window_specs(
-            self.panel.specs())] if src.volume else None)
-        if src.volume:  # the strategy list is 2D's: say what a Run of this does instead
-            self.statusBar().showMessage(
-                "a volume: Run makes its chain with " + ", ".join(
-                    n for n, _, _ in volume.window_specs([])) + " (with each reduction the "
-                "checked strategies ask for); Slice picks the slice shown", 20000)
-        self._drop_comparisons()
-        self.heatmap.clear()
-        self.chart.clear()
-        self.preview.clear()
-        self.sigImageOpened.emit(opened)
-        if self.panel.run_on_open.isChecked() and self.caps is not None:
-            self.run(False)
-
-    def _tell_nonfinite(self, src: SourceImage, fmt: Format | None) -> None:
-        """Once per opened image: its NaN and +-Inf texels, in the status bar and a dialog
-        that does not block (each run's analysis then shows how they propagated)."""
-        note = src.nonfinite_note(fmt or src.suggested_format())
-        if not note:
-            return
-        self.statusBar().showMessage(note, 20000)
-        self.nonfinite_box = QMessageBox(QMessageBox.Icon.Information, "Non-finite texels",
-                                         note, QMessageBox.StandardButton.Ok, self)
-        self.nonfinite_box.open()
 
     def _on_levels_ready(self, out: LevelsReady) -> None:
         if not self._is_latest("run", out.job):
@@ -1008,55 +628,13 @@ class MainWindow(QMainWindow):
         if not self._is_latest("run", analysis.job) or self.output is None:
             return
         self.analysis = analysis
-        for errors in analysis.errors:  # each came as a StrategyAnalysed: shown already
-            self.heatmap.add_errors(errors)
+        # each verdict reached the heatmap with its StrategyAnalysed: only what is run-wide here
         self._show_verdicts(analysis)
         self.progress.busy()
         self.sigAnalysisShown.emit(analysis)
 
     def _show_verdicts(self, analysis: RunAnalysed) -> None:
-        """Each result's verdict where the user looks: the status bar (out of tolerance first),
-        and the title of its panel and the line of its Setup row when out of tolerance."""
-        bad = {str(e.spec): e.verdict.summary() for e in analysis.errors
-               if not e.within_tolerance}
-        self.pyramid.set_verdicts(bad)
-        self.panel.show_verdicts({e.spec.name: e.verdict.summary() for e in analysis.errors
-                                  if not e.within_tolerance})
-        ok = [str(e.spec) for e in analysis.errors if e.within_tolerance]
-        lines = [f"{name}: {summary}" for name, summary in bad.items()]
-        if ok:
-            lines.append(("all ok: " if not bad else "ok: ") + ", ".join(ok))
-        self.statusBar().showMessage("verdicts: " + "; ".join(lines), 0 if bad else 20000)
-
-    def _on_compared(self, comparison: Comparison) -> None:
-        # the view drops a comparison of levels it no longer shows
-        if self.heatmap.set_comparison(comparison):
-            self.sigComparisonShown.emit(comparison)
-
-    def _on_exported(self, out: ExportOutput) -> None:
-        if not self._is_latest("export", out.job):
-            return
-        folder = Path(out.files[0]).parent if out.files else ""
-        self.statusBar().showMessage(f"wrote {len(out.files)} file(s) to {folder}", 10000)
-        self.sigExported.emit(out)
-
-    def _on_stats(self, stats: LiveStats) -> None:
-        if not self._is_latest("run", stats.job):
-            return
-        self.saved_run, self.stats = None, stats
-        self.chart.update_stats(stats)
-        now = time.monotonic()
-        # a bootstrap per figure: during live profiling at most every BASELINE_EVERY_S, so
-        # the comparison does not take the cores the device (lavapipe) and the UI need
-        if stats.final or now - self._baseline_sent >= BASELINE_EVERY_S:
-            self._baseline_sent = now
-            self._baseline_jobs.request()
-        if stats.final and stats.timings:
-            best = min(stats.timings, key=lambda st: st[1].total.median)
-            self.run_label.setText(f"last run: {len(stats.timings)} strategies, "
-                                   f"{stats.runs} runs each; fastest {best[0]} "
-                                   f"{best[1].total.median:.1f} us")
-        self.sigStatsShown.emit(stats)
+        status.show_verdicts(self, analysis)
 
     def _on_batch(self, out: BatchOutput) -> None:
         if not self._is_latest("batch", out.job):
@@ -1077,9 +655,7 @@ class MainWindow(QMainWindow):
         self.sigSweepShown.emit(out)
 
     def _show_validation(self, messages: list[str] | tuple[str, ...]) -> None:
-        if messages:
-            self.statusBar().showMessage(
-                f"{len(messages)} Vulkan validation message(s): {messages[0][:200]}", 20000)
+        status.show_validation(self, messages)
 
     def _on_progress(self, text: str) -> None:
         self.statusBar().showMessage(text, 4000)
@@ -1108,78 +684,28 @@ class MainWindow(QMainWindow):
         self.sweep.set_busy(busy)
         self.progress.setVisible(busy)
 
-    def _on_error(self, err: WorkerError) -> None:
-        self.errors.append(err)
-        box_text = err.message if not err.detail else f"{err.message}\n\n{err.detail[-1500:]}"
-        if err.job == self.latest_job("open") and self.opened is not None:
-            box_text += (f"\n\n{Path(self.opened.path).name} stays open; open another file "
-                         f"with File > Open, or drop one on the window.")
-        if self.error_dialogs:
-            QMessageBox.critical(self, err.title, box_text)
-        self.sigErrorShown.emit(err)
-
     #: the handler of each reply type, whichever worker sent it. Functions, not bound methods:
     #: a window holding its own bound methods is a reference cycle (see jobs.OneInFlight).
     _routes: ClassVar[dict[type, Callable[[MainWindow, Any], None]]] = {
         DeviceList: _on_devices,
         DeviceReady: _on_device_ready,
-        OpenedImage: _on_opened,
+        OpenedImage: opening.on_opened,
         LevelsReady: _on_levels_ready,
         TimingPhase: _on_timing,
-        LiveStats: _on_stats,
+        LiveStats: profiling.on_stats,
         ReferenceReady: _on_reference,
         StrategyAnalysed: _on_strategy_analysed,
         RunAnalysed: _on_analysis,
         BatchOutput: _on_batch,
         SweepProgress: _on_sweep_progress,
         SweepOutput: _on_sweep,
-        Comparison: _on_compared,
-        DeviceRunOutput: lambda self, out: self.heatmap.set_device_run(out),
-        ExportOutput: _on_exported,
-        BaselineDeltas: _on_baseline,
-        PreviewOutput: _on_preview,
+        Comparison: comparisons.on_compared,
+        DeviceRunOutput: comparisons.on_device_run,
+        ExportOutput: exporting.on_exported,
+        BaselineDeltas: profiling.on_baseline,
+        PreviewOutput: profiling.on_preview,
         VolumeRan: _on_volume,
     }
-
-    # --- dialogs ----------------------------------------------------------------------------
-    def _open_dialog(self) -> None:
-        start = str(Path(self.recent_files()[0]).parent) if self.recent_files() else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open image", start, IMAGE_FILTER)
-        if path:
-            self.open_image(path)
-
-    def _export_dialog(self) -> None:
-        if self.volume_ran is not None:
-            names = [volume.result_name(r) for r in self.volume_ran.done.results]
-            dialog = ExportDialog([StrategySpec.parse(n) for n in names], names[0],
-                                  self._export_folder, self,
-                                  offered=volume.VOLUME_EXPORT_KINDS)
-        elif self.output is not None:
-            dialog = ExportDialog([r.spec for r in self.output.mip.results],
-                                  self.heatmap.strategy(),
-                                  self._export_folder, self)
-        else:
-            return
-        if dialog.exec() != ExportDialog.DialogCode.Accepted:
-            return
-        self._export_folder = dialog.folder()
-        self.export_chain(dialog.folder(), dialog.kinds(), dialog.spec())
-
-    def _export_csv(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export timings", "timings.csv", "CSV (*.csv)")
-        if path:
-            self.chart.export_csv(path)
-
-    def _export_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export chart", "chart.png", "PNG (*.png)")
-        if path:
-            self.chart.export_png(path)
-
-    def _save_screenshot(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save screenshot", "mipview.png",
-                                              "PNG (*.png)")
-        if path:
-            self.screenshot(path)
 
     def screenshot(self, path: str) -> bool:
         return self.grab().save(path, "PNG")

@@ -34,6 +34,7 @@ from mipview.io.samples import sample_path
 from mipview.ui import app
 from mipview.ui.dialogs.export_dialog import ExportDialog
 from mipview.ui.settings import make_settings
+from mipview.ui.window import opening
 from tests.shader_examples import needs_compilers
 from tests.ui.test_custom_shaders import BOX, BROKEN, BROKEN_LINE
 from tests.ui.test_main_window import ROOT, WAIT_MS
@@ -178,7 +179,7 @@ def test_a_bad_file_opened_any_way_is_a_dialog_and_the_image_stays(
     good = tmp_path / "good.png"
     good.write_bytes(small_png.read_bytes())
     if way == "recent":  # a file of the list that opens
-        w._add_recent(str(good))
+        opening.add_recent(w, str(good))
     with qtbot.waitSignal(w.sigImageOpened, timeout=WAIT_MS) as opened_again:
         open_by(qtbot, w, monkeypatch, str(good))
     assert opened_again.args[0].path == str(good) and exits == []

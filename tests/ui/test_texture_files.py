@@ -13,8 +13,8 @@ from mipview.core.formats import Format
 from mipview.core.specs import StrategySpec
 from mipview.io import containers, imageio
 from mipview.ui.dialogs.export_dialog import ExportDialog
-from mipview.ui.main_window import IMAGE_FILTER
 from mipview.ui.views.batch_view import expand_sources
+from mipview.ui.window.opening import IMAGE_FILTER
 from tests.ui.conftest import stamp_image
 from tests.ui.test_main_window import WAIT_MS, open_and_wait, run_and_wait
 
