@@ -105,12 +105,12 @@ def test_level_and_texels_read_against_numpy(view, taps):
             (r0.x() + x0, r0.y() + y0, x1 - x0, y1 - y0)]
         assert sorted((q.x() - rk.x(), q.y() - rk.y()) for q in outlines[("read", k)]) == \
             sorted((x, y) for x in xs for y in ys)
-        text = view.cull_label.text()
+        text = view.cull.label.text()
         assert f"{x1 - x0}x{y1 - y0} texels -&gt; level {k}" in text and "conservative" in text
-    assert not view.cull_label.isHidden()
+    assert not view.cull.label.isHidden()
     view.set_cull_mode(False)  # off: no rectangle, no outlines, no text
     assert view.cull_rect is None and view.cull_outlines("a") == {}
-    assert view.cull_label.isHidden()
+    assert view.cull.label.isHidden()
 
 
 def test_odd_pyramid_two_taps_are_not_conservative_three_taps_are(view):
@@ -132,7 +132,7 @@ def test_odd_pyramid_two_taps_are_not_conservative_three_taps_are(view):
         assert good.lo[0] == np.float32(0.05) and good.returned[0] == np.float32(0.05)
         assert good.verdict == "exact"
         assert bad.returned[0] > bad.lo[0] and bad.verdict == "non-conservative"
-        lines = view.cull_label.text().split("<br>")
+        lines = view.cull.label.text().split("<br>")
         assert "3-tap" in lines[0] and "conservative (exact)" in lines[0]
         assert "2-tap" in lines[1] and "NOT conservative" in lines[1]
     # every rectangle of every size: mipview's levels always bound level 0, the 2-tap chain not
@@ -153,7 +153,7 @@ def test_max_and_minmax_results_bound_their_own_side(view):
     view.set_cull_rect((4, 3, 11, 8))
     probe = view.cull_probes["a"]
     assert probe.returned[0] >= probe.hi[0] and probe.verdict in ("exact", "conservative")
-    assert "max " in view.cull_label.text()
+    assert "max " in view.cull.label.text()
     # minmax: R the min and G the max of a two-channel level (depth in both at level 0)
     rg = np.stack([level0[..., 0], level0[..., 0]], axis=-1)
     host = Format.RG32F.unpack(rg)
@@ -200,8 +200,8 @@ def test_a_drag_on_level_zero_draws_the_rectangle(view):
     assert view.cull_rect is None and len(pans) == 1
     assert view.cull_button.isEnabled()
     view.cull_button.click()
-    assert vb.drawing and view.taps_combo.isEnabled()
-    assert view.cull_label.text().startswith("Cull test: drag")  # the hint, before a drag
+    assert vb.drawing and view.cull.taps_combo.isEnabled()
+    assert view.cull.label.text().startswith("Cull test: drag")  # the hint, before a drag
     drag(scene(20, 6), scene(2, 3), finish=False)  # any direction, both texels included
     assert view.cull_rect == (2, 3, 21, 7)
     assert len(pans) == 1  # drawing does not pan
@@ -244,7 +244,7 @@ def test_a_mouse_drag_through_the_scene(view, qtbot):
 
 
 def test_the_test_runs_off_the_ui_thread(view, qtbot, monkeypatch):
-    import mipview.ui.views.pyramid_view as pv
+    import mipview.ui.views.cull_probe_view as pv
 
     threads = []
     real = pv.cull_probe
@@ -271,7 +271,7 @@ def test_no_cull_test_without_a_min_or_max_result(view):
     view.cull_button.toggle()  # Z: stays off
     assert not view.cull_button.isChecked() and not view.panels[0].view.drawing
     view.set_cull_rect((0, 0, 3, 3))
-    assert view.cull_probes == {} and view.cull_label.isHidden()
+    assert view.cull_probes == {} and view.cull.label.isHidden()
 
 
 def test_range_resets_when_the_format_or_channels_change(view):

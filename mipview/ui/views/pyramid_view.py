@@ -14,10 +14,7 @@ texel through the colormap, over a range that starts at level 0's finite extent 
 pyramid, again when Depth changes the units; Auto as ever). A min/max result's Hi-Z overlay:
 ``hiz_overlay_view``.
 
-Cull test (Z, the bar's "Cull test"): a left drag on level 0 draws a screen rectangle, and for
-each min/max result the view outlines the level and texels a Hi-Z occlusion test reads for it
-(``culling.cull_probe``, in the pixel pool), and says the depth they return against the exact
-min and max of level 0 under the rectangle: conservative or not.
+The Hi-Z cull test (Z): ``cull_probe_view``.
 
 A Run's panels are made when Run is pressed (``prepare``: the strategies and the image size give
 the level count and sizes), before the worker's threads start; its results then fill them
@@ -39,7 +36,6 @@ sigLocked(object) the locked texel, (level, x, y), or None when unlocked
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from dataclasses import replace
@@ -47,7 +43,7 @@ from dataclasses import replace
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -67,7 +63,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mipview.check.culling import TAP_LABELS, TAPS, CullProbe, cull_level, cull_probe, texels_read
+from mipview.check.culling import CullProbe
 from mipview.check.seams import SeamFigures
 from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
@@ -88,11 +84,11 @@ from mipview.ui.display import (
     texel_text,
     texel_values,
     to_display,
-    value_text,
 )
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.cube_display import CubeDisplay
+from mipview.ui.views.cull_probe_view import CullProbeView
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.hiz_overlay_view import HizOverlay
 from mipview.ui.views.panel_label import PanelLabel
@@ -105,7 +101,6 @@ from mipview.ui.views.pyramid_panels import (
     Panel,
     job_texels,
     level_layout,
-    level_sizes,
 )
 from mipview.ui.views.volume_display import VolumeDisplay
 from mipview.ui.volume_slices import volume_texel
@@ -113,16 +108,8 @@ from mipview.ui.volume_slices import volume_texel
 REFERENCE_KEY = "reference"
 REFERENCE_TITLE = "exact reference (float64)"
 OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
-#: the cull test's rectangle (dashed) and the texels it reads, each over a dark edge so they
-#: show on every colormap
-CULL_RECT = QColor(255, 255, 255)
-CULL_READ = QColor(255, 170, 0)
-CULL_EDGE = QColor(0, 0, 0, 200)
 #: a result out of tolerance, in its panel's title
 OUT_OF_TOLERANCE = "#ff6b6b"
-#: the cull test's verdicts in the text
-CULL_COLOURS = {"exact": "#8fd18f", "conservative": "#8fd18f", "non-conservative": "#ff5050",
-                "nan": "#ffb060"}
 
 
 #: the readout line while the cursor is on no level: what the line is for, not a blank strip
@@ -154,25 +141,6 @@ def parse_goto(text: str) -> tuple[int, int, int]:
     if len(parts) not in (2, 3):
         raise ValueError(f"expected x, y [, level], got {text!r}")
     return parts[0], parts[1], parts[2] if len(parts) == 3 else 0
-
-
-def _outline(x: float, y: float, w: float, h: float, colour: QColor, width: int,
-             dashed: bool = False) -> list[QGraphicsRectItem]:
-    """A rectangle outline over a wider dark edge (legible on any colormap), cosmetic pens."""
-    items = []
-    for c, wd, style in ((CULL_EDGE, width + 2, Qt.PenStyle.SolidLine),
-                         (colour, width, Qt.PenStyle.DashLine if dashed
-                          else Qt.PenStyle.SolidLine)):
-        pen = QPen(c)
-        pen.setCosmetic(True)
-        pen.setWidth(wd)
-        pen.setStyle(style)
-        item = QGraphicsRectItem(x, y, w, h)
-        item.setPen(pen)
-        item.setBrush(QBrush(Qt.BrushStyle.NoBrush))
-        item.setZValue(30 if c is colour else 29)
-        items.append(item)
-    return items
 
 
 class PyramidView(QWidget):
@@ -221,25 +189,11 @@ class PyramidView(QWidget):
         one.clicked.connect(self.one_to_one)
         bar.addWidget(fit)
         bar.addWidget(one)
-        self.cull_button = QPushButton("Cull test")
-        self.cull_button.setCheckable(True)
-        self.cull_button.setEnabled(False)
-        self.cull_button.setToolTip(
-            "Hi-Z occlusion test of a min/max result (Z): drag a rectangle on level 0; the "
-            "level ceil(log2(max(w, h))) and the texels a test reads are outlined, and their "
-            "depth is set against the exact min and max under the rectangle")
-        self.cull_button.toggled.connect(self.set_cull_mode)
-        self.taps_combo = QComboBox()
-        for taps in TAPS:
-            self.taps_combo.addItem(TAP_LABELS[taps], taps)
-        self.taps_combo.setToolTip(
-            "Texels the test reads on its level: the 2x2 quad a min/max sampler reduces at "
-            "the rectangle's centre (niagara), or only those the rectangle overlaps (Unreal's "
-            "corner samples)")
-        self.taps_combo.setEnabled(False)
-        self.taps_combo.currentIndexChanged.connect(lambda _: self._show_cull())
+        # the Hi-Z cull test: its button and taps here, its text below the panels
+        self.cull = CullProbeView(self)
+        self.cull_button = self.cull.button  # the Texel menu's Z toggles it
         bar.addWidget(self.cull_button)
-        bar.addWidget(self.taps_combo)
+        bar.addWidget(self.cull.taps_combo)
         bar.addStretch(1)
         lay.addLayout(bar)
         self.controls = DisplayControls()
@@ -275,13 +229,7 @@ class PyramidView(QWidget):
         split.addWidget(below)
         split.setSizes([600, 150])
         lay.addWidget(split, 1)
-        self.cull_label = QLabel("")
-        self.cull_label.setTextFormat(Qt.TextFormat.RichText)
-        self.cull_label.setWordWrap(True)
-        self.cull_label.setStyleSheet("font-family: monospace; padding: 2px 4px;")
-        self.cull_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.cull_label.hide()
-        lay.addWidget(self.cull_label)
+        lay.addWidget(self.cull.label)
         self.readout = QLabel(READOUT_HINT)
         self.readout.setStyleSheet("font-family: monospace; padding: 2px 4px;")
         lay.addWidget(self.readout)
@@ -306,12 +254,6 @@ class PyramidView(QWidget):
         self._range_kind: tuple[Format | None, int] | None = None
         #: the locked texel: (level, x, y), in the grid of that level
         self.lock: tuple[int, int, int] | None = None
-        #: the cull test's rectangle of level-0 texels (x0, y0, x1, y1, end exclusive), and its
-        #: outcome per panel key
-        self.cull_rect: tuple[int, int, int, int] | None = None
-        self.cull_probes: dict[str, CullProbe] = {}
-        #: the drag drawing it: its panel and the level-0 texel pressed
-        self._drag_from: tuple[Panel, tuple[int, int]] | None = None
         self.flipped = False
         #: panels were made for a Run's results (``prepare``) that have not come yet, and the
         #: first panel's view range before
@@ -373,12 +315,7 @@ class PyramidView(QWidget):
             self._range_kind = kind
         reset = changed and channels == 4 and not self.settings.depth and not fresh
         self._awaiting_range = channels < 4 or changed or fresh
-        self.cull_probes = {}
-        sizes = self._sizes()
-        if self.cull_rect is not None and (not sizes or self.cull_rect[2] > sizes[0][0]
-                                           or self.cull_rect[3] > sizes[0][1]):
-            self.cull_rect = None
-        self._update_cull_enabled()
+        self.cull.forget()
         self._set_flipped_silently(False)
         self._update_modes()
         self._update_layers()
@@ -387,7 +324,7 @@ class PyramidView(QWidget):
         if (self.cross() is None) != (self._geometry[0] is None) and self.lock is not None:
             self.lock = None  # a cross's texels are not a layer's: the lock goes
             self.sigLocked.emit(None)
-        self._update_cull_enabled()  # not over a cross
+        self.cull.update_enabled()  # not over a cross
         self._update_flip_choices()
         self._rebuild()
         if reset:
@@ -639,8 +576,8 @@ class PyramidView(QWidget):
         if self.lock is not None:
             self.lock = self.cube.moved_lock(self.lock, cross, layer)
             self.sigLocked.emit(self.lock)
-        self.cull_rect = None
-        self._update_cull_enabled()
+        self.cull.rect = None
+        self.cull.update_enabled()
         self._relayout()
 
     def seam_figures(self, key: str) -> dict[int, SeamFigures]:
@@ -742,8 +679,7 @@ class PyramidView(QWidget):
         label = PanelLabel(title, color="#d8d8d8", size="10pt")
         vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
         vb.setBackgroundColor("#121316")
-        vb.drawing = self.cull_button.isChecked()
-        vb.sigDraw.connect(self._cull_drag)
+        self.cull.attach(vb)
         return Panel(key, title, (), None, vb, label)
 
     def _columns(self, entries: list) -> int:
@@ -775,7 +711,7 @@ class PyramidView(QWidget):
             self._draw_items(panel)
         self._geometry = (self.cross(), self.layer_spin.value())
         self._show_lock()
-        self._show_cull()
+        self.cull.show()
         self._update_histogram()
         if fit:
             self.fit()
@@ -898,7 +834,7 @@ class PyramidView(QWidget):
     def _settings_changed(self, settings: DisplaySettings) -> None:
         old, self.settings = self.settings, settings
         self.histogram.set_range(settings.black, settings.white, emit=False)
-        self._update_cull_text()  # linear depth and the Z convention are in its text
+        self.cull.update_text()  # linear depth and the Z convention are in its text
         if settings.values_key != old.values_key:  # the histogram counts the values shown
             self._update_histogram()
         depth = (settings.depth, settings.near, settings.far, settings.reversed_z)
@@ -1159,218 +1095,31 @@ class PyramidView(QWidget):
         return {lv: o.rect() for lv, o in self.panel(key).outlines.items()}
 
     # --- cull test ------------------------------------------------------------------------
-    def _update_cull_enabled(self) -> None:
-        """The cull test serves min/max results: off (and its rectangle gone) without one."""
-        on = self.cross() is None and \
-            any(self._reductions.get(key) in EXTREMES for key, _, _, _ in self._pyramids)
-        self.cull_button.setEnabled(on)
-        if not on:
-            self.cull_button.setChecked(False)
+    @property
+    def cull_rect(self) -> tuple[int, int, int, int] | None:
+        """The cull test's rectangle of level-0 texels (``CullProbeView.rect``)."""
+        return self.cull.rect
+
+    @property
+    def cull_probes(self) -> dict[str, CullProbe]:
+        """The cull test's outcome per panel key (``CullProbeView.probes``)."""
+        return self.cull.probes
 
     def set_cull_mode(self, on: bool) -> None:
-        """Drawing on: a left drag on level 0 draws the test's rectangle. Off: no test shown.
-        Stays off without a min/max result."""
-        if on and not self.cull_button.isEnabled():
-            self.cull_button.setChecked(False)
-            return
-        if self.cull_button.isChecked() != on:
-            self.cull_button.setChecked(on)  # comes back here
-            return
-        self.taps_combo.setEnabled(on)
-        self._update_cull_text()
-        for panel in self.panels:
-            panel.view.drawing = on
-            if on:
-                panel.view.setCursor(Qt.CursorShape.CrossCursor)
-            else:
-                panel.view.unsetCursor()
-        if not on:
-            self.set_cull_rect(None)
+        """Drawing the cull test's rectangle on or off (``CullProbeView.set_mode``)."""
+        self.cull.set_mode(on)
 
     def set_taps(self, taps: str) -> None:
-        """Which texels the test reads (``culling.TAPS``)."""
-        self.taps_combo.setCurrentIndex(self.taps_combo.findData(taps))
+        """Which texels the cull test reads (``culling.TAPS``)."""
+        self.cull.set_taps(taps)
 
     def set_cull_rect(self, rect: tuple[int, int, int, int] | None) -> None:
-        """Test the rectangle (x0, y0, x1, y1) of level-0 texels, end exclusive (clamped to
-        level 0), or none; ``x0, y0, x0 + w, y0 + h`` for a w x h one."""
-        sizes = self._sizes()
-        if rect is not None and sizes:
-            w0, h0 = sizes[0]
-            x0, y0 = min(max(0, rect[0]), w0 - 1), min(max(0, rect[1]), h0 - 1)
-            rect = (x0, y0, min(max(x0 + 1, rect[2]), w0), min(max(y0 + 1, rect[3]), h0))
-        self.cull_rect = rect if sizes else None
-        self._show_cull()
-
-    def _cull_drag(self, press: QPointF, now: QPointF, start: bool, finished: bool) -> None:
-        """A drag in drawing mode: from the texel pressed on level 0 (taken at the start: the
-        view may rescale as the text below it grows) to the one under the mouse (clamped to
-        level 0), both included."""
-        if start:
-            self._drag_from = None
-            hit = next((p for p in self.panels
-                        if p.view.sceneBoundingRect().contains(press)), None)
-            if hit is None or 0 not in hit.shown:
-                return
-            rect = hit.rects[hit.shown.index(0)]
-            a = hit.view.mapSceneToView(press)
-            if not rect.contains(a):  # a drag from outside level 0 draws nothing
-                return
-            self._drag_from = (hit, (int(math.floor(a.x() - rect.x())),
-                                     int(math.floor(a.y() - rect.y()))))
-        if self._drag_from is None or self._drag_from[0] not in self.panels \
-                or 0 not in self._drag_from[0].shown:
-            return
-        panel, (ax, ay) = self._drag_from
-        rect = panel.rects[panel.shown.index(0)]
-        b = panel.view.mapSceneToView(now)
-        bx = min(max(0, int(math.floor(b.x() - rect.x()))), int(rect.width()) - 1)
-        by = min(max(0, int(math.floor(b.y() - rect.y()))), int(rect.height()) - 1)
-        self.set_cull_rect((min(ax, bx), min(ay, by), max(ax, bx) + 1, max(ay, by) + 1))
-
-    def cull_geometry(self) -> tuple[int, list[tuple[int, int]]] | None:
-        """The level the test reads and its texels (x, y) there, for the rectangle shown."""
-        sizes = self._sizes()
-        if self.cull_rect is None or not sizes or not self.cull_button.isEnabled():
-            return None
-        x0, y0, x1, y1 = self.cull_rect
-        k = min(cull_level(x1 - x0, y1 - y0), len(sizes) - 1)
-        xs, ys = texels_read(self.cull_rect, sizes[0], sizes[k], self.taps_combo.currentData())
-        return k, [(x, y) for y in ys for x in xs]
-
-    def _show_cull(self) -> None:
-        """Outline the rectangle on level 0, and on the level read the rectangle mapped there
-        (dashed) and the texels read, in every panel; test each min/max result's levels in the
-        pixel pool."""
-        for panel in self.panels:
-            for items in panel.cull_items.values():
-                for item in items:
-                    panel.view.removeItem(item)
-            panel.cull_items = {}
-        self.cull_probes = {}
-        geometry = self.cull_geometry()
-        if geometry is None:
-            for panel in self.panels:
-                self.pool.forget_key(("cull", panel.key))
-            self._update_cull_text()
-            return
-        k, texels = geometry
-        sizes = self._sizes()
-        x0, y0, x1, y1 = self.cull_rect
-        (w0, h0), (wk, hk) = sizes[0], sizes[k]
-        sx, sy = wk / w0, hk / h0
-        for panel in self.panels:
-            shown = dict(zip(panel.shown, panel.rects, strict=True)) if panel.levels else {}
-            if 0 in shown:
-                r = shown[0]
-                panel.cull_items[("rect", 0)] = _outline(r.x() + x0, r.y() + y0, x1 - x0,
-                                                         y1 - y0, CULL_RECT, 2, dashed=True)
-            if k in shown and k < len(panel.levels):
-                r = shown[k]
-                read = []
-                for x, y in texels:
-                    read += _outline(r.x() + x, r.y() + y, 1, 1, CULL_READ, 2)
-                panel.cull_items[("read", k)] = read
-                if k > 0:
-                    panel.cull_items[("rect", k)] = _outline(
-                        r.x() + x0 * sx, r.y() + y0 * sy, (x1 - x0) * sx, (y1 - y0) * sy,
-                        CULL_RECT, 1, dashed=True)
-            for items in panel.cull_items.values():
-                for item in items:
-                    panel.view.addItem(item)
-        layer = self.layer_spin.value()
-        taps = self.taps_combo.currentData()
-        for panel in self.panels:
-            job = ("cull", panel.key)
-            reduction = self._reductions.get(panel.source)
-            if reduction not in EXTREMES or not panel.levels:
-                self.pool.forget_key(job)
-                continue
-            self.pool.submit(job, (x1 - x0) * (y1 - y0), cull_probe,
-                             (panel.levels, channel_count(panel.fmt), reduction,
-                              self.cull_rect, layer, taps),
-                             lambda got, p=panel: self._cull_found(p, got))
-        self._update_cull_text()
-
-    def _cull_found(self, panel: Panel, probe: CullProbe) -> None:
-        if panel in self.panels and probe.rect == self.cull_rect \
-                and probe.taps == self.taps_combo.currentData():
-            self.cull_probes[panel.key] = probe
-            self._update_cull_text()
+        """Test the rectangle (x0, y0, x1, y1) of level-0 texels (``CullProbeView.set_rect``)."""
+        self.cull.set_rect(rect)
 
     def cull_outlines(self, key: str) -> dict[tuple[str, int], list[QRectF]]:
-        """(``"rect"`` or ``"read"``, level) -> the outlines panel ``key`` draws for the cull
-        test (view coordinates; each once, not its dark edge)."""
-        return {what: [i.rect() for i in items if i.pen().color() != CULL_EDGE]
-                for what, items in self.panel(key).cull_items.items()}
-
-    def _update_cull_text(self) -> None:
-        lines = [self.cull_text(panel, self.cull_probes[panel.key]) for panel in self.panels
-                 if panel.key in self.cull_probes]
-        drawing = self.cull_button.isChecked()
-        if lines:
-            note = self._cull_note()
-            self.cull_label.setText("<br>".join(lines + ([note] if note else [])))
-        elif drawing:  # shown while drawing, so the view does not rescale as a drag starts
-            self.cull_label.setText("Cull test: drag a rectangle on level 0 (the middle "
-                                    "button pans)")
-        self.cull_label.setVisible(bool(lines) or drawing)
-
-    def _value(self, v: np.generic, fmt: Format | None) -> str:
-        """One stored value as the readout writes it, with its linear depth when Depth is on."""
-        top = np.iinfo(v.dtype).max if np.issubdtype(v.dtype, np.integer) else 0
-        # an integer code (8- or 16-bit UNORM) and its normalised value, as the readout has it
-        text = f"{int(v)} ({int(v) / top:.{4 if top == 255 else 6}f})" if top \
-            else value_text(v)
-        s = self.settings
-        if s.depth:
-            z = int(v) / top if top else float(v)
-            lin = float(linear_depth(np.float32(z), s.near, s.far, s.reversed_z))
-            text += f" (linear {lin:.5g})"
-        return text
-
-    def cull_text(self, panel: Panel, probe: CullProbe) -> str:
-        """The test of ``probe`` as one line of rich text: level, texels read, their depth,
-        the exact min and max under the rectangle, and the verdict."""
-        w, h = probe.size
-        sizes = level_sizes(panel.levels)
-        wk, hk = sizes[probe.level]
-        level = f"level {probe.level} (ceil log2 {max(w, h)})"
-        if probe.wanted != probe.level:
-            level = f"level {probe.level} (the last; ceil log2 {max(w, h)} = {probe.wanted})"
-        texels = " ".join(f"({x},{y})" for x, y in probe.texels)
-        got, fmt = [], panel.fmt
-        for i, (what, c, _) in enumerate(probe.sides()):
-            ch = f" {'RGBA'[c]}" if len(probe.sides()) > 1 else ""
-            got.append(f"{what}{ch} {self._value(probe.returned[i], fmt)}")
-        n = probe.lo.shape[0]
-        under = []
-        for c in range(n):
-            ch = f"{'RGBA'[c]} " if n > 1 else ""
-            under.append(f"{ch}min {self._value(probe.lo[c], fmt)}, "
-                         f"max {self._value(probe.hi[c], fmt)}")
-        verdict = {"exact": "conservative (exact)", "conservative": "conservative",
-                   "non-conservative": "NOT conservative", "nan": "NaN: no verdict"}[probe.verdict]
-        colour = CULL_COLOURS[probe.verdict]
-        title = html.escape(panel.title)
-        return (f"<b>{title}</b>: {w}x{h} texels -&gt; {level} of {wk}x{hk}, reads "
-                f"{texels}: <b>{'; '.join(got)}</b> | level 0 under it: {'; '.join(under)} "
-                f"| <span style='color:{colour}'><b>{verdict}</b></span>")
-
-    def _cull_note(self) -> str:
-        """What the value read means for occlusion culling under the Z convention (Display's
-        Reversed-Z), for a one- or two-channel (depth) result."""
-        kinds = {self._reductions.get(p.source) for p in self.panels if p.key in self.cull_probes
-                 and channel_count(p.fmt) < 4}
-        if not kinds:
-            return ""
-        far = "min" if self.settings.reversed_z else "max"
-        z = "Reversed-Z" if self.settings.reversed_z else "standard Z"
-        text = (f"with {z} the farthest depth is the {far}: an occlusion test culls an object "
-                f"whose nearest depth lies beyond it")
-        if kinds & {"min", "max"} - {far}:
-            text += f"; a {({'min', 'max'} - {far}).pop()} result gives the nearest instead"
-        return f"<span style='color:#9a9a9a'>{text}</span>"
+        """The outlines panel ``key`` draws for the cull test (``CullProbeView.outlines``)."""
+        return self.cull.outlines(key)
 
     # --- hover ----------------------------------------------------------------------------
     def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
