@@ -369,22 +369,19 @@ class MainWindow(QMainWindow):
 
     def run_batch(self, fields: dict | None = None) -> int:
         """Run a batch in the worker (``fields``: BatchRequest fields; default the Batch tab's
-        current choices); returns the job id."""
+        current choices, what its Run button sends); returns the job id."""
         if fields is None:
-            self.batch.request_run()  # comes back here through sigRun
-            return self.latest_job("batch")
+            fields = self.batch.fields()
         choice = self.panel.format_choice()
         fmt = None if choice == AUTO_FORMAT else Format.parse(choice)
         return self._send("batch", lambda job: BatchRequest(job=job, fmt=fmt, **fields))
 
     def run_sweep(self, fields: dict | None = None) -> int | None:
         """Sweep the checked strategies over widths in the worker (``fields``: SweepRequest
-        fields; default the Sweep tab's current choices); returns the job id, None if no
-        strategy is checked."""
+        fields; default the Sweep tab's current choices, what its Run button sends); returns
+        the job id, None if no strategy is checked."""
         if fields is None:
-            before = self.latest_job("sweep")
-            self.sweep.request_run()  # comes back here through sigRun
-            return self.latest_job("sweep") if self.latest_job("sweep") != before else None
+            fields = self.sweep.fields()
         specs = self.panel.specs()
         if not specs:
             self.statusBar().showMessage("no runnable strategy is checked", 5000)

@@ -8,7 +8,7 @@ the images (size, levels), and the pyramid of the image clicked in a :class:`Pyr
 
 Signals
 -------
-sigRun(object)   Run pressed: a dict of BatchRequest fields (the window adds job and format)
+sigRun(object)   Run pressed: :meth:`BatchView.fields` (the window adds job and format)
 sigStop()        Stop pressed
 """
 
@@ -122,7 +122,7 @@ class BatchView(QWidget):
         self.run_button = QPushButton("Run batch")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
-        self.run_button.clicked.connect(self.request_run)
+        self.run_button.clicked.connect(lambda: self.sigRun.emit(self.fields()))
         self.stop_button.clicked.connect(self.sigStop.emit)
         buttons.addWidget(QLabel("timed runs"))
         buttons.addWidget(self.repeat_spin)
@@ -182,11 +182,11 @@ class BatchView(QWidget):
     def ways(self) -> list[str]:
         return [w for w, c in self.way_checks.items() if c.isChecked() and c.isEnabled()]
 
-    def request_run(self) -> None:
-        self.sigRun.emit({"ways": tuple(self.ways()), "paths": tuple(self.paths),
-                          "synthetic": self.count_spin.value(),
-                          "max_side": self.max_side_spin.value(),
-                          "seed": self.seed_spin.value(), "repeat": self.repeat_spin.value()})
+    def fields(self) -> dict[str, object]:
+        """The BatchRequest fields of the choices shown (all but the job and the format)."""
+        return {"ways": tuple(self.ways()), "paths": tuple(self.paths),
+                "synthetic": self.count_spin.value(), "max_side": self.max_side_spin.value(),
+                "seed": self.seed_spin.value(), "repeat": self.repeat_spin.value()}
 
     def update_support(self, caps: DeviceCaps | None) -> None:
         for way, check in self.way_checks.items():

@@ -8,7 +8,7 @@ plus the GPU mean, error against width, in LSB (8-bit formats) or relative error
 
 Signals
 -------
-sigRun(object)   Run pressed: a dict of SweepRequest fields (the window adds job and strategies)
+sigRun(object)   Run pressed: :meth:`SweepView.fields` (the window adds job and strategies)
 sigStop()        Stop pressed
 """
 
@@ -71,7 +71,7 @@ class SweepView(QWidget):
         self.run_button.setToolTip("the strategies checked in the Setup panel, one image per width")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
-        self.run_button.clicked.connect(self.request_run)
+        self.run_button.clicked.connect(lambda: self.sigRun.emit(self.fields()))
         self.stop_button.clicked.connect(self.sigStop.emit)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
@@ -103,11 +103,12 @@ class SweepView(QWidget):
         self.plot.setLabel("left", "|1x1 - exact mean|", units=unit)
 
     # --- request ----------------------------------------------------------------------------
-    def request_run(self) -> None:
+    def fields(self) -> dict[str, object]:
+        """The SweepRequest fields of the choices shown (all but the job and the strategies)."""
         first, last = sorted((self.from_spin.value(), self.to_spin.value()))
-        self.sigRun.emit({"first": first, "last": last, "height": self.height_spin.value(),
-                          "fmt": Format.parse(self.format_combo.currentData()),
-                          "kind": self.kind_combo.currentText()})
+        return {"first": first, "last": last, "height": self.height_spin.value(),
+                "fmt": Format.parse(self.format_combo.currentData()),
+                "kind": self.kind_combo.currentText()}
 
     def set_busy(self, busy: bool) -> None:
         self.run_button.setEnabled(not busy)
