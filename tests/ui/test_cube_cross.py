@@ -231,7 +231,7 @@ def test_the_readout_names_the_face_and_its_texel(view, qtbot):
         assert f"x {i}, y {j}" in text and f"{want[0]:.4f}" in text
         # through the mouse: the texel under the cursor
         with qtbot.waitSignal(view.sigHover, timeout=2000) as hover:
-            view._mouse_moved(scene_at(view, "a", 0, x + 0.5, y + 0.5))
+            view.readout.hover(scene_at(view, "a", 0, x + 0.5, y + 0.5))
         assert hover.args[0] == text
     # level 1 (4x4 faces): its own cross
     x, y = cross_position(4, PY, 1, 2)
@@ -239,7 +239,7 @@ def test_the_readout_names_the_face_and_its_texel(view, qtbot):
     # an empty cell: nothing under the cursor, no texel to lock
     assert view.readout_text(panel, 0, 1, 1) == ""
     with qtbot.waitSignal(view.sigHover, timeout=2000) as hover:
-        view._mouse_moved(scene_at(view, "a", 0, 1.5, 1.5))
+        view.readout.hover(scene_at(view, "a", 0, 1.5, 1.5))
     assert hover.args[0] == ""
     assert view.texel_at(panel, QPointF(1.5, 1.5)) is None
 
@@ -249,7 +249,7 @@ def test_the_readout_names_the_face_and_its_texel(view, qtbot):
     values = view.locked_values()
     assert values[("a", 0)] == tuple(float(c) for c in levels[0][PX, 2, 4])
     assert values[("a", 1)] == tuple(float(c) for c in levels[1][PX, 1, 2])
-    assert view.lock_table.verticalHeaderItem(0).text() == "L0 +X (4, 2)"
+    assert view.readout.lock_table.verticalHeaderItem(0).text() == "L0 +X (4, 2)"
     # out of the cross onto a face: the lock keeps the face's texel
     view.set_layer(PX)
     assert view.cross() is None and view.lock == (0, 4, 2)

@@ -127,7 +127,7 @@ def test_readout_and_lock_table_in_the_formats_channels_and_units(view):
     text = view.readout_text(view.panels[0], 0, 2, 1)
     assert text.endswith("| R 0.4375") and "0.0000" not in text and "8-bit" not in text
     view.lock_texel(0, 2, 1)
-    assert view.lock_table.item(0, 0).text() == "0.4375"
+    assert view.readout.lock_table.item(0, 0).text() == "0.4375"
     rg = np.zeros((4, 4, 2), np.float16)
     rg[3, 0] = (0.5, 0.25)
     view.set_pyramids([("b", "rg16f", (host(rg, Format.RG16F),), Format.RG16F)])

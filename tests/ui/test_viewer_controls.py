@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QInputDialog
 from mipview.core.formats import Format
 from mipview.ui import display
 from mipview.ui.display import MARKS, OVER, UNDER, DisplaySettings, to_display
-from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView, footprint, parse_goto
+from mipview.ui.views.pyramid_view import REFERENCE_KEY, PyramidView
+from mipview.ui.views.texel_readout import footprint, parse_goto
 
 WAIT_MS = 20_000
 
@@ -141,7 +142,7 @@ def test_locked_texel_readout_across_levels_and_pyramids(view, qtbot):
     a, b, ref = float_pyramid(7), float_pyramid(8), float_pyramid(9)
     view.set_pyramids([("a", "A", a, Format.F32), ("b", "B", b, Format.F32)])
     view.set_reference(ref, Format.F32)
-    assert view.lock_table.isHidden()  # no blank box beside the histogram before a lock
+    assert view.readout.lock_table.isHidden()  # no blank box beside the histogram before a lock
     panel = view.panel("b")
     rect = panel.rects[1]
     point = panel.view.mapViewToScene(QPointF(rect.x() + 3.5, rect.y() + 2.5))
@@ -155,7 +156,7 @@ def test_locked_texel_readout_across_levels_and_pyramids(view, qtbot):
     for key, levels in (("a", a), ("b", b), (REFERENCE_KEY, ref)):
         for k, (x, y) in view.locked_texels().items():
             assert values[(key, k)] == tuple(float(c) for c in levels[k][y, x]), (key, k)
-    table = view.lock_table
+    table = view.readout.lock_table
     assert not table.isHidden()
     assert table.rowCount() == 3 and table.columnCount() == 3
     assert table.item(2, 1).text() == ", ".join(f"{float(c):.5g}" for c in b[2][1, 1])

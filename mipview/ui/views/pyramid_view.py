@@ -4,10 +4,9 @@ The panels and the levels' layout in them: ``pyramid_panels``.
 
 Display controls (``display_controls``: exposure, offset, gamma, channel, overlays) and the
 histogram's black/white range turn values into colours (``display.to_display``) in the pixel
-pool, off the UI thread for large levels. A click locks a texel: the table below gives its value
-in every level (the texel covering the locked one's centre) of every pyramid and of the
-reference, and its footprint is outlined in every level. Flip (T) shows another pyramid in the
-first panel's place and back, the other panels staying as they are.
+pool, off the UI thread for large levels. The texel under the cursor and the locked one:
+``texel_readout``. Flip (T) shows another pyramid in the first panel's place and back, the other
+panels staying as they are.
 
 One- and two-channel levels show their own channels (``display.own_channel``), one value per
 texel through the colormap, over a range that starts at level 0's finite extent (of the first
@@ -37,28 +36,20 @@ sigLocked(object) the locked texel, (level, x, y), or None when unlocked
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import replace
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFrame,
-    QGraphicsRectItem,
     QHBoxLayout,
-    QHeaderView,
-    QInputDialog,
     QLabel,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -70,19 +61,14 @@ from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size, mip_count
 from mipview.core.turns import give_turn
 from mipview.ui import steps
-from mipview.ui.cube_cross import FACE_LABELS, cross_texel
+from mipview.ui.cube_cross import cross_texel
 from mipview.ui.display import (
-    EXTREMES,
     DisplaySettings,
     channel_count,
     cross_display,
     first_layer,
-    footprint_text,
     layer_of,
     level_values,
-    linear_depth,
-    texel_text,
-    texel_values,
     to_display,
 )
 from mipview.ui.panels.display_controls import DisplayControls
@@ -102,45 +88,13 @@ from mipview.ui.views.pyramid_panels import (
     job_texels,
     level_layout,
 )
+from mipview.ui.views.texel_readout import TexelReadout
 from mipview.ui.views.volume_display import VolumeDisplay
-from mipview.ui.volume_slices import volume_texel
 
 REFERENCE_KEY = "reference"
 REFERENCE_TITLE = "exact reference (float64)"
-OUTLINE = QColor(255, 255, 255)  # none of the overlay colours
 #: a result out of tolerance, in its panel's title
 OUT_OF_TOLERANCE = "#ff6b6b"
-
-
-#: the readout line while the cursor is on no level: what the line is for, not a blank strip
-READOUT_HINT = ("<span style='color:#8a8a8a'>Hover a texel for its values; click to lock it "
-                "in every level (Ctrl+G: go to)</span>")
-
-
-def covering_texel(sizes: list[tuple[int, int]], level: int, x: int, y: int,
-                   target: int) -> tuple[int, int]:
-    """The texel of level ``target`` under the centre of texel (x, y) of ``level``."""
-    (w, h), (tw, th) = sizes[level], sizes[target]
-    return (min(tw - 1, int(math.floor((x + 0.5) * tw / w))),
-            min(th - 1, int(math.floor((y + 0.5) * th / h))))
-
-
-def footprint(sizes: list[tuple[int, int]], level: int, x: int, y: int,
-              target: int) -> tuple[int, int, int, int]:
-    """(x0, y0, x1, y1), end exclusive: the texels of level ``target`` that texel (x, y) of
-    ``level`` overlaps (the one texel covering it, in a coarser level)."""
-    (w, h), (tw, th) = sizes[level], sizes[target]
-    return (int(math.floor(x * tw / w)), int(math.floor(y * th / h)),
-            max(int(math.floor(x * tw / w)) + 1, int(math.ceil((x + 1) * tw / w))),
-            max(int(math.floor(y * th / h)) + 1, int(math.ceil((y + 1) * th / h))))
-
-
-def parse_goto(text: str) -> tuple[int, int, int]:
-    """"x, y" or "x, y, level" (any separators) -> (x, y, level); ValueError otherwise."""
-    parts = [int(p) for p in re.findall(r"-?\d+", text)]
-    if len(parts) not in (2, 3):
-        raise ValueError(f"expected x, y [, level], got {text!r}")
-    return parts[0], parts[1], parts[2] if len(parts) == 3 else 0
 
 
 class PyramidView(QWidget):
@@ -217,22 +171,16 @@ class PyramidView(QWidget):
         self.histogram = HistogramPanel("Histogram")
         self.histogram.sigRange.connect(self.controls.set_range)
         below.addWidget(self.histogram)
-        self.lock_table = QTableWidget(0, 0)
-        self.lock_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.lock_table.horizontalHeader().setSectionResizeMode(
-            QHeaderView.ResizeMode.Stretch)
-        self.lock_table.setToolTip("The locked texel (click a texel, or Ctrl+G) in every level "
-                                   "of every pyramid; Ctrl+Shift+G unlocks")
-        below.addWidget(self.lock_table)
-        self.lock_table.setVisible(False)
+        # the texel under the cursor (the line at the bottom) and the locked one (the table)
+        self.readout = TexelReadout(self)
+        below.addWidget(self.readout.lock_table)
+        self.readout.lock_table.setVisible(False)  # until a texel is locked
         below.setSizes([300, 500])
         split.addWidget(below)
         split.setSizes([600, 150])
         lay.addWidget(split, 1)
         lay.addWidget(self.cull.label)
-        self.readout = QLabel(READOUT_HINT)
-        self.readout.setStyleSheet("font-family: monospace; padding: 2px 4px;")
-        lay.addWidget(self.readout)
+        lay.addWidget(self.readout.label)
         self.panels: list[Panel] = []
         self._pyramids: list[Entry] = []
         self._reference: tuple[tuple[np.ndarray, ...], Format] | None = None
@@ -252,8 +200,6 @@ class PyramidView(QWidget):
         self._awaiting_range = False
         #: the first pyramid's format and channels, whose range a new pyramid keeps
         self._range_kind: tuple[Format | None, int] | None = None
-        #: the locked texel: (level, x, y), in the grid of that level
-        self.lock: tuple[int, int, int] | None = None
         self.flipped = False
         #: panels were made for a Run's results (``prepare``) that have not come yet, and the
         #: first panel's view range before
@@ -274,8 +220,6 @@ class PyramidView(QWidget):
         #: the last fit: the first panel's box, what it fitted (the levels' places) and the
         #: range it left
         self._fitted: tuple[pg.ViewBox, QRectF, list] | None = None
-        self.graphics.scene().sigMouseMoved.connect(self._mouse_moved)
-        self.graphics.scene().sigMouseClicked.connect(self._mouse_clicked)
 
     # --- data -----------------------------------------------------------------------------
     def set_pyramids(self, pyramids: list[Entry], keep_view: bool = False,
@@ -322,7 +266,7 @@ class PyramidView(QWidget):
         if fresh:
             self.layer_spin.set_value_silently(layer_count(self._pyramids[0][2][0]) // 2)
         if (self.cross() is None) != (self._geometry[0] is None) and self.lock is not None:
-            self.lock = None  # a cross's texels are not a layer's: the lock goes
+            self.readout.lock = None  # a cross's texels are not a layer's: the lock goes
             self.sigLocked.emit(None)
         self.cull.update_enabled()  # not over a cross
         self._update_flip_choices()
@@ -465,7 +409,7 @@ class PyramidView(QWidget):
         if self.reference_check.isChecked():
             self._rebuild(keep_view=True)
         else:
-            self._show_lock()
+            self.readout.show_lock()
 
     def panel(self, key: str) -> Panel:
         return next(p for p in self.panels if p.key == key)
@@ -574,7 +518,7 @@ class PyramidView(QWidget):
             self._relayout(fit=False)
             return
         if self.lock is not None:
-            self.lock = self.cube.moved_lock(self.lock, cross, layer)
+            self.readout.lock = self.cube.moved_lock(self.lock, cross, layer)
             self.sigLocked.emit(self.lock)
         self.cull.rect = None
         self.cull.update_enabled()
@@ -710,7 +654,7 @@ class PyramidView(QWidget):
             self._place_items(panel)
             self._draw_items(panel)
         self._geometry = (self.cross(), self.layer_spin.value())
-        self._show_lock()
+        self.readout.show_lock()
         self.cull.show()
         self._update_histogram()
         if fit:
@@ -960,139 +904,50 @@ class PyramidView(QWidget):
         self._label(panel)
 
     # --- pick, lock and go to -------------------------------------------------------------
+    @property
+    def lock(self) -> tuple[int, int, int] | None:
+        """The locked texel: (level, x, y), in the grid of that level (``TexelReadout.lock``)."""
+        return self.readout.lock
+
     def texel_at(self, panel: Panel, pos: QPointF) -> tuple[int, int, int] | None:
         """(level, x, y) under ``pos`` (view coordinates of ``panel``), or None."""
-        for level, rect in zip(panel.shown, panel.rects, strict=True):
-            if rect.contains(pos):
-                x = int(math.floor(pos.x() - rect.x()))
-                y = int(math.floor(pos.y() - rect.y()))
-                if self.cross() is not None and \
-                        cross_texel(int(rect.height()) // 3, x, y) is None:
-                    return None  # an empty cell of a cross: no texel
-                if 0 <= x < rect.width() and 0 <= y < rect.height():
-                    return level, x, y
-        return None
+        return self.readout.texel_at(panel, pos)
 
     def lock_texel(self, level: int, x: int, y: int) -> None:
         """Lock texel (x, y) of ``level`` (clamped to the pyramids' levels and sizes)."""
-        sizes = self._sizes()
-        if not sizes:
-            return
-        level = min(max(0, level), len(sizes) - 1)
-        w, h = sizes[level]
-        self.lock = (level, min(max(0, x), w - 1), min(max(0, y), h - 1))
-        self._show_lock()
-        self._update_histogram()
-        self.sigLocked.emit(self.lock)
+        self.readout.lock_texel(level, x, y)
 
     def unlock(self) -> None:
-        self.lock = None
-        self._show_lock()
-        self._update_histogram()
-        self.sigLocked.emit(None)
+        self.readout.unlock()
 
     def go_to(self, x: int, y: int, level: int = 0) -> None:
         """Lock texel (x, y) of ``level`` and centre the view on it, one texel per pixel."""
-        self.lock_texel(level, x, y)
-        if self.lock is None or not self.panels:
-            return
-        level, x, y = self.lock
-        panel = self.panels[0]
-        if level not in panel.shown:
-            self.set_mode(level)
-        rect = panel.rects[panel.shown.index(level)]
-        self._centre_on(rect.x() + x + 0.5, rect.y() + y + 0.5)
+        self.readout.go_to(x, y, level)
 
     def go_to_dialog(self) -> None:
         """Ctrl+G: ask for "x, y [, level]" and go there."""
-        text, ok = QInputDialog.getText(self, "Go to texel", "x, y [, level]:")
-        if ok and text.strip():
-            try:
-                self.go_to(*parse_goto(text))
-            except ValueError as e:
-                self.readout.setText(str(e))
-
-    def _sizes(self) -> list[tuple[int, int]]:
-        pyramids = self._pyramids
-        return self.cube.level_sizes(pyramids[0][2]) if pyramids and pyramids[0][2] else []
+        self.readout.go_to_dialog()
 
     def locked_texels(self) -> dict[int, tuple[int, int]]:
         """Level -> the texel under the locked texel's centre ({} when none is locked)."""
-        if self.lock is None:
-            return {}
-        sizes = self._sizes()
-        return {k: covering_texel(sizes, *self.lock, k) for k in range(len(sizes))}
+        return self.readout.locked_texels()
 
     def locked_values(self) -> dict[tuple[str, int], tuple[float, ...]]:
         """(pyramid key, level) -> normalised RGBA of :meth:`locked_texels` in every pyramid and
         the reference (of the layer shown)."""
-        out = {}
-        for key, _, levels, fmt in self.entries():
-            for k, (x, y) in self.locked_texels().items():
-                at = self.texel_of(levels[k], x, y) if k < len(levels) else None
-                if at is not None:
-                    layer, i, j = at
-                    out[(key, k)] = texel_values(levels[k], i, j, fmt, layer)
-        return out
-
-    def _show_lock(self) -> None:
-        texels = self.locked_texels()
-        entries = self.entries()
-        table = self.lock_table
-        table.setColumnCount(len(entries) if texels else 0)
-        table.setRowCount(len(texels))
-        table.setVisible(bool(texels))  # no blank box beside the histogram until a lock
-        if texels:
-            table.setHorizontalHeaderLabels([title for _, title, _, _ in entries])
-            table.setVerticalHeaderLabels([self._lock_header(k, x, y)
-                                           for k, (x, y) in texels.items()])
-        for col, (_, _, levels, fmt) in enumerate(entries if texels else []):
-            for k, (x, y) in texels.items():
-                at = self.texel_of(levels[k], x, y) if k < len(levels) else None
-                if at is None:
-                    continue
-                layer, i, j = at
-                own = texel_values(levels[k], i, j, fmt, layer)[:channel_count(fmt)]
-                item = QTableWidgetItem(", ".join(f"{c:.5g}" for c in own))
-                item.setToolTip(texel_text(levels[k], i, j, fmt, layer))
-                table.setItem(k, col, item)
-        sizes = self._sizes()
-        for panel in self.panels:
-            wanted = {}
-            for level, rect in zip(panel.shown, panel.rects, strict=True):
-                if texels and level < min(len(sizes), len(panel.levels)):
-                    x0, y0, x1, y1 = footprint(sizes, *self.lock, level)
-                    wanted[level] = QRectF(rect.x() + x0, rect.y() + y0, x1 - x0, y1 - y0)
-            # outlines move rather than being made anew: a Run's result or a new lock adds
-            # and removes no items where the levels shown stay the same
-            for level in [lv for lv in panel.outlines if lv not in wanted]:
-                panel.view.removeItem(panel.outlines.pop(level))
-            for level, r in wanted.items():
-                outline = panel.outlines.get(level)
-                if outline is None:
-                    outline = panel.outlines[level] = QGraphicsRectItem()
-                    pen = QPen(OUTLINE)
-                    pen.setCosmetic(True)
-                    pen.setWidth(2)
-                    outline.setPen(pen)
-                    outline.setZValue(20)
-                    panel.view.addItem(outline)
-                outline.setRect(r)
-
-    def _lock_header(self, level: int, x: int, y: int) -> str:
-        """A row of the lock table: the level and texel (in a cross: the face's texel)."""
-        levels = self._pyramids[0][2] if self._pyramids else ()
-        if self.cross() is None or level >= len(levels):
-            return f"L{level} ({x}, {y})"
-        at = self.texel_of(levels[level], x, y)
-        if at is None:
-            return f"L{level} (no face)"
-        layer, i, j = at
-        return f"L{level} {FACE_LABELS[layer % FACES]} ({i}, {j})"
+        return self.readout.locked_values()
 
     def footprints(self, key: str) -> dict[int, QRectF]:
         """Level -> the outline drawn in panel ``key`` (view coordinates)."""
-        return {lv: o.rect() for lv, o in self.panel(key).outlines.items()}
+        return self.readout.footprints(key)
+
+    def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
+        """The readout of texel (x, y) of ``level`` as shown (``TexelReadout.text``)."""
+        return self.readout.text(panel, level, x, y)
+
+    def _sizes(self) -> list[tuple[int, int]]:
+        pyramids = self._pyramids
+        return self.cube.level_sizes(pyramids[0][2]) if pyramids and pyramids[0][2] else []
 
     # --- cull test ------------------------------------------------------------------------
     @property
@@ -1120,60 +975,6 @@ class PyramidView(QWidget):
     def cull_outlines(self, key: str) -> dict[tuple[str, int], list[QRectF]]:
         """The outlines panel ``key`` draws for the cull test (``CullProbeView.outlines``)."""
         return self.cull.outlines(key)
-
-    # --- hover ----------------------------------------------------------------------------
-    def readout_text(self, panel: Panel, level: int, x: int, y: int) -> str:
-        """The readout of texel (x, y) of ``level`` as shown (of a cross: the face and the
-        texel in that face; "" over an empty cell)."""
-        a = panel.levels[level]
-        h, w = first_layer(a).shape[:2]
-        layers = layer_count(a)
-        at = self.texel_of(a, x, y)
-        if at is None:
-            return ""
-        layer, x, y = at
-        layer = min(layer, layers - 1)
-        where = f"layer {layer}/{layers} | " if layers > 1 else ""
-        if self.volume.is_volume():
-            axis = self.slice_axis()
-            vx, vy, vz = volume_texel(axis, layer, x, y)
-            where = f"slice {layer}/{layers} across {axis}, x {vx} y {vy} z {vz} | "
-        if self.cube.crossable(a):
-            cube = f"cube {layer // FACES} " if layers > FACES else ""
-            where = f"{cube}face {FACE_LABELS[layer % FACES]} (layer {layer}/{layers}) | "
-        text = (f"{panel.title} | {where}level {level} ({w}x{h}) | x {x}, y {y} | "
-                f"{texel_text(a, x, y, panel.fmt, layer)}")
-        s = self.settings
-        if s.depth:
-            own = texel_values(a, x, y, panel.fmt, layer)[:channel_count(panel.fmt)]
-            linear = linear_depth(np.array(own), s.near, s.far, s.reversed_z)
-            text += " | linear depth " + ", ".join(f"{float(c):.6g}" for c in linear)
-        reduction = self._reductions.get(panel.source)
-        if s.hiz and reduction in EXTREMES and level > 0:
-            text += " | " + footprint_text(panel.levels[level - 1], a, x, y, panel.fmt,
-                                           reduction, layer)
-        return text
-
-    def _hit(self, scene_pos: QPointF) -> tuple[Panel, tuple[int, int, int] | None] | None:
-        for panel in self.panels:
-            if panel.view.sceneBoundingRect().contains(scene_pos):
-                texel = self.texel_at(panel, panel.view.mapSceneToView(scene_pos))
-                # a prepared panel's levels have not come: no values under the cursor yet
-                return panel, texel if texel and texel[0] < len(panel.levels) else None
-        return None
-
-    def _mouse_moved(self, scene_pos: QPointF) -> None:
-        hit = self._hit(scene_pos)
-        text = self.readout_text(hit[0], *hit[1]) if hit and hit[1] else ""
-        self.readout.setText(text or READOUT_HINT)
-        self.sigHover.emit(text)
-
-    def _mouse_clicked(self, event) -> None:
-        if event.button() != Qt.MouseButton.LeftButton:
-            return
-        hit = self._hit(event.scenePos())
-        if hit and hit[1]:
-            self.lock_texel(*hit[1])
 
     def shutdown(self) -> None:
         self.pool.shutdown()

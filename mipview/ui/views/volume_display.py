@@ -88,7 +88,7 @@ class VolumeDisplay:
         view.hiz.marks.clear()
         view.pool.forget()
         if view.lock is not None:
-            view.lock = None
+            view.readout.lock = None
             view.sigLocked.emit(None)
         view._update_layers()
         view._rebuild()
