@@ -117,10 +117,7 @@ def test_ktx2_absurd_sizes_in_a_tiny_file_fail_fast(tmp_path, ktx2_file):
 
 
 @pytest.mark.parametrize(("vk_format", "fragments"), [
-    (157, ("vkFormat 157", "ASTC")),
-    (147, ("ETC2",)),
-    (143, ("BC6H", "8 bits")),
-    (142, ("BC5 SNORM",)),
+    (1000054000, ("vkFormat 1000054000", "PVRTC")),
     (0, ("VK_FORMAT_UNDEFINED",)),
     (92, ("vkFormat 92 is not one mipview reads",)),  # R16G16B16A16_SNORM
 ])
@@ -179,9 +176,9 @@ def test_dds_absurd_sizes_in_a_tiny_file_fail_fast(tmp_path, dds_file):
 
 
 @pytest.mark.parametrize(("patch", "fragments"), [
-    ((128, _u32(95)), ("BC6H",)),
+    ((128, _u32(47)), ("X24_TYPELESS_G8_UINT", "the stencil alone")),
     ((128, _u32(25)), ("DXGI format 25 is not one mipview reads",)),  # R10G10B10A2_UINT
-    ((128, _u32(84)), ("BC5_SNORM",)),
+    ((128, _u32(13)), ("DXGI format 13 is not one mipview reads",)),  # R16G16B16A16_SNORM
     ((136, _u32(4)), ("a cube map with 37x23 faces", "square")),  # cubes: test_cube_io.py
     ((132, _u32(4)), ("a 3D texture with arraySize 2",)),  # volumes: test_volume_io.py
     ((84, b"DXT2"), ("premultiplied",)),

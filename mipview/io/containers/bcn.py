@@ -1,61 +1,41 @@
-"""BC1-BC7 block-compressed levels decoded with Pillow's BCn decoder (a maintained one).
+"""BC1-BC5, BC7 block-compressed levels decoded with Pillow's BCn decoder (a maintained one, and a
+dependency already).
 
 Pillow decodes BCn only as the top level of a DDS file, so each level (each layer) is wrapped in
 a minimal DX10 DDS in memory. The wrapper always names the UNORM variant: an sRGB variant holds
 the same blocks, and Pillow's DX10 path knows only BC7's sRGB name.
 
 Channels follow Vulkan: BC4 decodes to (R, 0, 0, 1), BC5 to (R, G, 0, 1), the RGB variant of
-BC1 to alpha 1.
+BC1 to alpha 1. The other block families: :mod:`mipview.io.containers.blocks`.
 """
 
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
 
 from mipview.io.containers import dds_header
+from mipview.io.containers.blocks import BlockCodec
 from mipview.io.containers.texture import ContainerError
 
-
-@dataclass(frozen=True)
-class BlockCodec:
-    family: str         # "BC1" .. "BC7"
-    block_bytes: int    # bytes per 4x4 block
-    dxgi_unorm: int     # the DXGI format Pillow decodes this family under
-
-
 CODECS = {c.family: c for c in (
-    BlockCodec("BC1", 8, 71),
-    BlockCodec("BC2", 16, 74),
-    BlockCodec("BC3", 16, 77),
-    BlockCodec("BC4", 8, 80),
-    BlockCodec("BC5", 16, 83),
-    BlockCodec("BC7", 16, 98),
+    BlockCodec("BC1", 8, "bcn", dxgi_unorm=71),
+    BlockCodec("BC2", 16, "bcn", dxgi_unorm=74),
+    BlockCodec("BC3", 16, "bcn", dxgi_unorm=77),
+    BlockCodec("BC4", 8, "bcn", dxgi_unorm=80),
+    BlockCodec("BC5", 16, "bcn", dxgi_unorm=83),
+    BlockCodec("BC7", 16, "bcn", dxgi_unorm=98),
 )}
 
 BC1, BC2, BC3, BC4, BC5, BC7 = (CODECS[f"BC{i}"] for i in (1, 2, 3, 4, 5, 7))
 
-#: families Pillow cannot decode to values worth checking, and why
-UNDECODABLE = {
-    "BC6H": "BC6H holds HDR values and Pillow, mipview's BCn decoder, decodes it to 8 bits only "
-            "(texconv -f R16G16B16A16_FLOAT decodes it to a DDS mipview reads)",
-}
 
-def level_bytes(codec: BlockCodec, width: int, height: int) -> int:
-    """Bytes of one image (one layer) of ``width`` x ``height`` texels: whole 4x4 blocks."""
-    return ((width + 3) // 4) * ((height + 3) // 4) * codec.block_bytes
-
-
-def decode(codec: BlockCodec, blocks: bytes, width: int, height: int,
+def decode(codec: BlockCodec, blocks: bytes, width: int, height: int, srgb: bool = False,
            opaque: bool = False) -> np.ndarray:
-    """One image of ``blocks`` -> uint8 (height, width, 4). ``opaque``: BC1's RGB variant (alpha
-    1). ``blocks`` must hold exactly :func:`level_bytes`."""
-    if len(blocks) != level_bytes(codec, width, height):
-        raise ValueError(f"{codec.family} {width}x{height} needs "
-                         f"{level_bytes(codec, width, height)} bytes, got {len(blocks)}")
+    """One image of ``blocks`` (exactly its whole blocks) -> uint8 (height, width, 4).
+    ``opaque``: BC1's RGB variant (alpha 1); ``srgb`` changes nothing: the same codes."""
     header = dds_header.pack_dx10(width, height, 1, codec.dxgi_unorm, 1, len(blocks),
                                   linear_size=True)
     try:

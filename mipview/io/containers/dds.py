@@ -13,8 +13,9 @@ out, level by level, each level all its max(1, D >> k) slices (not a chain per s
 
 Read: the formats above, D32_FLOAT and D16_UNORM (as ``d32``, ``d16``), the depth of the
 depth-stencil formats (the stencil dropped, noted), R32G32B32_FLOAT (as RGBA with alpha 1,
-noted), BGRA8/BGRX8, BC1-BC5 and BC7 (decoded, :mod:`mipview.io.containers.bcn`), in DX10 files
-and in legacy ones (DXT1/3/5, ATI1/ATI2, float FourCCs, 8-bit RGB(A) masks, 24-bit RGB (noted),
+noted), BGRA8/BGRX8, BC1-BC7 with signed BC4/BC5 (decoded, :mod:`.blocks`), in DX10 files
+and in legacy ones (DXT1/3/5, ATI1/ATI2, BC4S/BC5S, float FourCCs, 8-bit RGB(A) masks, 24-bit
+RGB (noted),
 8-bit luminance with or without alpha, 16-bit luminance), cube maps too (DX10 MISC_TEXTURECUBE; legacy DDSCAPS2_CUBEMAP with all six
 faces), volumes too (DX10 TEXTURE3D with arraySize 1; legacy DDSCAPS2_VOLUME or DDSD_DEPTH
 with dwDepth). Sizes are checked against the file before any level is decoded.
@@ -29,7 +30,7 @@ import numpy as np
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.core.volume import volume_level_size
-from mipview.io.containers import bcn, dds_header, pixels, texture
+from mipview.io.containers import bcn, block_layouts, dds_header, pixels, texture
 from mipview.io.containers.dds_header import HEADER, Header
 from mipview.io.containers.format_names import dxgi_name
 from mipview.io.containers.pixels import BGRA, BGRX, Blocks, DepthStencil, Layout, Plain
@@ -80,20 +81,16 @@ def _dxgi_table() -> dict[int, Layout]:
         for offset, suffix in enumerate(("TYPELESS", "UNORM", "UNORM_SRGB")[:3 if has_srgb else 2]):
             name = f"DXGI_FORMAT_{codec.family}_{suffix}"
             table[first + offset] = Blocks(name, codec, srgb=suffix == "UNORM_SRGB")
-    return table
+    return table | block_layouts.dxgi()  # signed BC4/BC5, BC6H
 
 
 _DXGI = _dxgi_table()
 _DXGI_REFUSED = {
-    81: "DXGI_FORMAT_BC4_SNORM: signed values, which mipview's formats do not hold",
-    84: "DXGI_FORMAT_BC5_SNORM: signed values, which mipview's formats do not hold",
-    **{n: f"{dxgi_name(n)} (DXGI format {n}, BC6H): {bcn.UNDECODABLE['BC6H']}"
-       for n in (94, 95, 96)},
     **{n: f"{dxgi_name(n)}: the stencil alone, no depth or colour to filter" for n in (22, 47)},
 }
 _DXGI_READS = ("RGBA8, BGRA8, RGBA16 UNORM, RGBA16F, RGBA32F, RGB32F, R8, RG8, R16, R16F, RG16F, "
                "R32F, RG32F, D16, D32, the depth of D24S8 and D32S8X24, R10G10B10A2 UNORM, "
-               "R11G11B10 FLOAT, BC1-BC5, BC7")
+               "R11G11B10 FLOAT, BC1-BC7")
 _FOURCC: dict[bytes | int, Layout] = {
     b"DXT1": Blocks("DXT1 (BC1)", bcn.BC1, False),
     b"DXT3": Blocks("DXT3 (BC2)", bcn.BC2, False),
@@ -102,14 +99,13 @@ _FOURCC: dict[bytes | int, Layout] = {
     b"BC4U": Blocks("BC4U (BC4)", bcn.BC4, False),
     b"ATI2": Blocks("ATI2 (BC5)", bcn.BC5, False),
     b"BC5U": Blocks("BC5U (BC5)", bcn.BC5, False),
+    **block_layouts.FOURCC,
     113: Plain("D3DFMT_A16B16G16R16F", Format.F16),
     116: Plain("D3DFMT_A32B32G32R32F", Format.F32),
 }
 _FOURCC_REFUSED = {
     b"DXT2": "DXT2 holds premultiplied alpha, which mipview does not undo",
     b"DXT4": "DXT4 holds premultiplied alpha, which mipview does not undo",
-    b"BC4S": "BC4S: signed values, which mipview's formats do not hold",
-    b"BC5S": "BC5S: signed values, which mipview's formats do not hold",
 }
 _WRITE = {Format.UNORM: 28, Format.SRGB: 29, Format.F16: 10, Format.F32: 2, Format.RGBA16: 11,
           Format.RGB10A2: 24, Format.B10G11R11: 26,
@@ -278,7 +274,7 @@ def _layout(data: bytes, h: Header) -> _Layout:
             kind = _FOURCC.get(fourcc) or _FOURCC.get(h.fourcc)
             if kind is None:
                 raise ContainerError(f"FourCC {h.fourcc_text} is not one mipview reads (DXT1, "
-                                     f"DXT3, DXT5, ATI1, ATI2, DX10, 113, 116)")
+                                     f"DXT3, DXT5, ATI1, ATI2, BC4S, BC5S, DX10, 113, 116)")
         else:
             kind = _legacy_uncompressed(h)
         notes = (_LEGACY_NOTE,) if not pixels.storage_format(kind).is_float else ()

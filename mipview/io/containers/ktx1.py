@@ -9,9 +9,9 @@ of an uncompressed format padded to 4 bytes (GL_UNPACK_ALIGNMENT), each level to
 Read: the sized internal formats of mipview's formats (RGBA8, SRGB8_ALPHA8, RGBA16, RGBA16F,
 RGBA32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, RGB10_A2, R11F_G11F_B10F, DEPTH_COMPONENT16
 and 32F), the three-channel RGB8, SRGB8, RGB16, RGB16F, RGB32F (as RGBA with alpha 1, noted),
-the unsized RGBA, RGB, LUMINANCE and LUMINANCE_ALPHA of unsigned bytes, and the S3TC, RGTC and
-BPTC blocks mipview decodes (BC1-BC5, BC7). 2D textures, arrays, cube maps and cube arrays, and
-3D textures; a pixelDepth of 1 is a 2D texture (some writers put 1 where the specification
+the unsized RGBA, RGB, LUMINANCE and LUMINANCE_ALPHA of unsigned bytes, and the S3TC, RGTC,
+BPTC, ETC1, ETC2, EAC and ASTC blocks (decoded, :mod:`.blocks`). 2D textures, arrays, cube
+maps and cube arrays, and 3D textures; a pixelDepth of 1 is a 2D texture (some writers put 1 where the specification
 says 0). Rows are read top first as stored; ``KTXorientation`` "T=u" or "S=l" flips them, noted.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.core.volume import volume_level_size
-from mipview.io.containers import bcn
+from mipview.io.containers import bcn, block_layouts
 from mipview.io.containers.pixels import (
     Blocks,
     Layout,
@@ -90,6 +90,7 @@ _LAYOUTS: dict[int, Layout] = {
     0x8DBD: Blocks("GL_COMPRESSED_RG_RGTC2", bcn.BC5, False),
     0x8E8C: Blocks("GL_COMPRESSED_RGBA_BPTC_UNORM", bcn.BC7, False),
     0x8E8D: Blocks("GL_COMPRESSED_SRGB_ALPHA_BPTC_UNORM", bcn.BC7, True),
+    **block_layouts.gl(),  # signed RGTC, BPTC float, ETC1, ETC2, EAC, ASTC
 }
 #: unsized internal formats of unsigned bytes (what older writers put there)
 _UNSIZED: dict[int, Layout] = {
@@ -98,28 +99,12 @@ _UNSIZED: dict[int, Layout] = {
     0x1909: Plain("GL_LUMINANCE", Format.UNORM, 1, _GREY),
     0x190A: Plain("GL_LUMINANCE_ALPHA", Format.UNORM, 2, _GREY_ALPHA),
 }
-#: the compressed formats mipview does not decode, by name and family
-_REFUSED = {
-    0x8DBC: ("GL_COMPRESSED_SIGNED_RED_RGTC1", "signed values, which mipview's formats do not "
-                                                "hold"),
-    0x8DBE: ("GL_COMPRESSED_SIGNED_RG_RGTC2", "signed values, which mipview's formats do not "
-                                               "hold"),
-    0x8E8E: ("GL_COMPRESSED_RGB_BPTC_SIGNED_FLOAT", bcn.UNDECODABLE["BC6H"]),
-    0x8E8F: ("GL_COMPRESSED_RGB_BPTC_UNSIGNED_FLOAT", bcn.UNDECODABLE["BC6H"]),
-    0x8D64: ("GL_ETC1_RGB8_OES", "ETC1 blocks"),
-}
-_FAMILIES = ((0x9270, 0x9279, "ETC2/EAC blocks (GL_COMPRESSED_*_ETC2 / _EAC)"),
-             (0x93B0, 0x93DD, "ASTC blocks (GL_COMPRESSED_*_ASTC_*)"),
-             (0x8C00, 0x8C03, "PVRTC blocks (GL_COMPRESSED_*_PVRTC_*)"))
-_CONVERT = "convert it to KTX2 or DDS with BC1-BC5/BC7 or uncompressed texels (e.g. `ktx create`)"
+_FAMILIES = ((0x8C00, 0x8C03, "PVRTC blocks (GL_COMPRESSED_*_PVRTC_*)"),)
+_CONVERT = ("convert it to KTX2 or DDS with BC1-BC7, ETC2, ASTC or uncompressed texels (e.g. "
+            "`ktx create`)")
 
 
 def _refusal(internal: int, gl_type: int) -> str:
-    if internal in _REFUSED:
-        name, why = _REFUSED[internal]
-        if why.endswith("blocks"):
-            why = f"{why}: no decoder for them among mipview's dependencies; {_CONVERT}"
-        return f"KTX 1.1 {name} ({internal:#06x}): {why}"
     for lo, hi, family in _FAMILIES:
         if lo <= internal <= hi:
             return (f"KTX 1.1 glInternalFormat {internal:#06x}, {family}: no decoder for them "
@@ -127,8 +112,8 @@ def _refusal(internal: int, gl_type: int) -> str:
     return (f"KTX 1.1 glInternalFormat {internal:#06x} (glType {gl_type:#06x}) is not one "
             f"mipview reads (RGBA8, SRGB8_ALPHA8, RGB8, SRGB8, RGBA16, RGB16, RGBA16F, RGB16F, "
             f"RGBA32F, RGB32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, RGB10_A2, "
-            f"R11F_G11F_B10F, DEPTH_COMPONENT16/32F, LUMINANCE(_ALPHA), S3TC, RGTC, BPTC "
-            f"UNORM); {_CONVERT}")
+            f"R11F_G11F_B10F, DEPTH_COMPONENT16/32F, LUMINANCE(_ALPHA), S3TC, RGTC, BPTC, ETC1, "
+            f"ETC2, EAC, ASTC); {_CONVERT}")
 
 
 def _layout(internal: int, gl_type: int) -> Layout:

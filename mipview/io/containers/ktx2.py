@@ -17,7 +17,8 @@ Reading takes uncompressed RGBA8 (UNORM, SRGB, BGRA order too), RGBA16 UNORM, RG
 every one- and two-channel format of the table, the three-channel 8-bit (sRGB too), 16-bit and
 32-bit float formats (as RGBA with alpha 1, noted), D32_SFLOAT and D16_UNORM (as ``d32``,
 ``d16``), the depth of the combined depth-stencil formats (the stencil dropped, noted), and
-BC1-BC5, BC7 (decoded, :mod:`mipview.io.containers.bcn`). Level data supercompressed with
+the block formats BC1-BC7 (signed BC4/BC5 too), ETC2, EAC and ASTC LDR and HDR (decoded,
+:mod:`mipview.io.containers.blocks`). Level data supercompressed with
 Zstandard (scheme 2) or ZLIB (scheme 3) is inflated level by level (:mod:`.supercompression`);
 BasisLZ (scheme 1) and UASTC need Basis Universal's transcoder and are refused, naming it. Every
 offset and size in the header is checked against the file before a byte of level data is touched
@@ -35,7 +36,7 @@ from mipview import __version__
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.core.volume import volume_level_size
-from mipview.io.containers import bcn, supercompression
+from mipview.io.containers import bcn, block_layouts, supercompression
 from mipview.io.containers.format_names import vk_name
 from mipview.io.containers.pixels import (
     BGR,
@@ -126,30 +127,23 @@ _LAYOUTS: dict[int, Layout] = {
     141: Blocks("VK_FORMAT_BC5_UNORM_BLOCK", bcn.BC5, False),
     145: Blocks("VK_FORMAT_BC7_UNORM_BLOCK", bcn.BC7, False),
     146: Blocks("VK_FORMAT_BC7_SRGB_BLOCK", bcn.BC7, True),
+    **block_layouts.vulkan(),  # signed BC4/BC5, BC6H, ETC2, EAC, ASTC
 }
 
-_NO_DECODER = ("no decoder for it among mipview's dependencies (Pillow decodes BC1-BC7 only); "
-               "decode it to PNG or EXR first (astcenc -dl for ASTC, PVRTexToolCLI -d for ETC2 "
-               "and PVRTC)")
+_NO_DECODER = ("no decoder for it among mipview's dependencies; decode it to PNG or EXR first "
+               "(PVRTexToolCLI -d)")
 _READS = ("RGBA8 UNORM/SRGB, BGRA8, RGB8 UNORM/SRGB, BGR8, RGBA16 UNORM, RGB16 UNORM, RGBA16F, "
           "RGB16F, RGBA32F, RGB32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, D16, D32, the depth "
-          "of D16S8, D24S8, D32S8, A2B10G10R10 UNORM, B10G11R11 UFLOAT, BC1-BC5, BC7")
+          "of D16S8, D24S8, D32S8, A2B10G10R10 UNORM, B10G11R11 UFLOAT, BC1-BC7, ETC2, EAC, "
+          "ASTC")
 
 
 def _refusal(vk_format: int) -> str:
     """Why a vkFormat mipview does not read cannot be read, naming it (and its number, which
     tools print too)."""
     name = f"{vk_name(vk_format)} (vkFormat {vk_format})"
-    if vk_format in (140, 142):
-        return f"{name}, BC{4 if vk_format == 140 else 5} SNORM: signed values, which " \
-               f"mipview's formats do not hold"
-    if vk_format in (143, 144):
-        return f"{name}: {bcn.UNDECODABLE['BC6H']}"
-    for lo, hi, family in ((147, 152, "ETC2"), (153, 156, "EAC"), (157, 184, "ASTC LDR"),
-                           (1000054000, 1000054007, "PVRTC"),
-                           (1000066000, 1000066013, "ASTC HDR")):
-        if lo <= vk_format <= hi:
-            return f"{name}, {family} blocks: {_NO_DECODER}"
+    if 1000054000 <= vk_format <= 1000054007:
+        return f"{name}, PVRTC blocks: {_NO_DECODER}"
     return f"{vk_name(vk_format)}: vkFormat {vk_format} is not one mipview reads ({_READS})"
 
 

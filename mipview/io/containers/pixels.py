@@ -1,5 +1,5 @@
 """How the bytes of one level become storage values: plain texel layouts (any component order,
-with or without alpha) and BCn blocks. Shared by the KTX2 and DDS readers."""
+with or without alpha) and compressed blocks. Shared by the KTX2, DDS and KTX 1.1 readers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.core.formats import Format
-from mipview.io.containers import bcn
+from mipview.io.containers import blocks
 from mipview.io.containers.texture import TextureFile
 
 
@@ -60,10 +60,11 @@ class DepthStencil:
 
 @dataclass(frozen=True)
 class Blocks:
-    """BCn blocks; ``opaque``: BC1's RGB variant (alpha 1)."""
+    """Compressed blocks (:mod:`mipview.io.containers.blocks`); ``opaque``: BC1's RGB variant
+    (alpha 1)."""
 
     name: str
-    codec: bcn.BlockCodec
+    codec: blocks.BlockCodec
     srgb: bool
     opaque: bool = False
     note: str = ""
@@ -78,16 +79,16 @@ BGRX = (2, 1, 0, None)
 def image_bytes(kind: Layout, width: int, height: int) -> int:
     """Bytes of one image (one layer) of ``width`` x ``height`` texels."""
     if isinstance(kind, Blocks):
-        return bcn.level_bytes(kind.codec, width, height)
+        return blocks.level_bytes(kind.codec, width, height)
     if isinstance(kind, DepthStencil):
         return width * height * kind.texel_bytes
     return width * height * kind.components * kind.fmt.texel_dtype.itemsize
 
 
 def storage_format(kind: Layout) -> Format:
-    """The mipview format the decoded values are in (BCn: UNORM or SRGB bytes)."""
+    """The mipview format the decoded values are in (blocks: their codec's)."""
     if isinstance(kind, Blocks):
-        return Format.SRGB if kind.srgb else Format.UNORM
+        return blocks.storage_format(kind.codec, kind.srgb)
     return kind.fmt
 
 
@@ -98,8 +99,9 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
     level is its slices so laid out (KTX2 and DDS alike: z = 0 first)."""
     size = image_bytes(kind, width, height)
     if isinstance(kind, Blocks):
-        return np.stack([bcn.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
-                                    width, height, kind.opaque) for i in range(layers)])
+        return np.stack([blocks.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
+                                       width, height, kind.srgb, kind.opaque)
+                         for i in range(layers)])
     if isinstance(kind, DepthStencil):
         return _depth(kind, data, offset, width * height * layers).reshape(layers, height,
                                                                            width, 4)
