@@ -1,8 +1,8 @@
 """``mipview run`` with texture files: ``--export`` writes every strategy's chain inside the run's
 atomic output and lists it in report.json (read back bit for bit against the PNG/.npy levels);
-``mipview run FILE.ktx2|.dds`` checks the file's own chain with the one verdict (exit 1 when it is
-out of tolerance, at the level that broke); bad export choices and damaged files are one line and
-exit 2 before any GPU work."""
+``mipview run FILE.ktx2|.dds`` fits the file's own chain with the one verdict and reports it (exit 1
+only when it misses the filter ``--expect`` names, at the level that broke); bad export choices
+and damaged files are one line and exit 2 before any GPU work."""
 
 from __future__ import annotations
 
@@ -105,7 +105,8 @@ def _swap_level3_texels(path) -> None:
 
 
 @pytest.mark.parametrize("how", ["stored", "direct"])
-def test_run_of_a_ktx2_chain_judges_it_like_a_strategy(tmp_path, capsys, how):
+def test_run_of_a_ktx2_chain_fits_it_and_judges_it_only_when_told_what_to_expect(tmp_path, capsys,
+                                                                               how):
     fmt = Format.SRGB
     level0 = synthetic.image(37, 23).storage(fmt)
     (path,) = containers.export(tmp_path, "chain", _chain(level0, fmt, how), fmt, ["ktx2"])
@@ -113,16 +114,24 @@ def test_run_of_a_ktx2_chain_judges_it_like_a_strategy(tmp_path, capsys, how):
     assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "file:name=chain.ktx2" in printed and "OUT OF TOLERANCE" not in printed
+    assert "levels 1-5 match box, in linear light" in printed
     entry = _entry(read_report(out), "file")
     assert entry["strategy"] == "file:name=chain.ktx2" and entry["promise"] == "file"
     assert entry["within_tolerance"] is True and "timing" not in entry
+    assert entry["fit"]["filter"] == "mean" and entry["fit"]["misfits"] == []
     assert len(entry["files"]) == 6  # written like a strategy's levels
     png = np.asarray(Image.open(out / entry["files"][3]))
     assert same_bits(png, imageio.read_chain(path).levels[3])
 
     _swap_level3_texels(path)
     assert not same_bits(imageio.read_chain(path).levels[3], png)
-    assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 1
+    # reported, not failed: no filter was expected
+    assert main(["run", str(path), "--strategies", "per-level", "--out", str(out)]) == 0
+    entry = _entry(read_report(out), "file")
+    assert entry["within_tolerance"] is True and entry["fit"]["misfits"] == [3]
+    assert "level 3 does not" in capsys.readouterr().out
+    assert main(["run", str(path), "--strategies", "per-level", "--expect", "box",
+                 "--out", str(out)]) == 1
     report = read_report(out)
     entry = _entry(report, "file")
     assert entry["within_tolerance"] is False

@@ -13,7 +13,6 @@ from mipview.check.reference import blit_reference, reference_pyramid, stored_ch
 from mipview.check.tolerances import TOLERANCE
 from mipview.check.verdict import ReferenceCache, judge, judge_result
 from mipview.core.formats import Format, round_to_grid, to_storage
-from mipview.core.results import LevelSource
 from mipview.core.specs import StrategySpec
 from mipview.gpu.session import run_once
 from tests.gpu_formats import GPU_FORMATS
@@ -169,30 +168,32 @@ def _rounded(levels, fmt: Format) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("fmt", list(Format), ids=lambda f: f.label)
-def test_a_file_chain_may_be_made_from_the_level_below_or_from_level_0(fmt):
-    """A texture file's chain (promise ``file``) is held to both ways a tool makes a correct
-    chain, and no more: correctly rounded from the stored level below, or straight from level 0
-    (which the stored promise refuses where double rounding shows); one texel 3 LSB / 1 % off
-    at level 2 fails there."""
+def test_a_file_chain_is_reported_and_held_to_a_box_only_when_one_is_expected(fmt):
+    """A texture file's chain (promise ``file``) is fitted and reported, held to no bound; with
+    the box expected, it is held to both ways a tool makes a correct chain, and no more:
+    correctly rounded from the stored level below, or straight from level 0 (which the stored
+    promise refuses where double rounding shows); one texel 3 LSB / 1 % off at level 2 fails
+    there."""
     level0 = _level0(61, 45, fmt)
     stored = [level0, *_rounded(list(stored_chain(level0, fmt))[1:], fmt)]
     direct = [level0, *_rounded(reference_pyramid(level0, fmt)[1:], fmt)]
     n = len(direct)
-    as_file = judge(direct, level0, fmt, promise="file")
+    bad = direct[:2] + [_corrupt(direct[2], fmt, 3, 4, 0)] + direct[3:]
+    told = judge(bad, level0, fmt, promise="file")
+    assert told.within_tolerance and told.fit is not None
+    assert told.step_bounds[1:] == (float("inf"),) * (n - 1)
+    as_file = judge(direct, level0, fmt, promise="file", expected=True)
     assert as_file.within_tolerance, as_file.breaches
-    assert judge(stored, level0, fmt, promise="file").within_tolerance
+    assert judge(stored, level0, fmt, promise="file", expected=True).within_tolerance
     if not fmt.is_float:
         assert not judge(direct, level0, fmt).within_tolerance  # the stored promise
-    straight = [LevelSource(reread=False)] * (n - 1)
-    assert as_file.step_bounds == tuple(bounds.step_bounds(straight, fmt, n))
-    envelope = judge(stored, level0, fmt).chain_bounds
-    assert as_file.chain_bounds == tuple(
-        max(a, b) for a, b in zip(envelope, bounds.carried_chain_bounds(straight, fmt, n),
-                                  strict=True))
-    bad = judge(direct[:2] + [_corrupt(direct[2], fmt, 3, 4, 0)] + direct[3:], level0, fmt,
-                promise="file")
+    # one rounding at level 1 (made from level 0 itself), then the level above's too
+    store = bounds.STORE[fmt].bound(fmt)
+    own = bounds.step_bounds((), fmt, n)
+    assert as_file.step_bounds == (0.0, own[1], *(b + store for b in own[2:]))
+    bad = judge(bad, level0, fmt, promise="file", expected=True)
     assert not bad.within_tolerance and bad.failing_levels[0] == 2
-    assert bad.rule.startswith("file (mean)")
+    assert bad.rule.startswith("file, expected mean")
 
 
 def test_reference_cache_computes_each_pyramid_once_across_threads(monkeypatch):

@@ -23,10 +23,14 @@ bounds per level derived in :mod:`mipview.check.bounds` (README, "What correct m
   a blit's filter weights are implementation-defined (lavapipe is ~5 LSB off the emulation on
   8-bit images, an H200 ~1e-2 relative on NPOT float16), so any fixed bound would be a guess;
 - ``file`` (a texture file's own chain: ``containers.TextureFile.as_result``): the tool that made
-  it does not say how, so both ways of making a correct chain pass: every level correctly
-  rounded from the stored level below (``stored``) or straight from level 0 (a ``carried``
-  chain that re-reads nothing). Step within the latter's bound (one rounding of the level below
-  plus its own), chain within the larger of the two chain bounds.
+  it seldom says how, and a chain made with another filter than the box, or block-compressed, is
+  what its author wanted: the chain is fitted against every reference filter
+  (:mod:`mipview.check.chain_fit`: ``Verdict.fit``) and reported, held to no bound. Where the
+  user says which filter to expect (``expected``: the result's reduction), each level is held
+  to that filter's step from the stored level above within :func:`chain_fit.match_bounds` (its
+  own rounding, plus the level above's carried through the filter: made from the stored level
+  below, from values kept at higher precision or from level 0, all pass), the chain to what a
+  chain keeping those steps reaches from this image.
 
 A new kind of promise is one more entry in ``_RULES``.
 """
@@ -42,7 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mipview.check import bounds, compare, tolerances
+from mipview.check import bounds, chain_fit, compare, tolerances
+from mipview.check.chain_fit import ChainFit
 from mipview.check.compare import Breach, ErrorReport
 from mipview.check.filter_reference import (
     BOX_NAMES,
@@ -216,6 +221,9 @@ class Verdict:
     #: beside the exact reduction (error figures count a texel non-finite in both as 0, one
     #: non-finite in only one of them as inf); None when level 0 has none
     nonfinite: Propagation | None = None
+    #: a texture file's own chain (promise ``file``): the reference filter that best explains
+    #: it and each level's error against it; None for every other result
+    fit: ChainFit | None = None
 
     @property
     def failing_levels(self) -> tuple[int, ...]:
@@ -224,11 +232,17 @@ class Verdict:
     def summary(self) -> str:
         """``ok``, or ``OUT OF TOLERANCE`` and the first level that broke the rule; with
         non-finite texels in level 0, how the result propagated them instead of a bare ``ok``."""
-        if self.within_tolerance:
+        if self.fit is not None and self.within_tolerance:
+            # held to no bound: the fit is the whole story; else "ok" and the fit beside it
+            unbounded = all(math.isinf(b) for b in self.step_bounds[1:])
+            head = self.fit.line() if unbounded else f"ok; {self.fit.line()}"
+        elif self.within_tolerance:
             head = "ok"
         else:
             head = f"OUT OF TOLERANCE: {self.breaches[0]}" if self.breaches else \
                 "OUT OF TOLERANCE"
+            if self.fit is not None:
+                head = f"{head}; {self.fit.line()}"
         if self.nonfinite is None:
             return head
         if self.promise == "emulated" and not self.nonfinite.as_reference:
@@ -247,6 +261,10 @@ class _Case:
     sources: Sequence[LevelSource]
     own_reference: str | None
     refs: ReferenceCache
+    #: promise ``file``: whether the user named the filter to expect (the reduction), and the
+    #: chain's fit
+    expected: bool = False
+    fit: ChainFit | None = None
 
 
 def _worst(values: Sequence[float], fmt: Format) -> str:
@@ -339,16 +357,32 @@ def _emulated_rule(case: _Case) -> tuple[list[float], list[float], str]:
 
 def _file_rule(case: _Case) -> tuple[list[float], list[float], str]:
     n = len(case.levels)
-    stored_steps = bounds.step_bounds((), case.fmt, n, case.reduction)
-    stored = case.refs.stored_bounds(case.level0, case.fmt, case.reduction, stored_steps)
-    direct = [LevelSource(reread=False)] * (n - 1)
-    steps = bounds.step_bounds(direct, case.fmt, n, case.reduction)
-    chains = [max(a, b) for a, b in zip(stored, bounds.carried_chain_bounds(
-        direct, case.fmt, n, case.reduction), strict=True)]
-    text = (f"file ({case.reduction}): every level correctly rounded, from the stored level "
-            f"below or from level 0 (step <= {_worst(steps, case.fmt)}, chain <= "
-            f"{_worst(chains, case.fmt)}, per level)")
+    if not case.expected:
+        unbounded = [math.inf] * n
+        told = case.fit.line() if case.fit is not None else "one level, no chain"
+        return unbounded, unbounded, (
+            f"file: reported, held to no filter (none expected): {told}")
+    size = (case.level0.shape[-2], case.level0.shape[-3])
+    steps = chain_fit.match_bounds(case.reduction, case.fmt, n, size,
+                                   _peak(case.level0, case.fmt))
+    chains = list(case.refs.stored_bounds(case.level0, case.fmt, case.reduction, steps))
+    text = (f"file, expected {case.reduction}: each level that filter of the stored level "
+            f"above, within its own rounding and the level above's (step <= "
+            f"{_worst(steps, case.fmt)}); chain <= what a chain keeping those steps reaches "
+            f"from this image (<= {_worst(chains, case.fmt)}), per level")
     return steps, chains, text
+
+
+def file_fit(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
+             codec: str | None = None, refs: ReferenceCache | None = None) -> ChainFit | None:
+    """:func:`chain_fit.fit_chain` of a texture file's chain, once per chain and image in
+    ``refs`` (a window's analysis may judge the same levels again after the timing)."""
+    def make() -> ChainFit | None:
+        return chain_fit.fit_chain(levels, fmt, codec, _peak(level0, fmt))
+    if refs is None:
+        return make()
+    key = ("chain fit", codec, tuple(compare.digest(np.asarray(a)) for a in levels[1:]))
+    return refs.figures(level0, fmt, key, make)  # type: ignore[return-value]
 
 
 #: case -> (step bound per level, chain bound per level, rule as text)
@@ -360,7 +394,8 @@ _RULES: dict[str, _Rule] = {"stored": _stored_rule, "carried": _carried_rule,
 def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
           reduction: str = "mean", own_reference: str | None = None,
           refs: ReferenceCache | None = None, promise: Promise = "stored",
-          sources: Sequence[LevelSource] = (), maps: bool = False) -> Verdict:
+          sources: Sequence[LevelSource] = (), maps: bool = False, expected: bool = False,
+          codec: str | None = None) -> Verdict:
     """Judge the pyramid ``levels`` (level 0 .. n-1 as read back) made from the uploaded
     ``level0``.
 
@@ -368,6 +403,8 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
     the reference pyramids between strategies and runs (a fresh cache when None); ``sources``
     says how levels 1 .. n-1 were made (empty: each from the stored level below); ``maps`` keeps
     the heatmap of each chain level in ``Verdict.exact.maps`` (computed with the figures).
+    A texture file's chain (promise ``file``) is fitted (``Verdict.fit``; ``codec``: the block
+    compression its levels were decoded from) and held to ``reduction`` only when ``expected``.
     """
     rule = _RULES.get(promise)
     if rule is None:
@@ -387,19 +424,29 @@ def judge(levels: Sequence[np.ndarray], level0: np.ndarray, fmt: Format,
             own = ErrorReport(step=(), chain=tuple(compare.level_errors(
                 levels, refs.get(level0, fmt, own_reference), fmt, refs.memo(level0, fmt),
                 own_reference)))
+        fit = file_fit(levels, level0, fmt, codec, refs) if promise == "file" else None
         steps, chains, text = rule(_Case(levels, level0, fmt, reduction, sources, own_reference,
-                                         refs))
+                                         refs, expected, fit))
         breaches = tuple(sorted(exact.breaches(steps, chains)
                                 + coverage_breaches(levels, fmt, reduction),
                                 key=lambda b: b.error.level))
         spread = propagation(levels, refs.nonfinite(level0, fmt, reduction))
         return Verdict(promise, reduction, exact, own, not breaches, text, breaches, tuple(steps),
-                       tuple(chains), spread)
+                       tuple(chains), spread, fit)
 
 
 def judge_result(res: StrategyResult, level0: np.ndarray, fmt: Format,
                  refs: ReferenceCache | None = None, maps: bool = False) -> Verdict:
     """:func:`judge` with what the result carries (its reduction, reference, promise and level
-    sources)."""
+    sources; a texture file's, what it was said to expect and decoded from: FILE_EXPECT and
+    FILE_CODEC among its ``options_used``)."""
+    told = dict(res.options_used) if res.promise == "file" else {}
     return judge(res.levels, level0, fmt, res.reduction, res.own_reference, refs, res.promise,
-                 res.sources, maps)
+                 res.sources, maps, FILE_EXPECT in told, told.get(FILE_CODEC))
+
+
+#: a texture file's result (promise ``file``) carries among its ``options_used`` the filter the
+#: user expects its chain to match (``mipview run --expect``) and the block compression its
+#: levels were decoded from (runs/staged.with_file_chain)
+FILE_EXPECT = "expect"
+FILE_CODEC = "decoded-from"

@@ -124,8 +124,8 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     notes = _Notes()
     with open_context(args) as ctx:
         run = prepare_source(args, ctx, specs, not args.no_check)
-        # the file's own chain, if it has one, is judged and written like a strategy's result
-        done = run.run_whole(ctx, RunOptions(judge=not args.no_check), notes)
+        # the file's own chain, if it has one, is fitted and written like a strategy's result
+        done = run.run_whole(ctx, RunOptions(judge=not args.no_check, expect=args.expect), notes)
     source, level0, fmt = run.source, run.level0, run.fmt
     mip = replace(done.mip, validation_messages=closed_messages(ctx, done.mip.validation_messages))
     seams = run.seams(mip, judged=not args.no_check)
@@ -154,6 +154,8 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
             c = checks[str(res.spec)]
             print(f"{str(res.spec):<30} step {c.exact.max_step:.3g} chain {c.exact.max_chain:.3g} "
                   f"{fmt.error_unit}  {c.summary()}")
+            for line in report.fit_lines(c, 30):
+                print(line)
         if seams is not None:
             print(f"{'':<30} {seams.result_line(str(res.spec))}")
     if seams is not None:
@@ -163,6 +165,9 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
         print(f"{str(spec):<30} skipped: {why}")
     for line in dict.fromkeys(lines):  # a file's notes may count what the loader counted
         print(line)
+    if args.expect is not None and not any(r.promise == "file" for r in mip.results):
+        print(f"warning: --expect {args.expect}: {source_label(args)} has no mip chain of its "
+              "own that this run checks", file=sys.stderr)
     return _verdicts_exit(mip, checks)
 
 
@@ -284,6 +289,18 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 # --- parser -------------------------------------------------------------------------------------
+def expected_filter(text: str) -> str:
+    """``--expect``: a filter as ``kaiser:kaiser-width=4`` (or ``kaiser,kaiser-width=4``, or
+    ``box``), to its reference name (``mean`` for the box)."""
+    from mipview.core.filters.spec import parse_filter
+
+    name, _, options = text.strip().partition(":")
+    try:
+        return parse_filter(f"{name},{options}" if options else name).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="mipview", description=(
         "Visualise, check and profile GPU mipmap generation (Vulkan)."), epilog=EXIT_CODES)
@@ -355,6 +372,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run on two devices (index or name substring each; the same one twice "
                         "opens it twice) and compare their levels texel by texel, as `diff` "
                         "does: OUT/device-1, OUT/device-2 and OUT/report.json")
+    p.add_argument("--expect", type=expected_filter, metavar="FILTER",
+                   help="the filter a texture file's own mip chain should match (box, tent, "
+                        "kaiser, lanczos3, ...; options as kaiser:kaiser-width=4,edge=wrap): "
+                        "exit 1 when it misses that filter's bounds. Without it the chain's "
+                        "best-fitting filter is reported, not judged")
     p.set_defaults(func=cmd_run)
 
     p = add("bench", "time strategies with GPU timestamps")

@@ -91,7 +91,26 @@ def strategy_dict(res: StrategyResult, mip: RunResult, check: Verdict | None) ->
         d["nonfinite"] = check.nonfinite.as_dict() if check.nonfinite is not None else None
         if check.own is not None:
             d["max_error_vs_own_reference"] = _num(check.own.max_chain)
+        if check.fit is not None:  # a texture file's chain: the filter that best explains it
+            d["fit"] = check.fit.as_dict()
     return d
+
+
+def fit_lines(check: Verdict, indent: int) -> list[str]:
+    """A texture file's fit per level for ``mipview run``'s table (none for other results):
+    each level's error against the fitted filter's step from the stored level above."""
+    fit = check.fit
+    if fit is None:
+        return []
+    pad = " " * indent
+    lines = [f"{pad} fit: {fit.candidate.words(fit.fmt)}, each level from the stored level above"
+             + (f" (decoded from {fit.codec}: the codec's error included)" if fit.codec else "")]
+    for lv in fit.levels:
+        mark = "" if fit.codec else ("  matches" if lv.matches else "  DOES NOT MATCH")
+        lines.append(f"{pad}   level {lv.level:>2}: max {_fmt_err(lv.max_error, fit.fmt).strip()}"
+                     f" mean {_fmt_err(lv.mean_error, fit.fmt).strip()} {fit.fmt.error_unit}"
+                     f"{mark}")
+    return lines
 
 
 def result_dict(mip: RunResult, checks: dict[str, Verdict] | None = None,

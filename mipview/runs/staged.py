@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mipview.check.verdict import ReferenceCache, Verdict
+from mipview.check.verdict import FILE_CODEC, FILE_EXPECT, ReferenceCache, Verdict
 from mipview.core.cancel import run_with
 from mipview.core.formats import Format
-from mipview.core.results import RunResult, TimingSettings
+from mipview.core.results import RunResult, StrategyResult, TimingSettings
 from mipview.core.specs import CUSTOM_PREFIX, StrategySpec
 from mipview.runs import analysis
 from mipview.runs.analysis import StrategyAnalysis
@@ -98,22 +98,26 @@ class RunOutcome:
 
 
 def generate(session: Session, listener: RunListener,
-             source: SourceImage | None = None) -> RunResult:
+             source: SourceImage | None = None, expect: str | None = None) -> RunResult:
     """One run of every strategy, its levels read back and reported, with the chain of the
-    texture file ``source`` came from as one more result (containers.with_file_chain)."""
+    texture file ``source`` came from as one more result (:func:`with_file_chain`, ``expect``
+    as it says)."""
     listener.progress("generating")
     session.generate()
-    mip, notes = _with_file(session.result(), source, session)
+    mip, notes = _with_file(session.result(), source, session, expect)
     listener.levels(mip, notes)
     return mip
 
 
-def with_file_chain(mip: RunResult, source: SourceImage, fmt: Format,
-                    level0: np.ndarray) -> tuple[RunResult, tuple[str, ...]]:
+def with_file_chain(mip: RunResult, source: SourceImage, fmt: Format, level0: np.ndarray,
+                    expect: str | None = None) -> tuple[RunResult, tuple[str, ...]]:
     """``mip`` with the chain of the texture file ``source`` came from as one more result, after
-    the strategies' (judged by the one verdict like theirs), and the lines a user should read
-    about the file: its notes, or why its chain is not checked. ``level0`` is what the run
-    uploaded in ``fmt``. ``mip`` as it is, and no lines, for other sources and one-level files.
+    the strategies' (judged by the one verdict like theirs: fitted and reported, see
+    check/verdict.py), and the lines a user should read about the file: its notes, or why its
+    chain is not checked. ``level0`` is what the run uploaded in ``fmt``. ``mip`` as it is, and
+    no lines, for other sources and one-level files. ``expect``: the filter the user expects
+    the chain to match (a reference name, ``mean`` for the box): the result's reduction, its
+    chain then held to that filter's bounds. A chain decoded from block compression says so.
 
     The result is added after the GPU work, never asked of a session: "file" is no strategy."""
     texture = source.texture
@@ -124,17 +128,28 @@ def with_file_chain(mip: RunResult, source: SourceImage, fmt: Format,
         notes = texture.notes if not texture.has_chain else (
             f"its own chain is not checked: {why}", *texture.notes)
     else:
-        result = texture.as_result(fmt)
+        result = _told(texture.as_result(fmt), expect, texture.decoded_from)
         mip, notes = replace(mip, results=(*mip.results, result)), result.notes
     return mip, tuple(f"{texture.name}: {note}" for note in notes)
 
 
-def _with_file(mip: RunResult, source: SourceImage | None,
-               session: Session) -> tuple[RunResult, tuple[str, ...]]:
+def _told(result: StrategyResult, expect: str | None, codec: str | None) -> StrategyResult:
+    """A file's result with what its verdict is told (check.verdict.FILE_EXPECT, FILE_CODEC):
+    the filter expected, as its reduction too, and the block compression decoded."""
+    told = ((FILE_EXPECT, expect),) if expect is not None else ()
+    told += ((FILE_CODEC, codec),) if codec else ()
+    if not told:
+        return result
+    return replace(result, reduction=expect or result.reduction,
+                   options_used=(*result.spec.options, *told))
+
+
+def _with_file(mip: RunResult, source: SourceImage | None, session: Session,
+               expect: str | None = None) -> tuple[RunResult, tuple[str, ...]]:
     if source is None:
         return mip, ()
     level0 = session.level0 if session.layers > 1 else session.level0[0]
-    return with_file_chain(mip, source, session.fmt, level0)
+    return with_file_chain(mip, source, session.fmt, level0, expect)
 
 
 def phase_text(settings: TimingSettings, then: str) -> str:
@@ -301,6 +316,9 @@ class RunOptions:
     #: judge a texture file's own chain beside the strategies (False: a bench times
     #: strategies, and the file's chain is none)
     file_chain: bool = True
+    #: the filter a texture file's own chain is expected to match (``mipview run --expect``,
+    #: a reference name): held to it; None: its fit is reported, not judged
+    expect: str | None = None
 
 
 def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[StrategySpec],
@@ -327,7 +345,7 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
     settings = options.timing
     try:
         with Session(ctx, level0, fmt, list(specs)) as session:
-            mip = generate(session, listener, source)
+            mip = generate(session, listener, source, options.expect)
             levels_s = time.perf_counter() - t0
             if stop():
                 return None
@@ -338,7 +356,8 @@ def run(ctx: GpuContext, level0: np.ndarray, fmt: Format, specs: Sequence[Strate
                 timed = time_strategies(session, settings, listener, stop)
                 if timed is None:
                     return None
-                mip, timings_s = _with_file(timed, source, session)[0], time.perf_counter() - t0
+                mip, timings_s = (_with_file(timed, source, session, options.expect)[0],
+                                  time.perf_counter() - t0)
             if options.measure is not None:
                 measured = options.measure(session)
         if not options.judge:
