@@ -505,9 +505,12 @@ def test_exr_channel_layouts_other_tools_write(tmp_path):
     exr.File(dict(header), {"Y": grey}).write(str(tmp_path / "y.exr"))
     y = imageio.load(tmp_path / "y.exr")
     assert y.texture.fmt is Format.R16F and np.array_equal(y.texture.levels[0][..., 0], grey)
+    # channels of other names: one is read as it is, more need a choice (FILE#NAME)
     exr.File(dict(header), {"Q": grey}).write(str(tmp_path / "q.exr"))
-    with pytest.raises(ImageLoadError, match="no colour channels mipview reads .* has Q"):
-        imageio.load(tmp_path / "q.exr")
+    assert np.array_equal(imageio.load(tmp_path / "q.exr").texture.levels[0][..., 0], grey)
+    exr.File(dict(header), {"P": grey, "Q": grey}).write(str(tmp_path / "pq.exr"))
+    with pytest.raises(ImageLoadError, match="no colour channels mipview reads .* has P, Q"):
+        imageio.load(tmp_path / "pq.exr")
 
 
 def test_npy_arrays_are_read_as_the_format_their_shape_and_dtype_say(tmp_path):

@@ -321,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("image", nargs="?", help="image file (one face of six, sky_px.png: the "
                                                 "cube map of all six)" if cube else "image file")
         p.set_defaults(cube_faces=cube)  # common.face_files
+        channel_opt(p)
         if size:
             from mipview.cli.volume import VOLUME_KIND
             from mipview.io.synthetic import CUBE_KIND, KINDS
@@ -346,6 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--layers", type=positive_int, default=1,
                            help="array layers made from the image (mirrors, flips, channel "
                                 "swaps); not for a cube map, whose faces are its layers")
+
+    def channel_opt(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--channel", metavar="NAME",
+                       help="of an EXR, the channel, layer or part to read (Z, forward.u, "
+                            "diffuse, part=1, part=beauty,Z): the same as IMAGE#NAME "
+                            "(docs/formats.md, EXR)")
 
     def check_opt(p: argparse.ArgumentParser, what: str) -> None:
         p.add_argument("--no-check", action="store_true",
@@ -422,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("gui", "open the desktop app (default command)")
     p.add_argument("image", nargs="?", help="image to open (default: bundled sample)")
+    channel_opt(p)
     p.add_argument("--run", help="strategies to run right after opening")
     p.add_argument("--screenshot", help="save a PNG of the window after the run")
     p.add_argument("--quit", action="store_true", help="exit after --run/--screenshot")
@@ -437,6 +445,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _choose_channel(args: argparse.Namespace) -> None:
+    """``--channel NAME`` is ``IMAGE#NAME``: the one way a part, layer or channel of an EXR is
+    chosen (mipview.io.containers.exr_choice), whoever reads the path."""
+    channel = getattr(args, "channel", None)
+    if channel is None:
+        return
+    if not getattr(args, "image", None):
+        raise MipviewError(f"--channel {channel} chooses what to read of an IMAGE: give one")
+    from mipview.io.containers.exr_choice import with_choice
+
+    args.image = with_choice(args.image, channel)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
@@ -449,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     output.written.clear()
     try:
+        _choose_channel(args)
         return args.func(args)
     except KeyboardInterrupt:
         done = ", ".join(output.written)

@@ -525,6 +525,9 @@ def load(path: str | os.PathLike[str], *, volumes: bool = False) -> SourceImage:
     """
     name = os.fspath(path)
     p = Path(name)
+    chosen = _chosen_part(name)  # "image.exr#Z": a part, layer or channel of an EXR
+    if chosen is not None:
+        p = Path(chosen)
 
     def fail(reason: str) -> ImageLoadError:
         return _cannot_open(name, reason)
@@ -546,8 +549,11 @@ def load(path: str | os.PathLike[str], *, volumes: bool = False) -> SourceImage:
     if not data:
         raise fail("file is empty")
 
-    from mipview.io.containers import decode
+    from mipview.io.containers import decode, exr_layout
 
+    if chosen is not None and not data.startswith(exr_layout.MAGIC):
+        raise fail("a # after the file name chooses a part, layer or channel of an EXR file; "
+                   "this is no EXR")
     if decode.claims(name, data):
         return _load_texture(name, data, volumes)
 
@@ -579,6 +585,52 @@ def load(path: str | os.PathLike[str], *, volumes: bool = False) -> SourceImage:
         if "unknown" in detail or "not supported" in detail or "unsupported" in detail:
             raise fail(f"unsupported {kind} variant ({detail})") from None
         raise fail(f"truncated or corrupt {kind} data ({detail})") from None
+
+
+def _chosen_part(name: str) -> str | None:
+    """The file of ``image.exr#CHOICE`` (mipview.io.containers.exr_choice) when no file has
+    the whole name and one has the name before the last ``#``; else None."""
+    if "#" not in name or os.path.lexists(name):
+        return None
+    base = name.rpartition("#")[0]
+    return base if os.path.isfile(base) else None
+
+
+def depth_source(source: SourceImage, fmt: Format, extremes: bool = False) -> SourceImage:
+    """The source a depth run reads: an EXR opened without a choice (no ``#``) whose run is
+    one of depth (``fmt`` a depth format or ``r32f``, or ``extremes``, a min/max reduction, in
+    one or two channels) is read again as its ``Z`` channel, a render's depth beside its
+    colour, so level 0 is Z bit for bit; a file without one says which channel it gives.
+    Any other source is returned as it is."""
+    texture = source.texture
+    if (texture is None or texture.container != "EXR" or source.path is None or source.volume
+            or source.layers > 1  # an array's parts are read as they are
+            or not (fmt.depth_source or fmt is Format.R32F
+                    or (extremes and fmt.channels <= 2))
+            or _chosen_part(source.path) is not None):
+        return source
+    from dataclasses import replace
+
+    from mipview.io.containers import exr
+    from mipview.io.containers.texture import ContainerError
+
+    try:
+        z = exr.depth_choice(Path(source.path).read_bytes(), None)
+    except (OSError, ContainerError):
+        return source  # read once already: a file that changed since says so when reopened
+    if z is None:
+        if texture.fmt.channels == 1:
+            return source  # a lone channel (a Z itself, a lone R): the depth as it is
+        note = (f"{fmt.label} takes the depth from R: the file has no Z channel (FILE#NAME "
+                f"reads another)")
+    else:
+        source = load(f"{source.path}#{z}")
+        texture = source.texture
+        assert texture is not None
+        note = f"{fmt.label} reads the file's depth, channel {z} (FILE#R reads R instead)"
+    return SourceImage(source.pixels, source.path, source.description, source.bit_depth,
+                       source.is_float, replace(texture, notes=(note, *texture.notes)),
+                       source.grey, faces=source.faces)
 
 
 def _load_texture(name: str, data: bytes, volumes: bool) -> SourceImage:

@@ -20,8 +20,9 @@ import numpy as np
 from mipview.check.verdict import ReferenceCache
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
+from mipview.core.reductions import DEPTH_NAMES, EXTREMES
 from mipview.core.specs import StrategySpec
-from mipview.io.imageio import SourceImage
+from mipview.io.imageio import SourceImage, depth_source
 from mipview.runs import cube, staged
 
 if TYPE_CHECKING:
@@ -133,6 +134,9 @@ def prepare(image: ImageLike, fmt: Format | str | None = None,
         specs = tuple(expand_specs(strategies))
     else:
         specs = tuple(strategies)
+    # an EXR of colour and depth (Z) gives its Z to a depth run
+    source = depth_source(source, chosen, any(
+        spec.option_dict.get("reduction") in (*EXTREMES, *DEPTH_NAMES) for spec in specs))
     if refuse_edge_cube and not source.is_cube:  # a cube map serves every spec
         for spec in specs:
             why = cube.cube_spec_reason(spec, is_cube=False)

@@ -24,6 +24,13 @@ back as a cube. Other tools see a multi-part EXR of square images; an EXR withou
 reads as an array, whatever its parts hold. (OpenEXR's own cube layout, the ``envmap`` attribute
 with the six faces stacked in one tall image, is neither written nor read.)
 
+Files of other tools are read as renderers write them (mipview.io.containers.exr_channels):
+each part judged on its own channels; its first colour image (R G B A, or luminance/chroma Y
+RY BY converted as OpenEXR does, mipview.io.containers.exr_yca) read unless the path chooses
+another (``image.exr#Z``, ``#forward.u``, ``#part=1``: mipview.io.containers.exr_choice), with
+a note of what else it holds; a lone channel of any name as one channel. A depth run asks
+:func:`depth_choice` for the file's Z.
+
 Volumes (3D textures) are neither written nor read: EXR has no 3D images, and
 :func:`mipview.io.containers.export` refuses a volume for EXR (export KTX2 or DDS).
 
@@ -41,6 +48,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -49,7 +57,8 @@ import numpy as np
 from mipview.core import formats
 from mipview.core.cube import FACE_NAMES, FACES
 from mipview.core.formats import Format, level_size
-from mipview.io.containers import exr_layout
+from mipview.io.containers import exr_channels, exr_choice, exr_layout
+from mipview.io.containers.exr_choice import Choice
 from mipview.io.containers.texture import (
     ContainerError,
     PixelCheck,
@@ -61,7 +70,6 @@ from mipview.io.containers.texture import (
 )
 
 _LEVEL_NAME = re.compile(r"^(?P<stem>.*)\.level(?P<level>\d{2,})\.exr$", re.IGNORECASE)
-_HALF, _FLOAT = 1, 2
 #: the header attribute (a string) that names the mipview format of a file's levels
 FORMAT_ATTRIBUTE = "mipviewFormat"
 #: the header attribute (a string) that marks a file's parts as cube faces, and its value: the
@@ -176,86 +184,100 @@ def _channels(a: np.ndarray, fmt: Format) -> dict[str, np.ndarray]:
 
 
 # --- reading -------------------------------------------------------------------------------------
-#: channel sets read as one- or two-channel images (depth buffers are written as Z; a lone Y, a
-#: luminance or depth buffer some tools write, is one channel too)
-_FEW = {frozenset("R"): 1, frozenset("Z"): 1, frozenset("Y"): 1, frozenset("RG"): 2}
+@dataclass(frozen=True)
+class _Decoded:
+    """One EXR file read: its image(s) (H, W, 4) or (parts, H, W, 4) float16/float32, what was
+    read of it, the notes for its user, the mipview attributes of its first part read."""
+
+    image: np.ndarray
+    offer: exr_channels.Offer
+    notes: tuple[str, ...]
+    attrs: dict[str, object]
 
 
-def _own_channels(names: set[str] | frozenset[str]) -> int:
-    """How many channels an image of these EXR channel names holds as mipview reads it: 1 for a
-    lone R, Z (depth) or Y, 2 for R and G, else 4."""
-    return _FEW.get(frozenset(names), 4)
-
-
-def _rgba(channels: dict[str, np.ndarray]) -> np.ndarray:
-    """(H, W, 4) from an EXR's channels: RGBA, RGB (alpha 1), R G B [A] or Y [A] (grey); a lone
-    R, Z or Y, or R and G, fill the rest as a shader reads them (0, 0, 1)."""
-    if "RGBA" in channels:
-        return channels["RGBA"]
-    few = _own_channels(set(channels))
-    if few < 4:
-        names = next(([n] for n in "ZY" if n in channels), list("RG"[:few]))
-        own = np.stack([channels[n] for n in names], axis=-1)
-        fmt = Format.holding(few, own.dtype)
-        assert fmt is not None  # half or float (exr_layout refuses the rest)
-        return fmt.unpack(own)
-    colour = channels.get("RGB")
-    if colour is None and all(c in channels for c in "RGB"):
-        colour = np.stack([channels[c] for c in "RGB"], axis=-1)
-    if colour is None and "Y" in channels:
-        colour = np.repeat(channels["Y"][..., None], 3, axis=-1)
-    if colour is None:
-        raise ContainerError(f"no colour channels mipview reads (RGBA, RGB, R G B or Y; the file "
-                             f"has {', '.join(sorted(channels)) or 'none'})")
-    alpha = channels.get("A")
-    if alpha is None:
-        alpha = np.ones(colour.shape[:2], colour.dtype)
-    dtype = np.result_type(colour.dtype, alpha.dtype)
-    return np.concatenate([colour.astype(dtype), alpha[..., None].astype(dtype)], axis=-1)
-
-
-def _decode(data: bytes,
-            check_pixels: PixelCheck) -> tuple[np.ndarray, list[str], dict[str, object]]:
-    """(levels-to-be: (H, W, 4) or (parts, H, W, 4) float16/float32, notes, the mipview
-    attributes of its first part: ``mipviewFormat``, ``mipviewCube``, where present) of one EXR
-    file."""
+def _decode(data: bytes, check_pixels: PixelCheck, choice: Choice | None) -> _Decoded:
+    """Read one EXR file: every part decoded, then the offer ``choice`` names
+    (mipview.io.containers.exr_channels) made into the image, or one per part for an array."""
     parts = exr_layout.check(data)
     check_pixels(sum(p.width * p.height for p in parts),
                  f"{parts[0].width}x{parts[0].height}"
                  + (f" x {len(parts)} parts" if len(parts) > 1 else ""))
-    types = {t for p in parts for t in p.channels.values()}
-    if not types <= {_HALF, _FLOAT}:
-        raise ContainerError("32-bit unsigned integer channels: mipview reads half and float")
     exr = _openexr()
-    error, attrs = "", {}
+    error, decoded = "", []
     with _library_output() as said:
         try:
-            file = exr.File(io.BytesIO(data))
-            images = [_rgba({k: np.asarray(v.pixels) for k, v in part.channels.items()})
-                      for part in file.parts]
-            header = file.parts[0].header if file.parts else {}
-            attrs = {k: header[k] for k in (FORMAT_ATTRIBUTE, CUBE_ATTRIBUTE) if k in header}
+            file = exr.File(io.BytesIO(data), separate_channels=True)
+            decoded = list(file.parts)
         except (RuntimeError, ValueError, TypeError, OSError) as e:
-            error, images = str(e), []
-    if len(images) != len(parts):
+            error = str(e)
+    if len(decoded) != len(parts):
         # on a corrupt chunk the library prints the reason and leaves that part out
         detail = next((line.strip() for line in [*said, error] if line.strip()
                        and not line.startswith("Warning:")),
-                      f"{len(images)} of {len(parts)} parts decoded")
+                      f"{len(decoded)} of {len(parts)} parts decoded")
         raise ContainerError(f"OpenEXR could not decode it: "
                              f"{detail.replace('<python_buffer>: ', '')}")
     if said:  # a file that decoded: whatever the library said is the user's to see
         print("\n".join(said), file=sys.stderr)
-    notes = []
-    if parts[0].tile_levels > 1:
-        notes.append(f"a tiled EXR with {parts[0].tile_levels} mip levels: the OpenEXR Python "
-                     f"binding reads level 0 only, so its chain is not checked")
+    # the part names from the headers: the binding's Part.name fails on subsampled channels
+    named = [(layout.name, list(p.channels)) for layout, p in zip(parts, decoded, strict=True)]
+    chosen = exr_channels.resolve(named, choice)
+    images = [_image(decoded[o.part], o) for o in chosen]
+    first = decoded[chosen[0].part].header
+    attrs = {k: first[k] for k in (FORMAT_ATTRIBUTE, CUBE_ATTRIBUTE) if k in first}
+    notes = _level_notes(parts[chosen[0].part])
+    if len(chosen) == 1 and choice is None:
+        every = [o for i, (_, names) in enumerate(named) for o in exr_channels.offers(i, names)]
+        note = exr_channels.others(chosen[0], every)
+        notes += (note,) if note else ()
     shapes = {im.shape for im in images}
     if len(images) > 1 and len(shapes) == 1:
-        return np.stack(images), notes, attrs
+        return _Decoded(np.stack(images), chosen[0], notes, attrs)
     if len(images) > 1:
-        notes.append(f"first of {len(images)} parts (their sizes differ)")
-    return images[0], notes, attrs
+        notes += (f"first of {len(images)} parts (their sizes differ)",)
+    return _Decoded(images[0], chosen[0], notes, attrs)
+
+
+def _image(part: object, offer: exr_channels.Offer) -> np.ndarray:
+    """The (H, W, 4) image of ``offer`` from a part as the OpenEXR binding decoded it."""
+    channels = part.channels  # type: ignore[attr-defined]
+    pixels = {n: np.asarray(channels[n].pixels) for n in offer.channels}
+    sampling = {n: (int(channels[n].xSampling), int(channels[n].ySampling))
+                for n in offer.channels}
+    chromaticities = part.header.get("chromaticities")  # type: ignore[attr-defined]
+    return exr_channels.image(offer, pixels, sampling, chromaticities)
+
+
+def _level_notes(part: exr_layout.Part) -> tuple[str, ...]:
+    """What a tiled part's stored levels come to: the OpenEXR Python binding reads level 0 of
+    a mip- or rip-mapped part and nothing else, so its chain cannot be checked."""
+    if part.tile_levels > 1:
+        return (f"a tiled EXR with {part.tile_levels} mip levels: the OpenEXR Python binding "
+                f"reads level 0 only, so its chain is not checked",)
+    if part.rip_levels != (1, 1):
+        nx, ny = part.rip_levels
+        return (f"a rip-mapped tiled EXR ({nx}x{ny} levels): the OpenEXR Python binding reads "
+                f"level 0 only, so its levels are not checked",)
+    return ()
+
+
+def depth_choice(data: bytes, choice: Choice | None) -> str | None:
+    """What to put after ``#`` to read the depth of an EXR read as ``choice``: its channel
+    ``Z`` (the part read first, then the others; a layer's ``*.Z`` after a plain ``Z``); None
+    when a choice was made or the file has no Z. Reads the headers only."""
+    if choice is not None:
+        return None
+    parts = exr_layout.check(data)
+    found = [(i, name) for i, p in enumerate(parts) for name in p.channels
+             if name.rpartition(".")[2] == "Z"]
+    if not found:
+        return None
+    i, name = min(found, key=lambda f: (f[1] != "Z", f[0]))
+    with contextlib.suppress(ContainerError):
+        read = exr_channels.resolve([(p.name, list(p.channels)) for p in parts], None)
+        if read[0].part == i and read[0].channels == (name,):
+            return None  # the Z is what the file reads anyway (a depth buffer of its own)
+    return name if len(parts) == 1 else f"part={i},{name}"
 
 
 def _recorded_faces(attrs: dict[str, object], level0: np.ndarray) -> int:
@@ -333,16 +355,20 @@ def _in_format(image: np.ndarray, fmt: Format | None, label: object,
 
 def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     """Decode an EXR file, and when its name is ``stem.levelKK.exr``, the levels after it: in
-    the format its ``mipviewFormat`` attribute names, else half or float. Raises
-    ContainerError (or what ``check_pixels`` raises)."""
-    name = Path(path).name
-    level0, notes, attrs = _decode(data, check_pixels)
+    the format its ``mipviewFormat`` attribute names, else half or float. A path ending in
+    ``#CHOICE`` (mipview.io.containers.exr_choice) reads that part, layer or channel of each.
+    Raises ContainerError (or what ``check_pixels`` raises)."""
+    path, choice = exr_choice.split(path)
+    name = Path(path).name + (f"#{choice}" if choice else "")
+    first_read = _decode(data, check_pixels, choice)
+    level0, notes = first_read.image, list(first_read.notes)
+    attrs = first_read.attrs
     first_label = attrs.get(FORMAT_ATTRIBUTE)
     fmt = _recorded_format(first_label)
     faces = _recorded_faces(attrs, level0)
     dtypes = [level0.dtype]  # of the floats in the files, which the description names
     levels = [_in_format(level0, fmt, first_label, first_label)]
-    match = _LEVEL_NAME.match(name)
+    match = _LEVEL_NAME.match(Path(path).name)
     if match:
         height, width = level0.shape[-3:-1]
         first = int(match["level"])
@@ -356,8 +382,9 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
             except OSError as e:
                 raise ContainerError(f"cannot read {sibling.name}: {e.strerror or e}") from None
             try:
-                level, _, sibling_attrs = _decode(sibling_data, check_pixels)
-                label = sibling_attrs.get(FORMAT_ATTRIBUTE)
+                sibling_read = _decode(sibling_data, check_pixels, choice)
+                level = sibling_read.image
+                label = sibling_read.attrs.get(FORMAT_ATTRIBUTE)
                 dtypes.append(level.dtype)
                 level = _in_format(level, fmt, label, first_label)
             except ContainerError as e:
@@ -370,14 +397,12 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
                                      f"level 0 makes it {w}x{h}")
             levels.append(level)
     dtype = np.result_type(*dtypes)
-    channels = exr_layout.check(data)[0].channels
-    few = _own_channels(channels)
     kinds = {np.dtype(np.float16): "half", np.dtype(np.float32): "float"}
-    names = ", ".join(sorted(channels)) if few < 4 else "RGBA"
+    names = first_read.offer.described()
     if fmt is not None:
         return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names} as {fmt.label}",
                            fmt, tuple(levels), None, tuple(notes), faces)
-    fmt = Format.holding(few, np.dtype(dtype))
+    fmt = Format.holding(first_read.offer.held(), np.dtype(dtype))
     assert fmt is not None  # half or float, in 1, 2 or 4 channels: all in the table
     if fmt.element is Format.F32 and any(a.dtype != np.float32 for a in levels):
         notes.append("half and float channels mixed: read as float")

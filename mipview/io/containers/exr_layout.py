@@ -40,6 +40,10 @@ class Part:
     #: mip levels of a tiled MIPMAP_LEVELS part (1 otherwise)
     tile_levels: int
     chunk_count: int | None
+    #: the part's ``name`` attribute ("" for a single-part file without one)
+    name: str = ""
+    #: levels along x and y of a tiled RIPMAP_LEVELS part ((1, 1) otherwise)
+    rip_levels: tuple[int, int] = (1, 1)
 
     @property
     def pixel_bytes(self) -> int:
@@ -94,8 +98,10 @@ def _level_side(size: int, level: int, rounding: int) -> int:
     return max(1, -(-size // (1 << level)) if rounding else size >> level)
 
 
-def _tile_count(width: int, height: int, tiles: bytes) -> tuple[int, int]:
-    """(chunks, mip levels) of a tiled part, from its ``tiles`` attribute."""
+def _tile_count(width: int, height: int,
+                tiles: bytes) -> tuple[int, int, tuple[int, int]]:
+    """(chunks, mip levels, rip levels along x and y) of a tiled part, from its ``tiles``
+    attribute."""
     tx, ty, mode = struct.unpack_from("<IIB", tiles)
     level_mode, rounding = mode & 0xF, mode >> 4
     if tx == 0 or ty == 0:
@@ -105,14 +111,14 @@ def _tile_count(width: int, height: int, tiles: bytes) -> tuple[int, int]:
         return -(-w // tx) * -(-h // ty)
 
     if level_mode == 0:
-        return count(width, height), 1
+        return count(width, height), 1, (1, 1)
     nx, ny = _levels(width, rounding), _levels(height, rounding)
     if level_mode == 1:
         n = _levels(max(width, height), rounding)
         return sum(count(_level_side(width, k, rounding), _level_side(height, k, rounding))
-                   for k in range(n)), n
+                   for k in range(n)), n, (1, 1)
     return sum(count(_level_side(width, i, rounding), _level_side(height, j, rounding))
-               for i in range(nx) for j in range(ny)), 1
+               for i in range(nx) for j in range(ny)), 1, (nx, ny)
 
 
 def _part(attrs: dict[str, bytes], version_tiled: bool) -> Part:
@@ -128,16 +134,17 @@ def _part(attrs: dict[str, bytes], version_tiled: bool) -> Part:
     chunk_count = None
     if "chunkCount" in attrs:
         (chunk_count,) = struct.unpack_from("<i", attrs["chunkCount"])
-    levels = 1
+    levels, rip = 1, (1, 1)
     if tiled:
         if "tiles" not in attrs:
             raise ContainerError("corrupt EXR header (a tiled part without 'tiles')")
-        counted, levels = _tile_count(width, height, attrs["tiles"])
+        counted, levels, rip = _tile_count(width, height, attrs["tiles"])
         chunk_count = chunk_count if chunk_count is not None else counted
     elif chunk_count is None and attrs["compression"][0] in _LINES:
         chunk_count = -(-height // _LINES[attrs["compression"][0]])
+    name = attrs.get("name", b"").split(b"\0")[0].decode("utf-8", "replace")
     return Part(width, height, _channels(attrs["channels"]), tiled, kind.startswith("deep"),
-                levels, chunk_count)
+                levels, chunk_count, name, rip)
 
 
 def check(data: bytes) -> list[Part]:
