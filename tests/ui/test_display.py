@@ -19,7 +19,7 @@ def test_to_display_and_texel_text():
 
 
 def test_level_layout_stacks_levels_right_of_level0():
-    from mipview.ui.views.pyramid_view import level_layout
+    from mipview.ui.views.pyramid_panels import level_layout
 
     rects = level_layout([(64, 48), (32, 24), (16, 12), (8, 6)], gap=2)
     assert [(r.x(), r.y(), r.width(), r.height()) for r in rects] == [

@@ -34,13 +34,13 @@ def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
     source = view.panels[0]
     # how many panels hold image items after each turn of the event loop that prepares
     with_items: list[int] = []
-    step = view._prepare_step
+    step = view.grid._prepare_step
 
     def counted(generation: int) -> None:
         step(generation)
         with_items.append(sum(bool(p.items) for p in view.panels if p.key != "source"))
 
-    view._prepare_step = counted
+    view.grid._prepare_step = counted
     view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
     assert view.pending and not view.flip_button.isEnabled()
     # made in turns of the event loop after the press of Run, not in it
@@ -82,21 +82,21 @@ def test_results_before_the_panels_are_made_fill_them_in_prepares_last_step(view
     filled: list[list[str]] = []
     view.sigFilled.connect(lambda: filled.append([p.key for p in view.panels if p.levels]))
     view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
-    qtbot.waitUntil(lambda: len(view._ahead) == 1, timeout=2000)
+    qtbot.waitUntil(lambda: len(view.grid.ahead) == 1, timeout=2000)
     keys = ["a", "b"]  # "c" was skipped
     view.set_pyramids([(k, k.upper(), _pyramid(64, 48), fmt) for k in keys])
     assert view.filling and view.preparing and view.pending
-    assert [p.key for p in view.panels] == ["source"] and list(view._ahead) == ["a"]
+    assert [p.key for p in view.panels] == ["source"] and list(view.grid.ahead) == ["a"]
     # after each later step: panels made, and panels with their image items
     counts: list[tuple[int, int]] = []
-    step = view._prepare_step
+    step = view.grid._prepare_step
 
     def counted(generation: int) -> None:
         step(generation)
         new = [p for p in view.panels if p.key != "source"]
-        counts.append((len(view._ahead) + len(new), sum(bool(p.items) for p in new)))
+        counts.append((len(view.grid.ahead) + len(new), sum(bool(p.items) for p in new)))
 
-    view._prepare_step = counted
+    view.grid._prepare_step = counted
     qtbot.waitUntil(lambda: not view.filling, timeout=2000)
     assert counts == [(2, 0), (2, 0), (2, 1), (2, 2), (2, 2)]
     assert filled == [keys] and not view.pending and not view.preparing

@@ -15,13 +15,7 @@ pyramid, again when Depth changes the units; Auto as ever). A min/max result's H
 
 The Hi-Z cull test (Z): ``cull_probe_view``.
 
-A Run's panels are made when Run is pressed (``prepare``: the strategies and the image size give
-the level count and sizes), before the worker's threads start; its results then fill them
-(``set_pyramids`` keeps the panel, box, label and image items of each key it shows already;
-results that come while the panels are still being made wait for ``prepare``'s last step,
-``filling``, and ``sigFilled`` says they are in), and ``discard_prepared`` gives the view back
-if the Run ends without them. A later Run of the same image lays its levels out where the last
-one's were, and is not fitted again when the view still shows what the last fit left (``fit``).
+A Run's panels are made ahead of its results (``prepare``), then filled: ``pyramid_panels``.
 
 A cube map (``set_pyramids``' ``faces`` 6) is shown as crosses, with its seams:
 ``cube_display``. A volume (``set_pyramids``' ``volume``) is shown a slice at a time:
@@ -58,9 +52,8 @@ from mipview.check.culling import CullProbe
 from mipview.check.seams import SeamFigures
 from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
-from mipview.core.formats import Format, level_size, mip_count
+from mipview.core.formats import Format
 from mipview.core.turns import give_turn
-from mipview.ui import steps
 from mipview.ui.cube_cross import cross_texel
 from mipview.ui.display import (
     DisplaySettings,
@@ -77,16 +70,13 @@ from mipview.ui.views.cube_display import CubeDisplay
 from mipview.ui.views.cull_probe_view import CullProbeView
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
 from mipview.ui.views.hiz_overlay_view import HizOverlay
-from mipview.ui.views.panel_label import PanelLabel
 from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.pyramid_panels import (
     ALL_LEVELS,
     Entry,
-    LevelBox,
-    LevelImage,
     Panel,
+    PanelGrid,
     job_texels,
-    level_layout,
 )
 from mipview.ui.views.texel_readout import TexelReadout
 from mipview.ui.views.volume_display import VolumeDisplay
@@ -181,7 +171,8 @@ class PyramidView(QWidget):
         lay.addWidget(split, 1)
         lay.addWidget(self.cull.label)
         lay.addWidget(self.readout.label)
-        self.panels: list[Panel] = []
+        #: the panels, one per pyramid, in the graphics widget's grid
+        self.grid = PanelGrid(self)
         self._pyramids: list[Entry] = []
         self._reference: tuple[tuple[np.ndarray, ...], Format] | None = None
         self.settings: DisplaySettings = self.controls.settings()
@@ -201,25 +192,8 @@ class PyramidView(QWidget):
         #: the first pyramid's format and channels, whose range a new pyramid keeps
         self._range_kind: tuple[Format | None, int] | None = None
         self.flipped = False
-        #: panels were made for a Run's results (``prepare``) that have not come yet, and the
-        #: first panel's view range before
-        self._pending = False
-        self._range_before: list | None = None
-        #: prepare's panels, made one per turn of the event loop: what they will show (keys and
-        #: titles, grid columns, level sizes), its generation (a later prepare or the results
-        #: end an earlier one's turns), and the panels made so far, not in the grid yet
-        self._preparing: tuple[list[tuple[str, str]], int, list[tuple[int, int]]] | None = None
-        self._prep_generation = 0
-        #: the results came while prepare still made their panels: they fill them in its last step
-        self._filling = False
-        self._ahead: dict[str, Panel] = {}
-        #: columns of the panels' grid (``_set_panels``)
-        self._grid_cols = 0
         #: pyramid key -> its verdict's summary, for results out of tolerance (set_verdicts)
         self._verdicts: dict[str, str] = {}
-        #: the last fit: the first panel's box, what it fitted (the levels' places) and the
-        #: range it left
-        self._fitted: tuple[pg.ViewBox, QRectF, list] | None = None
 
     # --- data -----------------------------------------------------------------------------
     def set_pyramids(self, pyramids: list[Entry], keep_view: bool = False,
@@ -309,98 +283,36 @@ class PyramidView(QWidget):
         self.controls.set_settings(s)  # one sigChanged: every level drawn in it
 
     def prepare(self, pyramids: list[tuple[str, str]], width: int, height: int) -> None:
-        """Make the panels of a Run's results before they come: one per (key, title), in that
-        order, each with the image items of a ``width`` x ``height`` pyramid's full chain of
-        levels, in steps a few milliseconds apart (:mod:`mipview.ui.steps`; results that come
-        sooner take the panels made so far). Called when Run is pressed: made when the results
-        come, these items cost the UI thread several times as long, as it waits for the
-        interpreter lock between its steps. Panels of the keys shown stay as
-        they are (a later Run's keep their images until the new ones are drawn); the others
-        are empty until :meth:`set_pyramids` fills them, as it fills a later Run's. If the Run
-        ends without results, :meth:`discard_prepared` shows the view's pyramids again."""
-        if [key for key, _ in pyramids] == [p.key for p in self.panels]:
-            return
-        if not self._pending:
-            self._range_before = self.panels[0].view.viewRange() if self.panels else None
-        if self.flipped and self.panels:
-            self._show_source(self.panels[0], self.panels[0].key)
-        self._set_flipped_silently(False)
-        sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
-        # the columns of the levels as shown (a cube's crosses are 4:3, not its faces' 1:1)
-        cols = self._columns_for(len(pyramids), *self.cube.shown_sizes(sizes[:1])[0])
-        self._preparing = (list(pyramids), cols, sizes)
-        self._prep_generation += 1
-        self._pending = True  # pyramids still waiting (filling) are shown in its last step
-        self.flip_button.setEnabled(False)  # until the results come
-        # one panel per turn of the event loop, then the grid, then each panel's image items:
-        # made in the press of Run they stalled the window 40-57 ms on the H100 machine, while
-        # the worker and the pixel pool started (docs/bench/window-stalls)
-        self._next_prepare_step()
-
-    def _next_prepare_step(self) -> None:
-        generation = self._prep_generation
-        steps.later(lambda: self._prepare_step(generation), self)
-
-    def _prepare_step(self, generation: int) -> None:
-        if self._preparing is None or generation != self._prep_generation:
-            return  # the results came, the Run ended, or a later Run prepares
-        wanted, cols, sizes = self._preparing
-        shown = {p.key for p in self.panels}
-        missing = [(k, t) for k, t in wanted if k not in shown and k not in self._ahead]
-        if missing:
-            key, title = missing[0]
-            self._ahead[key] = self._new_panel(key, title)
-            self._next_prepare_step()
-            return
-        if [k for k, _ in wanted] != [p.key for p in self.panels]:
-            self._set_panels(wanted, cols)
-            for panel in self.panels:
-                if not panel.levels:
-                    panel.expected = sizes
-            self._next_prepare_step()
-            return
-        # one panel's image items per turn too: five 1024² chains' 55 in one turn took 32 ms
-        # of the UI thread on 2 cores
-        if any(self._place_items(panel) for panel in self.panels):
-            self._next_prepare_step()
-            return
-        self._preparing = None
-        if self._filling:
-            self._filling = False
-            self._rebuild()
-            self.sigFilled.emit()
-        else:
-            self._relayout()
+        """Make the panels of a Run's results before they come (``PanelGrid.prepare``): one
+        per (key, title), for a ``width`` x ``height`` image's chain of levels."""
+        self.grid.prepare(pyramids, width, height)
 
     def discard_prepared(self) -> None:
-        """The Run :meth:`prepare` made panels for ended without results (stopped, or
-        failed): its empty panels go, and the view shows its pyramids again, at the range it
-        had. Nothing to do once the results came."""
-        if not self._pending or self._filling:
-            return
-        before = self._range_before
-        self._preparing = None
-        self._ahead.clear()
-        self._rebuild()
-        if before is not None and self.panels:
-            self.panels[0].view.setRange(xRange=before[0], yRange=before[1], padding=0)
+        """The Run :meth:`prepare` made panels for ended without results: the view shows its
+        pyramids again (``PanelGrid.discard``)."""
+        self.grid.discard()
+
+    @property
+    def panels(self) -> list[Panel]:
+        """The panels shown, in the grid's order."""
+        return self.grid.panels
 
     @property
     def preparing(self) -> bool:
         """Whether :meth:`prepare` is still making panels or their image items."""
-        return self._preparing is not None
+        return self.grid.preparing
 
     @property
     def filling(self) -> bool:
         """Whether the pyramids set last wait for :meth:`prepare`'s panels: they are shown in
         its last step, which emits ``sigFilled``."""
-        return self._filling
+        return self.grid.filling
 
     @property
     def pending(self) -> bool:
         """Whether the panels were made for a Run's results that have not come
         (:meth:`prepare`)."""
-        return self._pending
+        return self.grid.pending
 
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
         levels = self.volume.take_reference(levels, fmt)
@@ -548,22 +460,8 @@ class PyramidView(QWidget):
         entries = list(self._pyramids)
         if self.reference_check.isChecked() and self._reference is not None:
             entries.append(self.entries()[-1])
-        if self._preparing is not None and self._pending:
-            # results that come while prepare still makes their panels (a fast GPU's first
-            # Run) fill them in its last step: the rest of the panels, the grid and the first
-            # panel's items made in the results' turn were that Run's longest turn (21-23 ms
-            # on the H100 machine; docs/bench/window-stalls)
-            _, _, sizes = self._preparing
-            self._preparing = ([(e[0], e[1]) for e in entries], self._columns(entries), sizes)
-            self._filling = True
-            return
-        if self._pending:  # the panels get their pyramids (or the view its own back)
-            self._pending, self._range_before = False, None
-            self._preparing = None  # _set_panels takes the panels it made
-            self._update_flip_choices()
-        cols = self._columns(entries)
-        if [e[0] for e in entries] != [p.key for p in self.panels] or cols != self._grid_cols:
-            self._set_panels([(key, title) for key, title, _, _ in entries], cols)
+        if not self.grid.take(entries):
+            return  # they fill prepare's panels in its last step
         # the pyramids a panel of the same key showed (a later Run's, or those ``prepare`` made
         # the panels for): its box, label and image items stay, so a Run's result costs the UI
         # thread no new graphics items (the stall they made)
@@ -577,81 +475,10 @@ class PyramidView(QWidget):
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
 
-    def _set_panels(self, wanted: list[tuple[str, str]], cols: int) -> None:
-        """One panel per (key, title) of ``wanted``, in that order, in a grid of ``cols``
-        columns: a panel of the same key stays (its box, label and image items, its levels until
-        they are set), the others are made, empty; panels of other keys leave the grid."""
-        kept = {p.key: p for p in self.panels}
-        panels = []
-        for key, title in wanted:
-            panel = kept.pop(key, None) or self._ahead.pop(key, None) or self._new_panel(key, title)
-            panels.append(panel)
-        if self._preparing is None:
-            self._ahead.clear()
-        grid = self.graphics.ci
-        cells = {}
-        for n, panel in enumerate(panels):
-            row, col = 2 * (n // cols), n % cols
-            cells[panel.label], cells[panel.view] = (row, col), (row + 1, col)
-        for item in [i for i, at in grid.items.items() if at != [cells.get(i)]]:
-            grid.removeItem(item)
-        added = [(item, at) for item, at in cells.items() if item not in grid.items]
-        # pyqtgraph lays the whole grid out again after each item it adds: once for all of them
-        # (five panels' ten items took 8-18 ms of a first Run's step on 2 cores, docs/bench/window-stalls)
-        grid.layout.activate = lambda: None
-        try:
-            for item, (row, col) in added:
-                grid.addItem(item, row=row, col=col)
-        finally:
-            del grid.layout.activate
-        if added:
-            grid.layout.activate()
-        for panel in kept.values():  # gone: its box follows the first one's range no more
-            panel.view.setXLink(None)
-            panel.view.setYLink(None)
-        first = panels[0].view if panels else None
-        for panel in panels:
-            link = None if panel.view is first else first
-            if panel.view.linkedView(pg.ViewBox.XAxis) is not link:
-                panel.view.setXLink(link)
-            if panel.view.linkedView(pg.ViewBox.YAxis) is not link:
-                panel.view.setYLink(link)
-        self.panels = panels
-        self._grid_cols = cols
-
-    def _new_panel(self, key: str, title: str) -> Panel:
-        label = PanelLabel(title, color="#d8d8d8", size="10pt")
-        vb = LevelBox(lockAspect=True, invertY=True, enableMenu=False)
-        vb.setBackgroundColor("#121316")
-        self.cull.attach(vb)
-        return Panel(key, title, (), None, vb, label)
-
-    def _columns(self, entries: list) -> int:
-        """Panels per row that give each pyramid the most screen: wide pyramids stack."""
-        if not entries or not entries[0][2]:
-            return max(1, len(entries))
-        w, h = self.cube.level_sizes((entries[0][2][0],))[0]
-        return self._columns_for(len(entries), w, h)
-
-    def _columns_for(self, n: int, w: int, h: int) -> int:
-        """:meth:`_columns` of ``n`` pyramids of a ``w`` x ``h`` level 0."""
-        if n <= 1:
-            return 1
-        aspect = (w * 1.5) / max(1, h)  # level 0 plus the column of smaller levels
-        width = max(1, self.graphics.width())
-        height = max(1, self.graphics.height())
-        best, best_scale = n, 0.0
-        for cols in range(1, n + 1):
-            rows = -(-n // cols)
-            scale = min(width / cols / aspect, height / rows)
-            if scale > best_scale * 1.05:
-                best, best_scale = cols, scale
-        return best
-
     def _relayout(self, fit: bool = True) -> None:
         """Place and draw every panel's levels."""
         for panel in self.panels:
-            self._place_items(panel)
+            self.grid.place_items(panel)
             self._draw_items(panel)
         self._geometry = (self.cross(), self.layer_spin.value())
         self.readout.show_lock()
@@ -664,42 +491,6 @@ class PyramidView(QWidget):
         self._draw_panel(panel)
         self.hiz.draw(panel)
         self.cube.draw(panel)
-
-    def _places(self, panel: Panel) -> tuple[list[int], list[QRectF]]:
-        return self._placement(
-            self.cube.level_sizes(panel.levels) if panel.levels
-            else self.cube.shown_sizes(panel.expected), self.mode_combo.currentData())
-
-    def _place_items(self, panel: Panel) -> bool:
-        """Give ``panel`` an image item in each place its levels take in the view's mode;
-        whether they moved."""
-        shown, rects = self._places(panel)
-        if (shown, rects) == (panel.shown, panel.rects):
-            # images keep their items where the places are the same: the new levels replace
-            # the old ones' pixels when drawn, with no blank frame between
-            return False
-        for item in (*panel.items, *filter(None, panel.marks)):
-            panel.view.removeItem(item)
-        panel.items = []
-        for rect in rects:
-            item = LevelImage()
-            item.setPos(rect.x(), rect.y())
-            panel.view.addItem(item)
-            panel.items.append(item)
-        panel.marks = [None] * len(rects)  # made when the Hi-Z overlay is first on
-        panel.rects, panel.shown = rects, shown
-        return True
-
-    @staticmethod
-    def _placement(sizes: list[tuple[int, int]], mode: object) -> tuple[list[int], list[QRectF]]:
-        """The levels (of these sizes) a panel shows in ``mode`` and their places in the
-        panel's view."""
-        if not sizes:
-            return [], []
-        if mode is None or mode == ALL_LEVELS:
-            return list(range(len(sizes))), level_layout(sizes, gap=max(2, sizes[0][0] // 128))
-        level = min(int(mode), len(sizes) - 1)
-        return [level], [QRectF(0, 0, *sizes[level])]
 
     def _draw_panel(self, panel: Panel) -> None:
         """Each shown level's display: from the cache, else computed in the pixel pool, all the
@@ -794,36 +585,12 @@ class PyramidView(QWidget):
             self.hiz.draw(panel)
 
     def fit(self) -> None:
-        """Every level in view. Nothing to do when the view shows what the last fit left, of
-        levels in the same places (a later Run's): setting the range of the first panel's box
-        updates every box linked to it, even to the range it has."""
-        rects = [r for p in self.panels for r in p.rects]
-        if not rects:
-            return
-        box = rects[0]
-        for r in rects[1:]:
-            box = box.united(r)
-        view = self.panels[0].view
-        if self._fitted == (view, box, view.viewRange()):
-            return
-        view.setRange(rect=box, padding=0.02)
-        self._fitted = (view, box, view.viewRange())
+        """Every level in view (``PanelGrid.fit``)."""
+        self.grid.fit()
 
     def one_to_one(self) -> None:
         """One texel per device pixel, keeping the view centre."""
-        if not self.panels:
-            return
-        vb = self.panels[0].view
-        (x0, x1), (y0, y1) = vb.viewRange()
-        self._centre_on((x0 + x1) / 2, (y0 + y1) / 2)
-
-    def _centre_on(self, cx: float, cy: float) -> None:
-        """One texel per device pixel about (cx, cy) of the first panel's coordinates."""
-        vb = self.panels[0].view
-        ratio = self.devicePixelRatioF() or 1.0
-        w = vb.width() / ratio if vb.width() > 0 else 1.0
-        h = vb.height() / ratio if vb.height() > 0 else 1.0
-        vb.setRange(xRange=(cx - w / 2, cx + w / 2), yRange=(cy - h / 2, cy + h / 2), padding=0)
+        self.grid.one_to_one()
 
     # --- histogram ------------------------------------------------------------------------
     def histogram_target(self) -> tuple[Panel, int] | None:
@@ -881,13 +648,21 @@ class PyramidView(QWidget):
             self.flip_button.toggle()
 
     def set_flipped(self, on: bool) -> None:
-        if on and self._pending:  # the panels wait for a Run's results: nothing to flip
+        if on and self.pending:  # the panels wait for a Run's results: nothing to flip
             on = False
         self._set_flipped_silently(on)
-        if self.panels and not self._pending:
+        if self.panels and not self.pending:
             first = self.panels[0]
             self._show_source(first, self.flip_combo.currentData() if on else first.key)
             self._relayout(fit=False)
+
+    def _hold_flip(self) -> None:
+        """A Run's panels are being made (``prepare``): the first panel shows its own pyramid,
+        and Flip waits for the results."""
+        if self.flipped and self.panels:
+            self._show_source(self.panels[0], self.panels[0].key)
+        self._set_flipped_silently(False)
+        self.flip_button.setEnabled(False)  # until the results come
 
     def _set_flipped_silently(self, on: bool) -> None:
         self.flipped = on

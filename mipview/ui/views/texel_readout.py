@@ -135,7 +135,7 @@ class TexelReadout:
         if level not in panel.shown:
             self.view.set_mode(level)
         rect = panel.rects[panel.shown.index(level)]
-        self.view._centre_on(rect.x() + x + 0.5, rect.y() + y + 0.5)
+        self.view.grid.centre_on(rect.x() + x + 0.5, rect.y() + y + 0.5)
 
     def go_to_dialog(self) -> None:
         """Ctrl+G: ask for "x, y [, level]" and go there."""
