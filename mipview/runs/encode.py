@@ -1,0 +1,186 @@
+"""A result's chain as a game ships it: every level block-compressed, decoded back, and judged
+against the exact reference (``mipview run --encode``, ``mipview.encode``). The codecs are
+:mod:`mipview.io.containers.encoders`'; the figures :mod:`mipview.check.codec_error`'s; the files
+:mod:`mipview.io.containers.block_writer`'s. docs/compression.md tells the whole story.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mipview.check.codec_error import CodecLevelError, level_figures, normal_from_xy
+from mipview.check.verdict import ReferenceCache
+from mipview.core.cancel import checkpoint
+from mipview.core.errors import MipviewError
+from mipview.core.filters.spec import FilterSpec, parse_filter
+from mipview.core.formats import Format
+from mipview.core.results import StrategyResult
+from mipview.io import atomic
+from mipview.io.containers import block_writer
+from mipview.io.containers.encoders import (
+    CodecChoice,
+    check_installed,
+    codec_reason,
+    decode_level,
+    encode_level,
+    parse_codecs,
+)
+
+__all__ = ["EncodedChain", "encode_result", "export", "lines", "parse_codecs", "refusal"]
+
+
+@dataclass(frozen=True)
+class EncodedChain:
+    """One result's chain in one codec: each level's blocks (one bytes per layer), its decode
+    (float64 on the format's storage scale) and its three figures."""
+
+    spec: str
+    choice: CodecChoice
+    fmt: Format
+    blocks: tuple[tuple[bytes, ...], ...]
+    decoded: tuple[np.ndarray, ...]
+    figures: tuple[CodecLevelError, ...]
+    #: the channels judged, from red on
+    judged: int
+    normal: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def hdr(self) -> bool:
+        return self.fmt.is_float
+
+    def as_dict(self) -> dict[str, object]:
+        return {"strategy": self.spec, "codec": self.choice.label, "hdr": self.hdr,
+                "channels_judged": self.judged, "normal_map": self.normal,
+                "unit": self.fmt.error_unit, "notes": list(self.notes),
+                "levels": [f.as_dict() for f in self.figures]}
+
+
+def _filter_spec(reduction: str) -> FilterSpec | None:
+    """The filter of a result's reference name, None for the plain reductions."""
+    if reduction in ("mean", "min", "max", "minmax"):
+        return None
+    try:
+        return parse_filter(reduction)
+    except ValueError:
+        return None
+
+
+def refusal(choices: Sequence[CodecChoice], fmt: Format,
+            results: Sequence[StrategyResult] = ()) -> str | None:
+    """Why these codecs cannot encode these results of ``fmt`` (the first reason), or None;
+    asked before any work, so a refusal leaves nothing written."""
+    for c in choices:
+        why = codec_reason(c.codec, fmt)
+        if why:
+            return why
+        normal = [r for r in results if (_spec_kind(r) == "normal")]
+        colour = [r for r in results if _spec_kind(r) != "normal"]
+        if c.codec.channels <= 2 < fmt.channels and colour:
+            return (f"{c.label} holds {'red' if c.codec.channels == 1 else 'red and green'} "
+                    f"only: a {fmt.label} colour image would lose the rest. Encode an r8/rg8 "
+                    "image, or a kind=normal chain (x and y kept, z rebuilt)")
+        if c.codec.channels == 1 and normal:
+            return f"{c.label} holds one channel: a normal map needs two (bc5, eac-rg11)"
+    return None
+
+
+def _spec_kind(res: StrategyResult) -> str:
+    spec = _filter_spec(res.reduction)
+    return "colour" if spec is None else spec.kind
+
+
+def _layers(level: np.ndarray) -> np.ndarray:
+    a = np.asarray(level)
+    return a[None] if a.ndim == 3 else a
+
+
+def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: CodecChoice,
+                  refs: ReferenceCache | None = None) -> EncodedChain:
+    """``res``'s chain encoded level by level (each layer apart), decoded back and judged
+    against the exact reference of its reduction or filter (``refs``: shared with its verdict).
+    MipviewError when the codec cannot take it (:func:`refusal`) or an encoder refuses a
+    level."""
+    why = refusal((choice,), fmt, (res,))
+    if why:
+        raise MipviewError(why)
+    check_installed((choice,))
+    refs = refs if refs is not None else ReferenceCache()
+    reference = refs.get(level0, fmt, res.reduction)
+    spec = _filter_spec(res.reduction)
+    normal = spec is not None and spec.kind == "normal"
+    cutoff = spec.cutoff if spec is not None and spec.alpha == "coverage" else None
+    judged = 3 if normal else min(choice.codec.channels, fmt.channels)
+    notes = []
+    if choice.codec.channels < fmt.channels and not normal:
+        notes.append(f"{choice.label} keeps {judged} of {fmt.label}'s {fmt.channels} channels: "
+                     "only those are judged")
+    if normal and choice.codec.channels == 2:
+        notes.append("normal map: z rebuilt from the decoded x and y before judging")
+    blocks, decoded, figures = [], [], []
+    for p, level in enumerate(res.levels):
+        checkpoint()  # a stopped job ends between levels
+        stack = _layers(level)
+        h, w = stack.shape[1:3]
+        level_blocks = tuple(encode_level(choice, layer, fmt) for layer in stack)
+        got = np.stack([decode_level(choice, b, w, h, fmt) for b in level_blocks])
+        if normal and choice.codec.channels == 2:
+            got = normal_from_xy(got)
+        if normal or choice.codec.channels < 4:
+            got[..., 3] = stack[..., 3]  # alpha is not the codec's: not judged, kept for show
+        got = got.reshape(np.shape(level))
+        blocks.append(level_blocks)
+        decoded.append(got)
+        figures.append(level_figures(p, level, got, reference[p], fmt, judged,
+                                     choice.codec.block, cutoff))
+    return EncodedChain(str(res.spec), choice, fmt, tuple(blocks), tuple(decoded),
+                        tuple(figures), judged, normal, tuple(notes))
+
+
+def export(folder: Path, stem: str, chain: EncodedChain, kinds: Sequence[str],
+           zstd: int | None = None) -> list[Path]:
+    """The chain's blocks as ``stem.CODEC.ktx2`` and (BCn only) ``stem.CODEC.dds`` in
+    ``folder``, for each of ``kinds`` that holds the codec (``exr`` holds no blocks); ``zstd``:
+    the KTX2 levels Zstandard-supercompressed at that level. Written atomically."""
+    files = []
+    layers = _layers(chain.decoded[0]).shape[0]
+    h, w = _layers(chain.decoded[0]).shape[1:3]
+    for kind in kinds:
+        if kind == "ktx2":
+            data = block_writer.ktx2_bytes(chain.blocks, chain.choice.codec, w, h, layers,
+                                     chain.fmt.is_srgb, chain.hdr, zstd)
+        elif kind == "dds" and chain.choice.codec.dxgi[0]:
+            data = block_writer.dds_bytes(chain.blocks, chain.choice.codec, w, h, layers,
+                                    chain.fmt.is_srgb)
+        else:
+            continue
+        path = folder / f"{stem}.{chain.choice.slug}.{kind}"
+        atomic.write_atomic(path, data)
+        files.append(path)
+    return files
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.3g}"
+
+
+def lines(chain: EncodedChain, width: int = 30) -> list[str]:
+    """The chain's table as ``mipview run`` prints it: one line per level, filter, codec and
+    total error (max / mean), and the block of the worst total texel."""
+    unit = chain.fmt.error_unit
+    head = f"{chain.spec} as {chain.choice.label}"
+    out = [f"{head:<{width}} max error per level ({unit}): filter  codec  total  "
+           "(mean total)  worst block (layer, row, col)"]
+    for f in chain.figures:
+        size = f"{f.total.width}x{f.total.height}"
+        cover = "" if f.coverage is None else f"  coverage {f.coverage:.3f}"
+        out.append(f"{'':<{width}} level {f.total.level:>2} {size:>11}  "
+                   f"{_fmt(f.filter.max_error):>7} {_fmt(f.codec.max_error):>7} "
+                   f"{_fmt(f.total.max_error):>7}  ({_fmt(f.total.mean_error)})  "
+                   f"{f.worst_block}{cover}")
+    out += [f"{'':<{width}} note: {n}" for n in chain.notes]
+    return out
