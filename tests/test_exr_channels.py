@@ -261,3 +261,40 @@ def test_a_mip_mapped_tiled_exr_says_its_levels_are_not_read():
     assert source.width == 512 and not source.texture.has_chain
     assert any("10 mip levels: the OpenEXR Python binding reads level 0 only" in n
                for n in source.texture.notes)
+
+
+def test_a_rip_mapped_tiled_exr_says_its_levels_are_not_read():
+    source = imageio.load(DATA / "ripmap_12x6.exr")
+    assert (source.width, source.height) == (12, 6) and not source.texture.has_chain
+    assert np.array_equal(source.pixels[0, 0], [0, 0, 0.5, 1])  # level (0, 0)
+    assert any("rip-mapped tiled EXR (4x3 levels): the OpenEXR Python binding reads level 0 "
+               "only" in n for n in source.texture.notes)
+
+
+# --- the command line and the window -------------------------------------------------------------
+def test_channel_needs_an_image(capsys):
+    assert main(["run", "--size", "8", "--channel", "Z"]) == 2
+    assert "--channel Z chooses what to read of an IMAGE" in capsys.readouterr().err
+
+
+def test_the_window_opens_the_channel_asked(beauty_and_depth, tmp_path):
+    """``mipview gui FILE --channel NAME``: the window opens FILE#NAME, and a name the file
+    has not is the open's error, one line, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    path, _, _ = beauty_and_depth
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "cfg"), QT_QPA_PLATFORM="offscreen")
+
+    def gui(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "mipview", "gui", str(path), *args,
+                               "--run", "per-level:reduction=min", "--quit"], env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    good = gui("--channel", "Z")
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = gui("--channel", "nope")
+    assert bad.returncode == 2
+    assert "render.exr#nope': no channel or layer 'nope' (it has A, B, G, R, Z)" \
+        in bad.stderr
