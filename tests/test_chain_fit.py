@@ -168,6 +168,16 @@ def test_run_of_a_shipped_chain_exits_1_only_when_an_expected_filter_is_missed(t
     assert "OUT OF TOLERANCE" in capsys.readouterr().out
 
 
+def test_run_of_a_shipped_bc7_chain_reports_the_codec_error(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", str(SHIPPED / "DXGI_FORMAT_BC7_UNORM_SRGB.dds"), "--strategies",
+                 "per-level", "--out", str(out)]) == 0
+    assert "includes the BC7 codec's error" in capsys.readouterr().out
+    entry = next(s for s in read_report(out)["strategies"] if s["name"] == "file")
+    assert entry["options_used"]["decoded-from"] == "BC7" and entry["fit"]["codec"] == "BC7"
+    assert entry["fit"]["misfits"] == [] and entry["within_tolerance"] is True
+
+
 def test_a_chain_that_is_its_expected_filter_exits_0(tmp_path):
     # a 7-layer array whose every layer is flat at every level: any filter makes it
     path = SHIPPED / "arraytex_7_mipmap_reference_u.ktx2"
