@@ -1,6 +1,7 @@
 """mipview for scripts and notebooks, apart from the app: open an image, run strategies on it,
 time them; each returns what ``mipview run`` and ``mipview bench`` print (levels, verdicts,
-timings) as data. The window and the command line use the same staged Run (mipview.runs.staged).
+timings) as data; :func:`encode` judges a run's chains block-compressed (``run --encode``).
+The window and the command line use the same staged Run (mipview.runs.staged).
 
     import mipview
     image = mipview.open_image("resources/photo_npot_1000x750.png")
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mipview.check.seams import SeamFigures
-from mipview.check.verdict import Verdict
+from mipview.check.verdict import ReferenceCache, Verdict
 from mipview.check.volume_verdict import VolumeVerdict
 from mipview.core.errors import MipviewError
 from mipview.core.results import GpuTiming, RunResult, TimingSettings
@@ -36,6 +37,7 @@ from mipview.runs.prepare import ImageLike, format_of, level0_of, prepare
 
 if TYPE_CHECKING:
     from mipview.gpu.vulkan.context import GpuContext
+    from mipview.runs.encode import EncodedChain
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,28 @@ def run(image: ImageLike, strategies: str = "all", format: str | None = None,
     f16 or f32 (default: what the image suggests); ``device``: an index or a name substring."""
     return _staged(image, strategies, format,
                    lambda ctx: staged.RunOptions(judge=check, maps=False), device)
+
+
+def encode(done: Outcome, codecs: str) -> dict[str, dict[str, EncodedChain]]:
+    """Each result of ``done`` (a :func:`run` or :func:`bench`) block-compressed in each codec
+    of ``codecs`` (``mipview run --encode``'s text: ``"bc7:quality=4,astc-6x6"``), decoded back
+    and judged per level: filter, codec and total error (docs/compression.md). By strategy,
+    then by codec label; each chain's blocks write out with
+    ``mipview.runs.encode.export``. Raises :class:`mipview.MipviewError` for a codec that
+    cannot take the image, or whose encoder is not installed (the ``encode`` extra)."""
+    from mipview.runs import encode as encoding
+
+    choices = encoding.parse_codecs(codecs)
+    results = done.result.results
+    why = encoding.refusal(choices, done.result.fmt, results)
+    if why:
+        raise MipviewError(why)
+    if not results:
+        return {}
+    level0 = results[0].levels[0]  # every result starts from the uploaded level 0
+    refs = ReferenceCache()
+    return {str(r.spec): {c.label: encoding.encode_result(r, level0, done.result.fmt, c, refs)
+                          for c in choices} for r in results}
 
 
 def bench(image: ImageLike, strategies: str = "all", format: str | None = None,

@@ -112,6 +112,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def run_into(args: argparse.Namespace, folder: Path) -> int:
     """``run``'s work on the device of ``args.device``: levels and report.json into ``folder``
     (empty), its lines on stdout; the exit code of its verdicts."""
+    from mipview.cli import encode as encode_cli
     from mipview.cli import volume
 
     if volume.requested(args):  # a volume's strategies and verdict are its own
@@ -124,6 +125,7 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     notes = _Notes()
     with open_context(args) as ctx:
         run = prepare_source(args, ctx, specs, not args.no_check)
+        encode_cli.check(args, run.fmt)  # a codec that cannot take the image: before the GPU
         # the file's own chain, if it has one, is fitted and written like a strategy's result
         done = run.run_whole(ctx, RunOptions(judge=not args.no_check, expect=args.expect), notes)
     source, level0, fmt = run.source, run.level0, run.fmt
@@ -144,6 +146,8 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     for res, entry in zip(mip.results, data["strategies"], strict=True):
         entry["files"] = [f.relative_to(folder).as_posix()
                           for f in write_result(folder, res, fmt, kinds, source.faces)]
+    encoded = encode_cli.encode_into(args, folder, mip, level0, run.refs, data["strategies"],
+                                     kinds)
     (folder / REPORT).write_text(json.dumps(data, indent=2))
     if seams is not None:
         print(seams.headline())
@@ -161,6 +165,8 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     if seams is not None:
         for line in seams.reference_lines(30):
             print(line)
+    for line in encoded:
+        print(line)
     for spec, why in mip.skipped:
         print(f"{str(spec):<30} skipped: {why}")
     for line in dict.fromkeys(lines):  # a file's notes may count what the loader counted
@@ -372,6 +378,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--export", metavar="KINDS",
                    help="also write each strategy's chain as texture files: ktx2, dds, exr "
                         "(float formats), comma-separated, or all")
+    from mipview.cli.encode import add_options as encode_options
+
+    encode_options(p)
     device_opts(p)
     from mipview.cli.devices_diff import parse_devices
 

@@ -112,26 +112,26 @@ def parse_codecs(text: str) -> tuple[CodecChoice, ...]:
         name, _, rest = item.partition(":")
         name = name.strip().lower()
         if name in REFUSED:
-            raise MipviewError(f"--encode {name}: {REFUSED[name]}")
+            raise MipviewError(REFUSED[name])
         codec = CODECS.get(name)
         if codec is None:
-            raise MipviewError(f"--encode: unknown codec {name!r}; choose from "
+            raise MipviewError(f"unknown codec {name!r}; choose from "
                                f"{', '.join(CODECS)}")
         quality = codec.qualities[0]
         for setting in (s for s in rest.split(":") if s):
             key, _, value = setting.partition("=")
             if key.strip() != "quality":
-                raise MipviewError(f"--encode {name}: unknown setting {key.strip()!r} "
+                raise MipviewError(f"{name}: unknown setting {key.strip()!r} "
                                    "(quality= is the one setting)")
             quality = value.strip().lower()
             if quality not in codec.qualities:
-                raise MipviewError(f"--encode {name}: quality {quality!r} is not one of "
+                raise MipviewError(f"{name}: quality {quality!r} is not one of "
                                    f"{', '.join(codec.qualities)}")
         out.append(CodecChoice(codec, quality))
     if not out:
-        raise MipviewError("--encode: name at least one codec (e.g. bc7,astc-6x6)")
+        raise MipviewError("name at least one codec (e.g. bc7,astc-6x6)")
     if len({c.label for c in out}) != len(out):
-        raise MipviewError("--encode: a codec is named twice")
+        raise MipviewError("a codec is named twice")
     return tuple(out)
 
 
