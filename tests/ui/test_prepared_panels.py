@@ -42,7 +42,7 @@ def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
 
     view.grid._prepare_step = counted
     view.prepare([("a", "A"), ("b", "B"), ("c", "C")], 64, 48)
-    assert view.pending and not view.flip_button.isEnabled()
+    assert view.pending and not view.ab.flip_button.isEnabled()
     # made in turns of the event loop after the press of Run, not in it
     assert view.preparing and [p.key for p in view.panels] == ["source"]
     qtbot.waitUntil(lambda: not view.preparing, timeout=2000)
@@ -57,7 +57,7 @@ def test_results_fill_the_prepared_panels_and_a_skipped_one_goes(view, qtbot):
 
     # "c" was skipped: the results fill the panels of "a" and "b", and "c"'s leaves the grid
     view.set_pyramids([("a", "A", _pyramid(64, 48), fmt), ("b", "B", _pyramid(64, 48), fmt)])
-    assert not view.pending and view.flip_button.isEnabled()
+    assert not view.pending and view.ab.flip_button.isEnabled()
     assert [p.key for p in view.panels] == ["a", "b"]
     for panel in view.panels:
         p, vb, label, items = made[panel.key]

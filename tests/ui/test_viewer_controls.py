@@ -194,7 +194,7 @@ def test_flip_swaps_the_first_panel_in_place(view):
     a, b = float_pyramid(11), float_pyramid(12)
     view.set_pyramids([("a", "A", a, Format.F32), ("b", "B", b, Format.F32)])
     view.set_reference(float_pyramid(13), Format.F32)
-    assert [view.flip_combo.itemData(i) for i in range(view.flip_combo.count())] == [
+    assert [view.ab.flip_combo.itemData(i) for i in range(view.ab.flip_combo.count())] == [
         "b", REFERENCE_KEY]
     range_before = view.panels[0].view.viewRange()
     view.flip()
@@ -204,7 +204,7 @@ def test_flip_swaps_the_first_panel_in_place(view):
                                                                   view.settings))
         assert np.array_equal(view.displayed("b", k), view.displayed("a", k))
     assert view.panels[0].view.viewRange() == range_before
-    view.flip_combo.setCurrentIndex(1)  # flip against the reference
+    view.ab.flip_combo.setCurrentIndex(1)  # flip against the reference
     assert np.array_equal(view.displayed("a", 0), to_display(
         view.entries()[-1][2][0], Format.F32, 0, view.settings))
     view.flip()

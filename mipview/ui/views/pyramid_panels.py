@@ -165,7 +165,7 @@ class PanelGrid:
             return
         if not self._pending:
             self._range_before = self.panels[0].view.viewRange() if self.panels else None
-        self.view._hold_flip()
+        self.view.ab.hold()
         sizes = [level_size(width, height, i) for i in range(mip_count(width, height))]
         # the columns of the levels as shown (a cube's crosses are 4:3, not its faces' 1:1)
         cols = self.columns_for(len(pyramids), *self.view.cube.shown_sizes(sizes[:1])[0])
@@ -257,7 +257,7 @@ class PanelGrid:
         if self._pending:  # the panels get their pyramids (or the view its own back)
             self._pending, self._range_before = False, None
             self._preparing = None  # set_panels takes the panels it made
-            self.view._update_flip_choices()
+            self.view.ab.update_choices()
         cols = self.columns(entries)
         if [e[0] for e in entries] != [p.key for p in self.panels] or cols != self._grid_cols:
             self.set_panels([(key, title) for key, title, _, _ in entries], cols)

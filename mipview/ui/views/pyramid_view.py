@@ -5,8 +5,7 @@ The panels and the levels' layout in them: ``pyramid_panels``.
 Display controls (``display_controls``: exposure, offset, gamma, channel, overlays) and the
 histogram's black/white range turn values into colours (``display.to_display``) in the pixel
 pool, off the UI thread for large levels. The texel under the cursor and the locked one:
-``texel_readout``. Flip (T) shows another pyramid in the first panel's place and back, the other
-panels staying as they are.
+``texel_readout``. A/B flip (T), another pyramid in the first panel's place: ``ab_flip``.
 
 One- and two-channel levels show their own channels (``display.own_channel``), one value per
 texel through the colormap, over a range that starts at level 0's finite extent (of the first
@@ -66,6 +65,7 @@ from mipview.ui.display import (
 )
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
+from mipview.ui.views.ab_flip import AbFlip
 from mipview.ui.views.cube_display import CubeDisplay
 from mipview.ui.views.cull_probe_view import CullProbeView
 from mipview.ui.views.histogram import HistogramPanel, value_histogram
@@ -114,17 +114,11 @@ class PyramidView(QWidget):
         self.reference_check.setToolTip("Add a panel with the float64 reference pyramid")
         self.reference_check.toggled.connect(lambda _: self._rebuild(keep_view=True))
         bar.addWidget(self.reference_check)
-        self.flip_combo = QComboBox()
-        self.flip_combo.setToolTip("What Flip (T) shows in the first panel's place")
-        self.flip_combo.currentIndexChanged.connect(lambda _: self._flip_target_changed())
-        self.flip_button = QPushButton("Flip")
-        self.flip_button.setCheckable(True)
-        self.flip_button.setToolTip("Show the pyramid chosen beside it in the first panel's "
-                                    "place, and back (T)")
-        self.flip_button.toggled.connect(self.set_flipped)
+        # A/B: another pyramid in the first panel's place
+        self.ab = AbFlip(self)
         bar.addWidget(QLabel("A/B with"))
-        bar.addWidget(self.flip_combo)
-        bar.addWidget(self.flip_button)
+        bar.addWidget(self.ab.flip_combo)
+        bar.addWidget(self.ab.flip_button)
         fit = QPushButton("Fit")
         fit.setToolTip("Fit everything in view (F)")
         fit.clicked.connect(self.fit)
@@ -191,7 +185,6 @@ class PyramidView(QWidget):
         self._awaiting_range = False
         #: the first pyramid's format and channels, whose range a new pyramid keeps
         self._range_kind: tuple[Format | None, int] | None = None
-        self.flipped = False
         #: pyramid key -> its verdict's summary, for results out of tolerance (set_verdicts)
         self._verdicts: dict[str, str] = {}
 
@@ -234,7 +227,7 @@ class PyramidView(QWidget):
         reset = changed and channels == 4 and not self.settings.depth and not fresh
         self._awaiting_range = channels < 4 or changed or fresh
         self.cull.forget()
-        self._set_flipped_silently(False)
+        self.ab.set_silently(False)
         self._update_modes()
         self._update_layers()
         if fresh:
@@ -243,7 +236,7 @@ class PyramidView(QWidget):
             self.readout.lock = None  # a cross's texels are not a layer's: the lock goes
             self.sigLocked.emit(None)
         self.cull.update_enabled()  # not over a cross
-        self._update_flip_choices()
+        self.ab.update_choices()
         self._rebuild()
         if reset:
             d = DisplaySettings()
@@ -317,7 +310,7 @@ class PyramidView(QWidget):
     def set_reference(self, levels: tuple[np.ndarray, ...], fmt: Format) -> None:
         levels = self.volume.take_reference(levels, fmt)
         self._reference = (levels, fmt)
-        self._update_flip_choices()
+        self.ab.update_choices()
         if self.reference_check.isChecked():
             self._rebuild(keep_view=True)
         else:
@@ -469,8 +462,7 @@ class PyramidView(QWidget):
             panel.source, panel.title, panel.levels, panel.fmt = key, title, tuple(levels), fmt
             panel.expected = []
             self._label(panel)
-        if self.flipped and self.panels:
-            self._show_source(self.panels[0], self.flip_combo.currentData())
+        self.ab.reshow()
         self._relayout(fit=old is None)
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
@@ -624,59 +616,17 @@ class PyramidView(QWidget):
         self.histogram.auto_range()
 
     # --- flip -----------------------------------------------------------------------------
-    def _update_flip_choices(self) -> None:
-        current = self.flip_combo.currentData()
-        first = self._pyramids[0][0] if self._pyramids else None
-        self.flip_combo.blockSignals(True)
-        self.flip_combo.clear()
-        for key, title, _, _ in self.entries():
-            if key != first:
-                self.flip_combo.addItem(title, key)
-        i = self.flip_combo.findData(current)
-        self.flip_combo.setCurrentIndex(i if i >= 0 else 0)
-        self.flip_combo.blockSignals(False)
-        self.flip_button.setEnabled(self.flip_combo.count() > 0)
-
-    def _flip_target_changed(self) -> None:
-        if self.flipped and self.panels:
-            self._show_source(self.panels[0], self.flip_combo.currentData())
-            self._relayout(fit=False)
+    @property
+    def flipped(self) -> bool:
+        """Whether the first panel shows the pyramid chosen in "A/B with" (``AbFlip``)."""
+        return self.ab.flipped
 
     def flip(self) -> None:
         """Toggle A/B: the first panel shows the pyramid chosen in "A/B with", or its own."""
-        if self.flip_combo.count():
-            self.flip_button.toggle()
+        self.ab.flip()
 
     def set_flipped(self, on: bool) -> None:
-        if on and self.pending:  # the panels wait for a Run's results: nothing to flip
-            on = False
-        self._set_flipped_silently(on)
-        if self.panels and not self.pending:
-            first = self.panels[0]
-            self._show_source(first, self.flip_combo.currentData() if on else first.key)
-            self._relayout(fit=False)
-
-    def _hold_flip(self) -> None:
-        """A Run's panels are being made (``prepare``): the first panel shows its own pyramid,
-        and Flip waits for the results."""
-        if self.flipped and self.panels:
-            self._show_source(self.panels[0], self.panels[0].key)
-        self._set_flipped_silently(False)
-        self.flip_button.setEnabled(False)  # until the results come
-
-    def _set_flipped_silently(self, on: bool) -> None:
-        self.flipped = on
-        self.flip_button.blockSignals(True)
-        self.flip_button.setChecked(on)
-        self.flip_button.blockSignals(False)
-
-    def _show_source(self, panel: Panel, source: str) -> None:
-        """Panel ``panel`` shows pyramid ``source`` (its own key: its own pyramid)."""
-        _, title, levels, fmt = self._entry(source)
-        panel.source, panel.levels, panel.fmt = source, tuple(levels), fmt
-        flipped = source != panel.key
-        panel.title = f"{title}   [B: flipped, T]" if flipped else title
-        self._label(panel)
+        self.ab.set_flipped(on)
 
     # --- pick, lock and go to -------------------------------------------------------------
     @property
