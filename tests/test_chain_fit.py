@@ -194,3 +194,11 @@ def test_an_unknown_expected_filter_is_one_line_before_any_work(tmp_path, capsys
                  "--out", str(out)]) == 2
     one_line_error(capsys, "--expect", "kaiser-width must be in [1, 8]")
     assert not out.exists()
+
+
+def test_an_expected_filter_without_a_chain_to_judge_is_said(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", str(SHIPPED / "ldr.ktx"), "--strategies", "per-level", "--expect",
+                 "box", "--out", str(out)]) == 0
+    assert "warning: --expect: " in capsys.readouterr().err
+    assert [s["name"] for s in read_report(out)["strategies"]] == ["per-level"]

@@ -172,8 +172,8 @@ def run_into(args: argparse.Namespace, folder: Path) -> int:
     for line in dict.fromkeys(lines):  # a file's notes may count what the loader counted
         print(line)
     if args.expect is not None and not any(r.promise == "file" for r in mip.results):
-        print(f"warning: --expect {args.expect}: {source_label(args)} has no mip chain of its "
-              "own that this run checks", file=sys.stderr)
+        print(f"warning: --expect: {source_label(args)} has no mip chain of its own that this "
+              "run checks", file=sys.stderr)
     return _verdicts_exit(mip, checks)
 
 
