@@ -135,8 +135,13 @@ def pick(part: int, names: Sequence[str], wanted: str | None, where: str = "it")
     return Offer(part, wanted, tuple(own[k] for k in sorted(own)), "layer")
 
 
+#: the most other images a note lists
+_LISTED = 8
+
+
 def others(chosen: Offer, every: Sequence[Offer]) -> str:
-    """One note: what was read, and the other images the file holds ("" when none)."""
+    """One note: what was read, and the other images the file holds, each with the ``#``
+    suffix that reads it ("" when it holds no other)."""
     rest = [o for o in every if o != chosen]
     if not rest:
         return ""
@@ -144,11 +149,13 @@ def others(chosen: Offer, every: Sequence[Offer]) -> str:
 
     def named(o: Offer) -> str:
         where = f"part {o.part}: " if parts else ""
-        return f"{where}{o.words()} (#{'part=' + str(o.part) + ',' if parts else ''}"\
-               f"{o.selector()})" if o.selector() else f"{where}{o.words()}"
+        suffix = (f"part={o.part}," if parts else "") + o.selector()
+        # the unnamed layer's colour of a part is read by the part alone
+        suffix = suffix.rstrip(",") if parts else suffix
+        return f"{where}{o.words()}" + (f" (#{suffix})" if suffix else "")
 
-    shown = [named(o) for o in rest[:8]]
-    more = f" and {len(rest) - 8} more" if len(rest) > 8 else ""
+    shown = [named(o) for o in rest[:_LISTED]]
+    more = f" and {len(rest) - _LISTED} more" if len(rest) > _LISTED else ""
     where = f"part {chosen.part}: " if parts else ""
     return (f"read {where}{chosen.words()}; the file also holds {', '.join(shown)}{more}: "
             f"FILE#NAME reads one (docs/formats.md, EXR)")
