@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.check import bounds
-from mipview.check.compare import format_error, texel_errors
+from mipview.check.compare import format_error, magnitude_below, texel_errors
 from mipview.check.filter_reference import step_of
 from mipview.check.tolerances import REFERENCE_SLACK
 from mipview.core.cancel import checkpoint
@@ -267,7 +267,9 @@ def level_fits(levels: Sequence[np.ndarray], fmt: Format, cand: Candidate,
     for k in range(1, len(levels)):
         checkpoint()
         made = step_of(levels, k, cand.fmt(fmt), cand.name)
-        err = texel_errors(levels[k], made, fmt)
+        # a float box level of signed texels: relative to the footprint's |texels|, as the
+        # verdict measures its steps
+        err = texel_errors(levels[k], made, fmt, magnitude_below(levels[k - 1], fmt, cand.name))
         out.append(LevelFit(k, float(err.max(initial=0.0)), _mean(err), bounds_[k]))
     return tuple(out)
 
