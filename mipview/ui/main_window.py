@@ -1,4 +1,6 @@
-"""The main window: wires the strategy panel, the three views and the GPU worker together.
+"""The main window: wires the strategy panel, the views and the workers together; what it
+shows and does is in its parts (:mod:`mipview.ui.window`: menus, status bar, opening, exports,
+profiling, the replies' handlers), functions of the window that it calls.
 
 The window owns three worker threads: the :class:`GpuWorker` (every Vulkan call), a
 :class:`CpuWorker` (strategy-against-strategy heatmaps) and, through the Custom shaders dock
@@ -9,8 +11,9 @@ are dropped); it never waits on a worker.
 
 Every result comes back by the worker's one ``sigReply`` (a frozen dataclass of
 :mod:`mipview.ui.messages`) to :meth:`MainWindow._on_reply`, which calls the handler that the
-route table ``_routes`` has for its type; a type without a route is a bug and raises. A new view
-is one view file, one message in :mod:`mipview.ui.messages` and one route line in ``_routes``.
+route table ``_routes`` (``ROUTES`` of :mod:`mipview.ui.window.replies`) has for its type; a
+type without a route is a bug and raises. A new view is one view file, one message in
+:mod:`mipview.ui.messages` and one route line in ``ROUTES``.
 Replies, job ends and worker errors that come together are shown one per turn of the event loop,
 in order (``replies``, :class:`mipview.ui.steps.Paced`), so the paints of one are not in the
 turn of the next.
@@ -57,27 +60,14 @@ from mipview.runs.baseline import SavedRun
 from mipview.ui import steps
 from mipview.ui.heartbeat import Heartbeat
 from mipview.ui.messages import (
-    BaselineDeltas,
-    BatchOutput,
     BatchRequest,
-    Comparison,
-    DeviceList,
-    DeviceReady,
-    DeviceRunOutput,
-    ExportOutput,
     LevelsReady,
     LiveStats,
     OpenedImage,
     OpenRequest,
-    PreviewOutput,
-    ReferenceReady,
     RunAnalysed,
     RunRequest,
-    StrategyAnalysed,
-    SweepOutput,
-    SweepProgress,
     SweepRequest,
-    TimingPhase,
     VolumeRan,
     WorkerError,
 )
@@ -98,6 +88,8 @@ from mipview.ui.window import (
     menus,
     opening,
     profiling,
+    replies,
+    run_replies,
     status,
 )
 from mipview.ui.workers.cpu_worker import CpuWorker
@@ -209,7 +201,7 @@ class MainWindow(QMainWindow):
         self.batch.sigStop.connect(self.stop)
         self.sweep.sigRun.connect(self.run_sweep)
         self.sweep.sigStop.connect(self.stop)
-        self.pyramid.sigFilled.connect(self._run_filled)
+        self.pyramid.sigFilled.connect(lambda: run_replies.run_filled(self))
         self.pyramid.sigHover.connect(lambda t: self.statusBar().showMessage(t, 3000) if t else None)
         self.heatmap.sigCompare.connect(lambda s, a: comparisons.compare(self, s, a))
         # a saved run that does not fit
@@ -508,7 +500,7 @@ class MainWindow(QMainWindow):
         route = self._routes.get(type(msg))
         if route is None:  # a message no one would show: the route line is missing
             raise TypeError(f"MainWindow has no route for {type(msg).__name__}: add "
-                            f"{type(msg).__name__} to MainWindow._routes")
+                            f"{type(msg).__name__} to ROUTES in mipview.ui.window.replies")
         self.replies.call(lambda: route(self, msg))
 
     def _on_worker_finished(self, job: int) -> None:
@@ -516,21 +508,6 @@ class MainWindow(QMainWindow):
 
     def _on_worker_error(self, err: WorkerError) -> None:
         self.replies.call(lambda: status.show_error(self, err))
-
-    def _on_devices(self, devices: DeviceList) -> None:
-        self.panel.set_devices(list(devices.devices), devices.current)
-        self.heatmap.set_devices([c.name for c in devices.devices])
-        self._on_device_ready(DeviceReady(devices.current))
-
-    def _on_device_ready(self, ready: DeviceReady) -> None:
-        caps = self.caps = ready.caps
-        if caps is None:
-            self.device_label.setText("device: none")
-        else:
-            self.device_label.setText(f"{caps.name} (subgroup {caps.subgroup_size})")
-            self.chart.set_device(caps.name, caps.driver)
-        self.batch.update_support(caps)
-        self._update_support()
 
     def _update_support(self) -> None:
         src = self.opened.source if self.opened else None
@@ -542,117 +519,6 @@ class MainWindow(QMainWindow):
         """Array layers the next run has: the Layers control's count, else the image's own."""
         n = self.panel.layers_spin.value()
         return n if n > 1 else (self.opened.source.layers if self.opened else 1)
-
-    def _on_levels_ready(self, out: LevelsReady) -> None:
-        if not self._is_latest("run", out.job):
-            return
-        self.output, self.analysis, self.volume_ran = out, None, None
-        self.export_action.setEnabled(True)
-        mip = out.mip
-        # a cube map's faces, unless the Layers control made the run's layers from its first
-        req = self._latest["run"]
-        faces = req.source.faces if req.layers <= 1 else 1
-        self.pyramid.set_pyramids([(str(r.spec), containers.title(r.spec), r.levels, mip.fmt)
-                                   for r in mip.results],
-                                  reductions={str(r.spec): r.reduction for r in mip.results},
-                                  faces=faces)
-        self._drop_comparisons()
-        self.heatmap.set_run(out)  # fills in as each strategy's analysis arrives
-        self.preview.set_strategies([str(r.spec) for r in mip.results])
-        self.preview.set_cube(self.pyramid.cube_count() > 0)
-        skipped = [f"skipped {s}: {why}" for s, why in mip.skipped]
-        if skipped or out.notes:
-            self.statusBar().showMessage("; ".join([*skipped, *out.notes]), 10000)
-        self._show_validation(mip.validation_messages)
-        if not self.pyramid.filling:  # else once they fill the panels made for them
-            self.sigRunShown.emit(out)
-
-    def _run_filled(self) -> None:
-        if self.output is not None and self._is_latest("run", self.output.job):
-            self.sigRunShown.emit(self.output)
-        if self._finished_unshown is not None:
-            job, self._finished_unshown = self._finished_unshown, None
-            self.sigJobFinished.emit(job)
-
-    def _on_volume(self, ran: VolumeRan) -> None:
-        if not self._is_latest("run", ran.job):
-            return
-        done, shown = ran.done, ran.shown
-        entries = [(volume.result_name(r), volume.result_name(r), r.levels, ran.fmt)
-                   for r in done.results]
-        errors = [(f"error {key}", f"{key}: error against the exact reference ({shown.unit})",
-                   shown.errors[key], Format.R32F) for key, _, _, _ in entries]
-        self.pyramid.set_pyramids(entries + errors, volume=True)
-        self.pyramid.set_reference(shown.reference, ran.fmt)
-        self.volume_ran = ran
-        self.export_action.setEnabled(bool(done.results))
-        self.preview.set_cube(False)
-        self.preview.set_strategies([key for key, _, _, _ in entries])
-        self._drop_comparisons()
-        self.heatmap.clear()
-        lines = [f"skipped {s}: {why}" for s, why in done.skipped]
-        for name, verdict in done.verdicts.items():
-            lines.append(f"{name}: " + ("ok" if verdict.within_tolerance else
-                                        "OUT OF TOLERANCE: " + "; ".join(verdict.breaches)))
-        self.statusBar().showMessage("; ".join(lines), 20000)
-        self.panel.show_volume([volume.result_name(r) for r in done.results], ran=True)
-        self._show_validation(done.messages)
-        self.sigVolumeShown.emit(ran)
-
-    def _on_timing(self, phase: TimingPhase) -> None:
-        if not self._is_latest("run", phase.job):
-            return
-        self.chart.warming_up(phase)
-        self.sigTimingShown.emit(phase)
-
-    def _on_reference(self, ready: ReferenceReady) -> None:
-        if not self._is_latest("run", ready.job) or self.output is None:
-            return
-        self.pyramid.set_reference(ready.reference, ready.fmt)
-        self.heatmap.set_reference(ready.reference)
-        self.sigReferenceShown.emit(ready)
-
-    def _on_strategy_analysed(self, part: StrategyAnalysed) -> None:
-        if not self._is_latest("run", part.job) or self.output is None:
-            return
-        self.heatmap.add_errors(part.errors)
-        if self.preview.settings().show == preview.ERROR:
-            self._preview_jobs.request()
-        self.progress.show_progress(part.done, part.total)
-        self.sigStrategyShown.emit(part)
-
-    def _on_analysis(self, analysis: RunAnalysed) -> None:
-        if not self._is_latest("run", analysis.job) or self.output is None:
-            return
-        self.analysis = analysis
-        # each verdict reached the heatmap with its StrategyAnalysed: only what is run-wide here
-        self._show_verdicts(analysis)
-        self.progress.busy()
-        self.sigAnalysisShown.emit(analysis)
-
-    def _show_verdicts(self, analysis: RunAnalysed) -> None:
-        status.show_verdicts(self, analysis)
-
-    def _on_batch(self, out: BatchOutput) -> None:
-        if not self._is_latest("batch", out.job):
-            return
-        self.batch.set_result(out.result)
-        self._show_validation(out.result.validation_messages)
-        self.sigBatchShown.emit(out)
-
-    def _on_sweep_progress(self, p: SweepProgress) -> None:
-        if self._is_latest("sweep", p.job):
-            self.sweep.set_progress(p.done, p.total)
-
-    def _on_sweep(self, out: SweepOutput) -> None:
-        if not self._is_latest("sweep", out.job):
-            return
-        self.sweep.set_result(out.result)
-        self._show_validation(out.result.validation_messages)
-        self.sigSweepShown.emit(out)
-
-    def _show_validation(self, messages: list[str] | tuple[str, ...]) -> None:
-        status.show_validation(self, messages)
 
     def _on_progress(self, text: str) -> None:
         self.statusBar().showMessage(text, 4000)
@@ -670,7 +536,8 @@ class MainWindow(QMainWindow):
         if self._is_latest("run", job) and self.output is not None and not self.run_label.text():
             self.run_label.setText(f"last run: {len(self.output.mip.results)} strategies")
         if self.pyramid.filling and self.output is not None and self.output.job == job:
-            self._finished_unshown = job  # finished once its levels are shown (_run_filled)
+            # finished once its levels are shown (run_replies.run_filled)
+            self._finished_unshown = job
             return
         self.sigJobFinished.emit(job)
 
@@ -681,28 +548,8 @@ class MainWindow(QMainWindow):
         self.sweep.set_busy(busy)
         self.progress.setVisible(busy)
 
-    #: the handler of each reply type, whichever worker sent it. Functions, not bound methods:
-    #: a window holding its own bound methods is a reference cycle (see jobs.OneInFlight).
-    _routes: ClassVar[dict[type, Callable[[MainWindow, Any], None]]] = {
-        DeviceList: _on_devices,
-        DeviceReady: _on_device_ready,
-        OpenedImage: opening.on_opened,
-        LevelsReady: _on_levels_ready,
-        TimingPhase: _on_timing,
-        LiveStats: profiling.on_stats,
-        ReferenceReady: _on_reference,
-        StrategyAnalysed: _on_strategy_analysed,
-        RunAnalysed: _on_analysis,
-        BatchOutput: _on_batch,
-        SweepProgress: _on_sweep_progress,
-        SweepOutput: _on_sweep,
-        Comparison: comparisons.on_compared,
-        DeviceRunOutput: comparisons.on_device_run,
-        ExportOutput: exporting.on_exported,
-        BaselineDeltas: profiling.on_baseline,
-        PreviewOutput: profiling.on_preview,
-        VolumeRan: _on_volume,
-    }
+    #: the handler of each reply type (replies.ROUTES)
+    _routes: ClassVar[dict[type, Callable[[QMainWindow, Any], None]]] = replies.ROUTES
 
     def screenshot(self, path: str) -> bool:
         return self.grab().save(path, "PNG")

@@ -72,7 +72,8 @@ def test_an_unrouted_reply_raises(qtbot, make_window):
         w.comparer.sigReply.emit(Unrouted(3))
         qtbot.wait(50)
     assert [str(exc) for _, exc, _ in caught] == [
-        "MainWindow has no route for Unrouted: add Unrouted to MainWindow._routes"] * 2
+        "MainWindow has no route for Unrouted: add Unrouted to ROUTES in "
+        "mipview.ui.window.replies"] * 2
     assert shown == []
 
 

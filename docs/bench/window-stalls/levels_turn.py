@@ -25,6 +25,7 @@ from mipview.io import synthetic  # noqa: E402
 from mipview.ui import steps  # noqa: E402
 from mipview.ui.app import ensure_app  # noqa: E402
 from mipview.ui.main_window import MainWindow  # noqa: E402
+from mipview.ui.window import run_replies  # noqa: E402
 
 FIVE = "blit,per-level,npot-exact,subgroup,single-pass"  # tools/measure.py's Run of the five
 
@@ -79,7 +80,7 @@ def main() -> None:
                 spin(lambda n=ahead: len(w.pyramid._ahead) >= n or not w.pyramid.preparing, 10)
             later.clear()
             t0 = time.perf_counter()
-            w._on_levels_ready(out)
+            run_replies.on_levels_ready(w, out)
             turn = (time.perf_counter() - t0) * 1e3
             spin(lambda: not steps.pending() and not w.pyramid.pool.busy(), 20)
             print(f"{ahead} panels made ahead: the reply's turn {turn:.1f} ms; the steps after "
