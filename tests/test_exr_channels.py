@@ -100,6 +100,22 @@ def test_a_depth_run_of_a_file_without_z_says_which_channel_it_took(tmp_path):
     assert not any("depth" in n for n in plain.source.texture.notes)
 
 
+def test_a_depth_chain_mipview_wrote_is_read_as_it_says(tmp_path):
+    """Its own d32 / d32-rg32f EXR (mipviewFormat) is depth already: read as written, no note."""
+    from mipview.core.formats import Format
+    from mipview.io.containers import exr as exr_container
+    from mipview.runs.prepare import prepare
+
+    depth = _planes()["R"]
+    for fmt in (Format.parse("d32"), Format.parse("d32-rg32f")):
+        level0 = fmt.unpack(np.dstack([depth] * fmt.channels))
+        (data,) = exr_container.encode([level0], fmt)
+        (tmp_path / f"{fmt.label}.exr").write_bytes(data)
+        run = prepare(str(tmp_path / f"{fmt.label}.exr"), fmt, "per-level:reduction=min")
+        assert np.array_equal(_bits(run.level0[..., 0]), _bits(depth)), fmt.label
+        assert not any("depth" in n for n in run.source.texture.notes), fmt.label
+
+
 # --- choosing a channel, a layer, a part ---------------------------------------------------------
 def test_a_channel_or_a_layer_is_chosen_after_a_hash(tmp_path):
     planes = _planes()

@@ -605,6 +605,7 @@ def depth_source(source: SourceImage, fmt: Format, extremes: bool = False) -> So
     texture = source.texture
     if (texture is None or texture.container != "EXR" or source.path is None or source.volume
             or source.layers > 1  # an array's parts are read as they are
+            or texture.fmt.depth_source  # a depth chain mipview wrote (mipviewFormat)
             or not (fmt.depth_source or fmt is Format.R32F
                     or (extremes and fmt.channels <= 2))
             or _chosen_part(source.path) is not None):
