@@ -509,6 +509,7 @@ class MainWindow(QMainWindow):
     def _on_worker_error(self, err: WorkerError) -> None:
         self.replies.call(lambda: status.show_error(self, err))
 
+    # --- what the next job can run, and the jobs' ends --------------------------------------
     def _update_support(self) -> None:
         src = self.opened.source if self.opened else None
         self.panel.update_support(self.caps, self.current_format(),
