@@ -213,6 +213,32 @@ def test_parts_of_one_layout_are_still_an_array(tmp_path):
     assert np.array_equal(both.pixels[1], np.dstack([planes[c] * 2 for c in "RGBA"]))
 
 
+def test_only_the_channels_read_are_held_to_what_mipview_reads(tmp_path):
+    """An object-id channel (32-bit integers) beside the colour does not stop the colour; asked
+    for, it is refused naming it."""
+    planes = _planes()
+    ids = np.arange(H * W, dtype=np.uint32).reshape(H, W)
+    write_exr(tmp_path / "ids.exr", {**planes, "id": ids})
+    colour = imageio.load(tmp_path / "ids.exr")
+    assert np.array_equal(colour.pixels, np.dstack([planes[c] for c in "RGBA"]))
+    with pytest.raises(ImageLoadError, match="channel id holds 32-bit unsigned integers"):
+        imageio.load(str(tmp_path / "ids.exr") + "#id")
+
+
+def test_a_choice_holds_for_every_level_file_of_a_chain(tmp_path):
+    """``name.level00.exr#Z``: the Z of each level file, as one chain."""
+    planes = _planes()
+    depth = [planes["R"], planes["R"][::2, ::2][:9, :18]]
+    for k, z in enumerate(depth):
+        h, w = z.shape
+        write_exr(tmp_path / f"c.level{k:02d}.exr", {**{c: p[:h, :w] for c, p in planes.items()},
+                                                      "Z": np.ascontiguousarray(z)})
+    chain = imageio.load(str(tmp_path / "c.level00.exr") + "#Z").texture
+    assert chain.name == "c.level00.exr#Z" and len(chain.levels) == 2
+    for level, z in zip(chain.levels, depth, strict=True):
+        assert np.array_equal(level[..., 0], z)
+
+
 def test_a_lone_channel_of_any_name_is_one_channel(tmp_path):
     for name in ("G", "B", "A", "depth", "mask.r"):
         plane = _planes()["G"]
