@@ -21,7 +21,6 @@ from mipview.io.containers.exr_choice import Choice
 from mipview.io.containers.texture import ContainerError
 
 _COLOUR = ("R", "G", "B", "A")
-_LUMA = ("Y", "RY", "BY", "A")
 #: the most channels of other names a layer is read as (as R, G, B, A in name order)
 _MOST = 4
 
