@@ -21,7 +21,7 @@ A cube map or cube array (mipview.core.cube: 6 n layers) is written as such an a
 the parts in layer order (named ``cube00.px``, ``cube00.nx``...), every part carrying the string
 attribute ``mipviewCube`` (the face order, "+X -X +Y -Y +Z -Z"), which makes mipview read it
 back as a cube. Other tools see a multi-part EXR of square images; an EXR without the attribute
-reads as an array, whatever its parts hold. (OpenEXR's own cube layout, the ``envmap`` attribute
+reads as an array when its parts hold the same channels. (OpenEXR's own cube layout, the ``envmap`` attribute
 with the six faces stacked in one tall image, is neither written nor read.)
 
 Files of other tools are read as renderers write them (mipview.io.containers.exr_channels):
@@ -312,7 +312,7 @@ def _recorded_format(label: object) -> Format | None:
 
 def _stored(image: np.ndarray, fmt: Format) -> np.ndarray:
     """The storage values of ``fmt`` that :func:`encode` wrote as the floats ``image`` (what
-    :func:`_rgba` read): each re-encoded with the format's rounding, then written again and
+    :func:`_decode` read): each re-encoded with the format's rounding, then written again and
     compared, so a value off the format's grid (an edited file, another tool's) is refused
     rather than rounded into a code it never was."""
     with np.errstate(invalid="ignore", over="ignore"):  # NaN or huge in a UNORM file: off grid
