@@ -144,9 +144,10 @@ def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: 
 def export(folder: Path, stem: str, chain: EncodedChain, kinds: Sequence[str],
            zstd: int | None = None) -> list[Path]:
     """The chain's blocks as ``stem.CODEC.ktx2`` and (BCn only) ``stem.CODEC.dds`` in
-    ``folder``, for each of ``kinds`` that holds the codec (``exr`` holds no blocks); ``zstd``:
+    ``folder`` (made if missing), for each of ``kinds`` that holds the codec (``exr`` holds no blocks); ``zstd``:
     the KTX2 levels Zstandard-supercompressed at that level. Written atomically."""
     files = []
+    folder.mkdir(parents=True, exist_ok=True)
     layers = _layers(chain.decoded[0]).shape[0]
     h, w = _layers(chain.decoded[0]).shape[1:3]
     for kind in kinds:

@@ -27,8 +27,9 @@ from mipview.io.containers.blocks import BlockCodec, astc, channels, etc
 
 #: how a user gets the encoders
 EXTRA = "pip install mipview[encode]"
-#: astc-encoder's quality presets, by the names its command line gives them (-fast, ...)
-ASTC_QUALITIES = ("fastest", "fast", "medium", "thorough", "verythorough", "exhaustive")
+#: astc-encoder's quality presets, by the names its command line gives them (-fast, ...);
+#: medium, the first, is the default
+ASTC_QUALITIES = ("medium", "fastest", "fast", "thorough", "verythorough", "exhaustive")
 #: bc7enc's uber levels (etcpak's BC7 encoder): 0 fastest .. 4 best
 BC7_QUALITIES = ("0", "1", "2", "3", "4")
 
