@@ -191,9 +191,9 @@ def test_conversion_and_masks_run_off_the_ui_thread(view, qtbot, monkeypatch):
         return run
 
     import mipview.ui.views.hiz_overlay_view as hiz
-    import mipview.ui.views.pyramid_view as pv
+    import mipview.ui.views.level_display as shown
 
-    for module, name in ((pv, "to_display"), (hiz, "hiz_overlay"), (pv, "_extent")):
+    for module, name in ((shown, "to_display"), (hiz, "hiz_overlay"), (shown, "_extent")):
         monkeypatch.setattr(module, name, recording(getattr(module, name)))
     view.pool.sync_texels = 0  # every level counts as large
     bad = [lv.copy() for lv in min_pyramid(depth_level0(seed=4))]

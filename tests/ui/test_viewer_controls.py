@@ -219,7 +219,7 @@ def test_large_levels_render_off_the_ui_thread(view, qtbot, monkeypatch):
         threads.append(threading.get_ident())
         return to_display(*args, **kwargs)
 
-    monkeypatch.setattr("mipview.ui.views.pyramid_view.to_display", recording)
+    monkeypatch.setattr("mipview.ui.views.level_display.to_display", recording)
     view.pool.sync_texels = 0  # every level counts as large
     levels = float_pyramid(14)
     with qtbot.waitSignal(view.pool.sigIdle, timeout=WAIT_MS):

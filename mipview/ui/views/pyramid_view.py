@@ -1,24 +1,25 @@
 """The pyramid viewer: every level of one or more pyramids, side by side, zoom and pan linked.
 
-The panels and the levels' layout in them: ``pyramid_panels``.
+The view holds the pyramids (``set_pyramids``, ``set_reference``), the bar of choices above
+them (level mode, layer, the reference, and the parts' own controls) and the display controls
+below it, and composes one part per thing it shows, each in its own module, wiring its own
+widgets and signals:
 
-Display controls (``display_controls``: exposure, offset, gamma, channel, overlays) and the
-histogram's black/white range turn values into colours (``display.to_display``) in the pixel
-pool, off the UI thread for large levels. The texel under the cursor and the locked one:
-``texel_readout``. A/B flip (T), another pyramid in the first panel's place: ``ab_flip``.
+- ``grid`` (``pyramid_panels.PanelGrid``): the panels, one per pyramid, their levels laid out,
+  made ahead of a Run's results (``prepare``), fitted and zoomed 1:1;
+- ``display`` (``level_display``): each level's colours (``display.to_display``, in the pixel
+  pool), the range new pyramids start from, the histogram;
+- ``readout`` (``texel_readout``): the texel under the cursor, and the locked one in every
+  level of every pyramid (the lock table, the footprints);
+- ``ab`` (``ab_flip``): Flip (T), another pyramid in the first panel's place;
+- ``hiz`` (``hiz_overlay_view``): a min/max result's Hi-Z overlay and its counts;
+- ``cull`` (``cull_probe_view``): the Hi-Z cull test (Z) of a rectangle drawn on level 0;
+- ``cube`` (``cube_display``): a cube map's levels as crosses, and their seams;
+- ``volume`` (``volume_display``): a volume, a slice at a time.
 
-One- and two-channel levels show their own channels (``display.own_channel``), one value per
-texel through the colormap, over a range that starts at level 0's finite extent (of the first
-pyramid, again when Depth changes the units; Auto as ever). A min/max result's Hi-Z overlay:
-``hiz_overlay_view``.
-
-The Hi-Z cull test (Z): ``cull_probe_view``.
-
-A Run's panels are made ahead of its results (``prepare``), then filled: ``pyramid_panels``.
-
-A cube map (``set_pyramids``' ``faces`` 6) is shown as crosses, with its seams:
-``cube_display``. A volume (``set_pyramids``' ``volume``) is shown a slice at a time:
-``volume_display``.
+The parts reach each other through the view; the view keeps the interface the window, the
+tools and the tests use (``lock_texel``, ``set_cull_rect``, ``seam_figures``...), each
+handing over to its part.
 
 Signals
 -------
@@ -28,7 +29,6 @@ sigLocked(object) the locked texel, (level, x, y), or None when unlocked
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -52,31 +52,25 @@ from mipview.check.seams import SeamFigures
 from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
 from mipview.core.formats import Format
-from mipview.core.turns import give_turn
 from mipview.ui.cube_cross import cross_texel
 from mipview.ui.display import (
     DisplaySettings,
-    channel_count,
-    cross_display,
-    first_layer,
     layer_of,
-    level_values,
-    to_display,
 )
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.ab_flip import AbFlip
 from mipview.ui.views.cube_display import CubeDisplay
 from mipview.ui.views.cull_probe_view import CullProbeView
-from mipview.ui.views.histogram import HistogramPanel, value_histogram
+from mipview.ui.views.histogram import HistogramPanel
 from mipview.ui.views.hiz_overlay_view import HizOverlay
+from mipview.ui.views.level_display import LevelDisplay
 from mipview.ui.views.pixel_pool import PixelPool
 from mipview.ui.views.pyramid_panels import (
     ALL_LEVELS,
     Entry,
     Panel,
     PanelGrid,
-    job_texels,
 )
 from mipview.ui.views.texel_readout import TexelReadout
 from mipview.ui.views.volume_display import VolumeDisplay
@@ -171,8 +165,8 @@ class PyramidView(QWidget):
         self._reference: tuple[tuple[np.ndarray, ...], Format] | None = None
         self.settings: DisplaySettings = self.controls.settings()
         self.pool = PixelPool(self)
-        #: (source, level, layer) -> its display under ``settings``
-        self._images: dict[tuple[str, int, int], np.ndarray] = {}
+        #: each level's colours under ``settings``, their range and the histogram
+        self.display = LevelDisplay(self)
         #: pyramid key -> its reduction (min/max ones get the Hi-Z overlay)
         self._reductions: dict[str, str] = {}
         #: a volume's slices (``_pyramids`` and ``_reference`` hold them)
@@ -181,10 +175,6 @@ class PyramidView(QWidget):
         self._geometry: tuple[int | None, int] = (None, 0)
         #: the Hi-Z overlay of min/max results
         self.hiz = HizOverlay(self)
-        #: images wait for the auto range of a one- or two-channel pyramid (or new depth units)
-        self._awaiting_range = False
-        #: the first pyramid's format and channels, whose range a new pyramid keeps
-        self._range_kind: tuple[Format | None, int] | None = None
         #: pyramid key -> its verdict's summary, for results out of tolerance (set_verdicts)
         self._verdicts: dict[str, str] = {}
 
@@ -209,23 +199,11 @@ class PyramidView(QWidget):
             self.cube.faces = faces
         self._reference = None
         self._verdicts = {}  # of the pyramids shown before
-        self._images.clear()
+        self.display.images.clear()
         self.hiz.marks.clear()
         self.cube.seams.clear()
         self.pool.forget()
-        first = self._pyramids[0] if self._pyramids and self._pyramids[0][2] else None
-        fmt = first[3] if first is not None else None
-        channels = channel_count(fmt) if first is not None else 4
-        self.controls.set_channels(channels)
-        # another format or channel count starts from its own range (a depth run's must not
-        # stay on a later RGBA one): level 0's extent for one or two channels or depth, else
-        # the default [0, 1]; the same format keeps the user's range, as ever
-        kind = (fmt, channels)
-        changed = first is not None and self._range_kind not in (None, kind)
-        if first is not None:
-            self._range_kind = kind
-        reset = changed and channels == 4 and not self.settings.depth and not fresh
-        self._awaiting_range = channels < 4 or changed or fresh
+        reset = self.display.take(fresh)
         self.cull.forget()
         self.ab.set_silently(False)
         self._update_modes()
@@ -240,40 +218,11 @@ class PyramidView(QWidget):
         self._rebuild()
         if reset:
             d = DisplaySettings()
-            self._range_found((d.black, d.white))
-        elif self._awaiting_range:
-            self._start_auto_range()
+            self.display.range_found((d.black, d.white))
+        elif self.display.awaiting_range:
+            self.display.start_auto_range()
         if old is not None and self.panels:
             self.panels[0].view.setRange(xRange=old[0], yRange=old[1], padding=0)
-
-    def _start_auto_range(self) -> bool:
-        """Range to level 0's finite extent of the first pyramid, in the pixel pool; the levels
-        are drawn when it comes. False (nothing asked) without a pyramid."""
-        if not self._pyramids or not self._pyramids[0][2]:
-            self._awaiting_range = False
-            return False
-        _, _, levels, fmt = self._pyramids[0]
-        # a volume's range is its whole level 0's, the same on every slice
-        a = levels[0] if self.volume.is_volume() else self._shown_array(levels[0])
-        self._awaiting_range = True
-        self.pool.submit("extent", job_texels(a), _extent, (a, fmt, self.settings),
-                         self._range_found)
-        return True
-
-    def _range_found(self, extent: tuple[float, float] | None) -> None:
-        self._awaiting_range = False
-        s = self.controls.settings()
-        if extent is not None:
-            lo, hi = extent
-            if hi <= lo:  # one value: a range just above it
-                hi = lo + max(abs(lo) * 1e-6, 1e-12)
-            s = replace(s, black=lo, white=hi)
-        if s == self.settings:  # the range it had (the same level 0 again): no sigChanged
-            # would draw the levels that waited for it
-            for panel in self.panels:
-                self._draw_panel(panel)
-            return
-        self.controls.set_settings(s)  # one sigChanged: every level drawn in it
 
     def prepare(self, pyramids: list[tuple[str, str]], width: int, height: int) -> None:
         """Make the panels of a Run's results before they come (``PanelGrid.prepare``): one
@@ -475,45 +424,14 @@ class PyramidView(QWidget):
         self._geometry = (self.cross(), self.layer_spin.value())
         self.readout.show_lock()
         self.cull.show()
-        self._update_histogram()
+        self.display.update_histogram()
         if fit:
             self.fit()
 
     def _draw_items(self, panel: Panel) -> None:
-        self._draw_panel(panel)
+        self.display.draw(panel)
         self.hiz.draw(panel)
         self.cube.draw(panel)
-
-    def _draw_panel(self, panel: Panel) -> None:
-        """Each shown level's display: from the cache, else computed in the pixel pool, all the
-        panel's missing levels in one job (one job per level cost the UI thread more in calls
-        than the small levels cost in numpy)."""
-        if self._awaiting_range:  # drawn once the range is known
-            return
-        todo = []
-        for level, item in zip(panel.shown, panel.items, strict=True):
-            if level >= len(panel.levels):  # a prepared panel's: its levels have not come
-                continue
-            a = panel.levels[level]
-            key = (panel.source, level, self._image_key(a))
-            if key in self._images:
-                item.setImage(self._images[key], autoLevels=False, levels=None)
-            else:
-                todo.append((key, item, a))
-        if not todo:
-            self.pool.forget_key(("image", panel.key))
-            return
-        texels = sum(math.prod(first_layer(a).shape[:2]) * (FACES if isinstance(key[2], tuple)
-                                                             else 1) for key, _, a in todo)
-        self.pool.submit(("image", panel.key), texels, _to_displays,
-                         ([(a, panel.fmt, key[2]) for key, _, a in todo], self.settings),
-                         lambda images, p=panel, t=todo: self._rendered(p, t, images))
-
-    def _rendered(self, panel: Panel, todo: list, images: list[np.ndarray]) -> None:
-        for (key, item, _), image in zip(todo, images, strict=True):
-            self._images[key] = image
-            if item in panel.items and panel.source == key[0]:
-                item.setImage(image, autoLevels=False, levels=None)
 
     def hiz_counts(self, key: str) -> dict[int, dict[str, int]]:
         """Level -> texels the Hi-Z overlay marks per kind (``HizOverlay.counts``)."""
@@ -553,27 +471,24 @@ class PyramidView(QWidget):
 
     def displayed(self, key: str, level: int) -> np.ndarray | None:
         """The RGBA image panel ``key`` shows for ``level`` (None: not shown, or not yet)."""
-        panel = self.panel(key)
-        if level not in panel.shown:
-            return None
-        return panel.items[panel.shown.index(level)].image
+        return self.display.displayed(key, level)
 
     def _settings_changed(self, settings: DisplaySettings) -> None:
         old, self.settings = self.settings, settings
         self.histogram.set_range(settings.black, settings.white, emit=False)
         self.cull.update_text()  # linear depth and the Z convention are in its text
         if settings.values_key != old.values_key:  # the histogram counts the values shown
-            self._update_histogram()
+            self.display.update_histogram()
         depth = (settings.depth, settings.near, settings.far, settings.reversed_z)
-        if depth != (old.depth, old.near, old.far, old.reversed_z) and self._start_auto_range():
+        if depth != (old.depth, old.near, old.far, old.reversed_z) and self.display.start_auto_range():
             return  # new units: drawn when the range is found
         if replace(settings, hiz=old.hiz) == old:  # only the Hi-Z overlay: images stay
             for panel in self.panels:
                 self.hiz.draw(panel)
             return
-        self._images.clear()
+        self.display.images.clear()
         for panel in self.panels:
-            self._draw_panel(panel)
+            self.display.draw(panel)
             self.hiz.draw(panel)
 
     def fit(self) -> None:
@@ -585,32 +500,6 @@ class PyramidView(QWidget):
         self.grid.one_to_one()
 
     # --- histogram ------------------------------------------------------------------------
-    def histogram_target(self) -> tuple[Panel, int] | None:
-        """The panel and level the histogram counts: the locked texel's level, else the level
-        shown alone, else level 0; of the first panel."""
-        if not self.panels or not self.panels[0].levels:
-            return None
-        panel = self.panels[0]
-        mode = self.mode_combo.currentData()
-        level = self.lock[0] if self.lock is not None else (
-            0 if mode in (None, ALL_LEVELS) else int(mode))
-        return panel, min(level, len(panel.levels) - 1)
-
-    def _update_histogram(self) -> None:
-        target = self.histogram_target()
-        if target is None:
-            self.histogram.set_histogram(None, "Histogram")
-            return
-        panel, level = target
-        a = self._shown_array(panel.levels[level])
-        # the channel as the first panel shows it ("R" for a one-channel format, not "rgba")
-        what = "linear depth" if self.settings.depth else \
-            f"{self.controls.channel_combo.currentText()} values"
-        title = f"{panel.title}, level {level}: {what}"
-        self.pool.submit("histogram", job_texels(a), _histogram,
-                         (a, panel.fmt, self.settings),
-                         lambda h: self.histogram.set_histogram(h, title))
-
     def auto_range(self) -> None:
         """Black and white to the extent of the histogram's finite values."""
         self.histogram.auto_range()
@@ -704,30 +593,3 @@ class PyramidView(QWidget):
     def shutdown(self) -> None:
         self.pool.shutdown()
 
-
-def _histogram(a: np.ndarray, fmt: Format | None, settings: DisplaySettings):
-    """The histogram panel's counts of the values shown (``display.level_values``: RGBA of a
-    four-channel format R, G and B together; linear depth with Depth on)."""
-    return value_histogram(level_values(a, fmt, settings))
-
-
-def _to_displays(jobs: list[tuple[np.ndarray, Format | None, int | tuple[str, int]]],
-                 settings: DisplaySettings) -> list[np.ndarray]:
-    """``to_display`` of each (level, format, layer), for one pixel-pool job (giving the UI
-    thread its turn between levels: mipview/core/turns.py); a layer ("cross", c) is cube c of
-    the level unfolded (``display.cross_display``: each face's display, unfolded)."""
-    out = []
-    for a, fmt, layer in jobs:
-        give_turn()
-        if isinstance(layer, tuple):
-            out.append(cross_display(a, fmt, layer[1], settings))
-        else:
-            out.append(to_display(a, fmt, layer, settings))
-    return out
-
-
-def _extent(a: np.ndarray, fmt: Format | None, settings: DisplaySettings) \
-        -> tuple[float, float] | None:
-    """The finite extent of the values ``settings`` show of ``a`` (None: none finite)."""
-    hist = value_histogram(level_values(a, fmt, settings))
-    return None if hist is None else (hist.lo, hist.hi)

@@ -116,13 +116,13 @@ class TexelReadout:
         w, h = sizes[level]
         self.lock = (level, min(max(0, x), w - 1), min(max(0, y), h - 1))
         self.show_lock()
-        self.view._update_histogram()
+        self.view.display.update_histogram()
         self.view.sigLocked.emit(self.lock)
 
     def unlock(self) -> None:
         self.lock = None
         self.show_lock()
-        self.view._update_histogram()
+        self.view.display.update_histogram()
         self.view.sigLocked.emit(None)
 
     def go_to(self, x: int, y: int, level: int = 0) -> None:

@@ -84,7 +84,7 @@ class VolumeDisplay:
         view._pyramids = self._oriented(given)
         if reference is not None:
             view._reference = (self._turned(reference[0]), reference[1])
-        view._images.clear()
+        view.display.images.clear()
         view.hiz.marks.clear()
         view.pool.forget()
         if view.lock is not None:
