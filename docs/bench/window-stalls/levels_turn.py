@@ -63,21 +63,21 @@ def main() -> None:
     out = outs[0]
     w._is_latest = lambda *_: True  # the same levels again, as if from a new Run
     later: list[float] = []
-    step = w.pyramid._prepare_step
+    step = w.pyramid.grid._prepare_step
 
     def timed(generation: int) -> None:
         t = time.perf_counter()
         step(generation)
         later.append((time.perf_counter() - t) * 1e3)
 
-    w.pyramid._prepare_step = timed
+    w.pyramid.grid._prepare_step = timed
     for ahead in (0, 2, 5):
         for _ in range(3):
             w.pyramid.set_pyramids([("source", "source", (src.pixels,), out.mip.fmt)])
             spin(lambda: not steps.pending() and not w.pyramid.pool.busy(), 10)
             w.pyramid.prepare([(str(s), str(s)) for s in specs], size, size)
             if ahead:
-                spin(lambda n=ahead: len(w.pyramid._ahead) >= n or not w.pyramid.preparing, 10)
+                spin(lambda n=ahead: len(w.pyramid.grid.ahead) >= n or not w.pyramid.preparing, 10)
             later.clear()
             t0 = time.perf_counter()
             run_replies.on_levels_ready(w, out)
