@@ -11,8 +11,9 @@ RGBA32F, R8, RG8, R16, R16F, RG16F, R32F, RG32F, RGB10_A2, R11F_G11F_B10F, DEPTH
 and 32F), the three-channel RGB8, SRGB8, RGB16, RGB16F, RGB32F (as RGBA with alpha 1, noted),
 the unsized RGBA, RGB, LUMINANCE and LUMINANCE_ALPHA of unsigned bytes, and the S3TC, RGTC,
 BPTC, ETC1, ETC2, EAC and ASTC blocks (decoded, :mod:`.blocks`). 2D textures, arrays, cube
-maps and cube arrays, and 3D textures; a pixelDepth of 1 is a 2D texture (some writers put 1 where the specification
-says 0). Rows are read top first as stored; ``KTXorientation`` "T=u" or "S=l" flips them, noted.
+maps and cube arrays, and 3D textures; a pixelDepth of 1 is a 2D texture (some writers put 1
+where the specification says 0). Rows are read top first as stored; ``KTXorientation`` "T=u"
+or "S=l" flips them, noted.
 """
 
 from __future__ import annotations

@@ -41,4 +41,5 @@ def decode(codec: BlockCodec, blocks: bytes, width: int, height: int, srgb: bool
     except (astc.ASTCError, ValueError) as e:
         raise ContainerError(f"astc-encoder could not decode the {codec.family} blocks "
                              f"({e})") from None
-    return np.frombuffer(image.data, dtype).reshape(height, width, 4).copy()
+    # read-only over astc-encoder's buffer: the level's stack copies it once
+    return np.frombuffer(image.data, dtype).reshape(height, width, 4)

@@ -39,19 +39,23 @@ _SIGNED = (BC4_SNORM, BC5_SNORM, EAC_R11_SNORM, EAC_RG11_SNORM)
 _EAC = (EAC_R11, EAC_R11_SNORM, EAC_RG11, EAC_RG11_SNORM)
 
 
+#: the block's texels in row order, as EAC stores them (column by column)
+_COLUMNS = np.array([4 * x + y for y in range(4) for x in range(4)])
+
+
 def _indices(b: np.ndarray, big_endian: bool) -> np.ndarray:
-    """(n, 16) 3-bit indices of the 48 bits in bytes 2..7 of each 8-byte block ``b``, texel i
-    at bits 3i up (RGTC, little-endian) or at bits 45 - 3i down (EAC, big-endian)."""
-    order = range(5, -1, -1) if big_endian else range(6)
-    bits = np.zeros(len(b), np.uint64)
-    for shift, k in enumerate(order):
-        bits |= b[:, 2 + k].astype(np.uint64) << np.uint64(8 * shift)
-    at = (45 - 3 * np.arange(16)) if big_endian else 3 * np.arange(16)
-    return ((bits[:, None] >> at.astype(np.uint64)) & np.uint64(7)).astype(np.intp)
+    """(n, 16) 3-bit indices of the 48 bits in bytes 2..7 of each 8-byte block ``b``, texels in
+    row order: RGTC stores them in row order from bit 0 up, EAC column by column from bit 47
+    down, each most significant bit first."""
+    bits = np.unpackbits(np.ascontiguousarray(b[:, 2:]), axis=1,
+                         bitorder="big" if big_endian else "little").reshape(-1, 16, 3)
+    weights = (4, 2, 1) if big_endian else (1, 2, 4)
+    index = bits[..., 0] * weights[0] + bits[..., 1] * weights[1] + bits[..., 2] * weights[2]
+    return (index[:, _COLUMNS] if big_endian else index).astype(np.intp)
 
 
 def _rgtc_snorm(b: np.ndarray) -> np.ndarray:
-    """(n, 16) values of signed BC4 blocks, texels in row order."""
+    """(n, 8) values of the indices of signed BC4 blocks."""
     ends = np.maximum(b[:, :2].view(np.int8).astype(np.float64), -127.0)  # -128 is -1 too
     r0, r1 = ends[:, :1], ends[:, 1:]
     six = [(7 - k) * r0 / 7 + k * r1 / 7 for k in range(1, 7)]
@@ -59,23 +63,19 @@ def _rgtc_snorm(b: np.ndarray) -> np.ndarray:
     full = np.concatenate([r0, r1, *six], axis=1)
     short = np.concatenate([r0, r1, *four, np.full_like(r0, -127.0), np.full_like(r0, 127.0)],
                            axis=1)
-    palette = np.where(r0 > r1, full, short) / 127.0
-    return np.take_along_axis(palette, _indices(b, False), axis=1)
+    return np.where(r0 > r1, full, short) / 127.0
 
 
 def _eac(b: np.ndarray, signed: bool) -> np.ndarray:
-    """(n, 16) values of EAC R11 blocks, texels in row order (the block stores columns)."""
+    """(n, 8) values of the indices of EAC R11 blocks."""
     multiplier = (b[:, 1] >> 4).astype(np.int64)[:, None]
     modifier = EAC_MODIFIERS[b[:, 1] & 15]
-    modifier = np.take_along_axis(modifier, _indices(b, True), axis=1)
     # a multiplier of 0 stands for 1/8: the modifier unscaled on the 11-bit scale
     step = np.where(multiplier == 0, modifier, modifier * multiplier * 8)
     if signed:
         base = np.maximum(b[:, :1].view(np.int8).astype(np.int64), -127)
-        values = np.clip(base * 8 + step, -1023, 1023) / 1023.0
-    else:
-        values = np.clip(b[:, :1].astype(np.int64) * 8 + 4 + step, 0, 2047) / 2047.0
-    return values.reshape(-1, 4, 4).transpose(0, 2, 1).reshape(-1, 16)
+        return np.clip(base * 8 + step, -1023, 1023) / 1023.0
+    return np.clip(b[:, :1].astype(np.int64) * 8 + 4 + step, 0, 2047) / 2047.0
 
 
 def decode(codec: BlockCodec, blocks: bytes, width: int, height: int, srgb: bool = False,
@@ -87,7 +87,9 @@ def decode(codec: BlockCodec, blocks: bytes, width: int, height: int, srgb: bool
     out = np.zeros((down * 4, across * 4, 4), np.float32)
     out[..., 3] = 1.0
     for c in range(planes):
-        values = _eac(b[:, c], codec in _SIGNED) if codec in _EAC else _rgtc_snorm(b[:, c])
+        eac = codec in _EAC
+        palette = _eac(b[:, c], codec in _SIGNED) if eac else _rgtc_snorm(b[:, c])
+        values = np.take_along_axis(palette.astype(np.float32), _indices(b[:, c], eac), axis=1)
         out[..., c] = values.reshape(down, across, 4, 4).transpose(0, 2, 1, 3).reshape(
             down * 4, across * 4)
     return out[:height, :width]
