@@ -86,7 +86,7 @@ def _picture(height: int, width: int, seed: int) -> np.ndarray:
     return image
 
 
-@pytest.mark.parametrize("size", [(4, 4), (5, 4), (6, 6), (8, 5), (10, 10), (12, 12)])
+@pytest.mark.parametrize("size", astc.SIZES)
 def test_astc_ldr_equals_texture2ddecoders_within_its_8_bits(tmp_path, size):
     width, height = 37, 23  # partial blocks on both sides
     blocks = _astc_encode(_picture(height, width, sum(size)), size, 1)
@@ -330,6 +330,19 @@ def test_etc_individual_block_decodes_to_its_colours(tmp_path, name, data):
     assert texture.fmt is (Format.SRGB if name == "e2s.ktx2" else Format.UNORM)
     assert np.array_equal(texture.levels[0], _individual_texels())
     assert not np.array_equal(texture.levels[0][..., [2, 1, 0, 3]], _individual_texels())
+
+
+def test_etc2_differential_block_decodes_to_its_colours(tmp_path):
+    # differential mode, flipped (rows 0-1, rows 2-3): R 20 G 10 B 5 of 5 bits (165, 82, 41),
+    # dR -4 dG +3 dB 0 (132, 107, 41), tables 1 (5, 17) and 2 (9, 29); every index 0 (+ small)
+    # but texel (x 3, y 0): 1 (+ large), its bit 12
+    block = bytes([0xA4, 0x53, 0x28, 0x2B]) + (1 << 12).to_bytes(4, "big")
+    level = _read(tmp_path, "d.ktx2", _ktx2(147, 4, 4, block)).levels[0]
+    want = np.zeros((4, 4, 4), np.uint8)
+    want[:2] = [170, 87, 46, 255]
+    want[2:] = [141, 116, 50, 255]
+    want[0, 3] = [182, 99, 58, 255]
+    assert np.array_equal(level, want)
 
 
 def test_etc2_alpha_blocks_decode_to_their_alpha(tmp_path):
