@@ -320,6 +320,7 @@ def test_hdr_astc_on_floats():
     ("bc7", Format.F32, "8-bit codes"),
     ("bc1", Format.RGBA16, "8-bit images"),
     ("bc5", Format.UNORM, "red and green only"),
+    ("eac-r11", Format.RG8, "red only"),
 ])
 def test_refusals_name_the_reason(text, fmt, needle):
     with pytest.raises(MipviewError, match=needle):

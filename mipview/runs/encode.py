@@ -80,7 +80,7 @@ def refusal(choices: Sequence[CodecChoice], fmt: Format,
             return why
         normal = [r for r in results if (_spec_kind(r) == "normal")]
         colour = [r for r in results if _spec_kind(r) != "normal"]
-        if c.codec.channels <= 2 < fmt.channels and colour:
+        if c.codec.channels < fmt.channels and c.codec.channels <= 2 and colour:
             return (f"{c.label} holds {'red' if c.codec.channels == 1 else 'red and green'} "
                     f"only: a {fmt.label} colour image would lose the rest. Encode an r8/rg8 "
                     "image, or a kind=normal chain (x and y kept, z rebuilt)")
