@@ -109,13 +109,17 @@ def _void_extent(colour: tuple[int, int, int, int], hdr: bool) -> bytes:
 
 
 def test_astc_known_blocks_decode_to_their_values_in_every_variant(tmp_path):
-    ldr = _void_extent((0xFFFF, 0, 0x8040, 0xFFFF), hdr=False) * 2
+    ldr = _void_extent((0xFFFF, 0, 0x80FF, 0x01FF), hdr=False) * 2
     number = 157 + 2 * astc.SIZES.index((8, 5))  # VK_FORMAT_ASTC_8x5_UNORM_BLOCK
     unorm = _read(tmp_path, "u.ktx2", _ktx2(number, 16, 5, ldr)).levels[0]
-    assert np.array_equal(unorm[0, 0], np.array([1.0, 0.0, 0x8040 / 65535, 1.0], np.float16))
-    # sRGB decodes the top 8 bits of each 16 (0x80 of 0x8040), never a rounding of them
+    # decode_float16: 0xFFFF is 1.0, any other C the FP16 value of C / 65536 rounded toward
+    # zero (0x80FF: 0.50341797, where rounding C / 65535 to nearest would give 0.50390625)
+    assert unorm[0, 0, :3].tolist() == [1.0, 0.0, 0.5 + 7 * 2.0 ** -11]
+    assert unorm[0, 0, 2] < np.float16(0x80FF / 65535)
+    assert unorm[0, 0, 3] == 0x01FF / 65536  # exact in FP16: nothing to round
+    # sRGB decodes the top 8 bits of each 16 (0x01 of 0x01FF), never a rounding of them (0x02)
     srgb = _read(tmp_path, "s.ktx2", _ktx2(number + 1, 16, 5, ldr)).levels[0]
-    assert (srgb.reshape(-1, 4) == [255, 0, 0x80, 255]).all()
+    assert (srgb.reshape(-1, 4) == [255, 0, 0x80, 0x01]).all()
     hdr_colour = np.array([2.0, 0.25, 1000.0, 1.0], np.float16)
     hdr = _void_extent(tuple(int(v) for v in hdr_colour.view(np.uint16)), hdr=True)
     texture = _read(tmp_path, "h.ktx2", _ktx2(1000066000 + 11, 10, 10, hdr))  # 10x10 SFLOAT

@@ -3,7 +3,8 @@ reference codec, through astc-encoder-py).
 
 What each variant decodes to is what the ASTC specification defines, in mipview's formats:
 UNORM (LDR) and SFLOAT (HDR) blocks to half floats (the decode_float16 mode every Vulkan
-device has; an LDR texel's 16 bits become an FP16 value exactly), sRGB blocks to the 8-bit
+device has: an LDR texel's 16-bit value C becomes 1.0 for 0xFFFF, else the FP16 value of
+C / 65536 rounded toward zero, as the reference codec converts it), sRGB blocks to the 8-bit
 codes of their top bits (the sRGB decode). texture2ddecoder decodes LDR only, to 8 bits.
 """
 
