@@ -53,10 +53,7 @@ from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
 from mipview.core.formats import Format
 from mipview.ui.cube_cross import cross_texel
-from mipview.ui.display import (
-    DisplaySettings,
-    layer_of,
-)
+from mipview.ui.display import DisplaySettings, layer_of
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector
 from mipview.ui.views.ab_flip import AbFlip
@@ -66,12 +63,7 @@ from mipview.ui.views.histogram import HistogramPanel
 from mipview.ui.views.hiz_overlay_view import HizOverlay
 from mipview.ui.views.level_display import LevelDisplay
 from mipview.ui.views.pixel_pool import PixelPool
-from mipview.ui.views.pyramid_panels import (
-    ALL_LEVELS,
-    Entry,
-    Panel,
-    PanelGrid,
-)
+from mipview.ui.views.pyramid_panels import ALL_LEVELS, Entry, Panel, PanelGrid
 from mipview.ui.views.texel_readout import TexelReadout
 from mipview.ui.views.volume_display import VolumeDisplay
 
