@@ -349,6 +349,28 @@ def test_etc2_differential_block_decodes_to_its_colours(tmp_path):
     assert np.array_equal(level, want)
 
 
+def _planar(o: tuple[int, int, int], h: tuple[int, int, int], v: tuple[int, int, int]) -> bytes:
+    """An ETC2 planar-mode block: colours O, H and V of 6, 7 and 6 bits, at their places in
+    the 64 bits (OpenGL ES 3.0, table C.2 g), and bit 42 set: with O's blue 32 that makes
+    B + dB (bits 47-43 and 42-40) negative, which selects the planar mode."""
+    (ro, go, bo), (rh, gh, bh), (rv, gv, bv) = o, h, v
+    bits = (ro << 57) | ((go >> 6) << 56) | ((go & 63) << 49) | ((bo >> 5) << 48) \
+        | (((bo >> 3) & 3) << 43) | (1 << 42) | ((bo & 7) << 39) | ((rh >> 1) << 34) \
+        | (1 << 33) | ((rh & 1) << 32) | (gh << 25) | (bh << 19) | (rv << 13) | (gv << 6) | bv
+    return bits.to_bytes(8, "big")
+
+
+def test_etc2_planar_block_decodes_to_its_gradient(tmp_path):
+    # R: O 32 H 40 V 20 of 6 bits (130, 162, 81): (x (H - O) + y (V - O) + 4 O + 2) >> 2;
+    # G 64 of 7 bits (129) and B 32 of 6 bits (130) flat
+    level = _read(tmp_path, "p.ktx2", _ktx2(147, 4, 4, _planar((32, 64, 32), (40, 64, 32),
+                                                               (20, 64, 32)))).levels[0]
+    y, x = np.mgrid[0:4, 0:4]
+    assert np.array_equal(level[..., 0], (x * 32 - y * 49 + 4 * 130 + 2) >> 2)
+    assert (level[..., 1] == 129).all() and (level[..., 2] == 130).all()
+    assert level[0, 3, 0] == 154 and level[3, 0, 0] == 93
+
+
 def test_etc2_alpha_blocks_decode_to_their_alpha(tmp_path):
     # RGBA8: an EAC alpha block (base 100, multiplier 2, table 13) before the colour block
     alpha = _eac(100, 2, 13, {(0, 1): 3})
