@@ -51,14 +51,14 @@ def bad_files(folder) -> dict[str, tuple[str, str]]:
     Image.fromarray(np.full((32, 32, 4), 90, np.uint8)).save(whole)
     truncated = folder / "truncated.png"
     truncated.write_bytes(whole.read_bytes()[:60])
-    # a KTX2 file as mipview writes it, its vkFormat (the header's word 3) made ASTC 4x4
+    # a KTX2 file as mipview writes it, its vkFormat (the header's word 3) made PVRTC
     data = bytearray(ktx2.encode([np.zeros((4, 4, 4), np.uint8)], Format.UNORM, 1, False))
-    struct.pack_into("<I", data, 12, 157)
+    struct.pack_into("<I", data, 12, 1000054000)
     unsupported = folder / "unsupported.ktx2"
     unsupported.write_bytes(bytes(data))
     return {"unreadable": (str(unreadable), "corrupt PNG data"),
             "truncated": (str(truncated), "truncated"),
-            "unsupported": (str(unsupported), "ASTC LDR blocks: no decoder"),
+            "unsupported": (str(unsupported), "PVRTC blocks: no decoder"),
             "missing": (str(folder / "missing.png"), "no such file")}
 
 
