@@ -35,10 +35,10 @@ import pyqtgraph as pg
 from mipview.check.reference import step_level
 from mipview.core.array_layers import layer_of
 from mipview.core.cube import FACES
+from mipview.core.cube_cross import unfold
 from mipview.core.formats import Format, linear_to_srgb
 from mipview.core.reductions import EXTREMES
 from mipview.core.turns import give_turn
-from mipview.ui.cube_cross import unfold
 
 
 def first_layer(a: np.ndarray) -> np.ndarray:

@@ -10,13 +10,8 @@ import pytest
 from PySide6.QtCore import QPointF
 
 from mipview.check.seams import seam_metric
-from mipview.core import cube
-from mipview.core.formats import Format
-from mipview.core.specs import StrategySpec
-from mipview.io.containers import ktx2
-from mipview.io.synthetic import cube_image
-from mipview.ui import cube_cross
-from mipview.ui.cube_cross import (
+from mipview.core import cube, cube_cross
+from mipview.core.cube_cross import (
     CROSS,
     FACE_LABELS,
     NX,
@@ -32,6 +27,10 @@ from mipview.ui.cube_cross import (
     seam_lines,
     unfold,
 )
+from mipview.core.formats import Format
+from mipview.core.specs import StrategySpec
+from mipview.io.containers import ktx2
+from mipview.io.synthetic import cube_image
 from mipview.ui.display import to_display
 from mipview.ui.views.pyramid_view import PyramidView
 from tests.ui.test_main_window import open_and_wait, run_and_wait

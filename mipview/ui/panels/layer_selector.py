@@ -11,7 +11,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSpinBox, QWidget
 
 from mipview.core.cube import FACES
-from mipview.ui.cube_cross import FACE_LABELS
+from mipview.core.cube_cross import FACE_LABELS
 from mipview.ui.volume_slices import AXES, PLANES
 
 CROSS = "cross"

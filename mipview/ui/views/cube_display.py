@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QCheckBox, QWidget
 
 from mipview.check.seams import SeamFigures
 from mipview.core.cube import FACES
-from mipview.ui.cube_cross import cross_position, cross_size, cross_texel
+from mipview.core.cube_cross import cross_position, cross_size, cross_texel
 from mipview.ui.views.pyramid_panels import Panel, job_texels, level_sizes
 from mipview.ui.views.seam_overlay import SeamItem, seam_figures_of, seam_label, seam_lines_over
 

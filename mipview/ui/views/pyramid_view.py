@@ -51,8 +51,8 @@ from mipview.check.culling import CullProbe
 from mipview.check.seams import SeamFigures
 from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
+from mipview.core.cube_cross import cross_texel
 from mipview.core.formats import Format
-from mipview.ui.cube_cross import cross_texel
 from mipview.ui.display import DisplaySettings, layer_of
 from mipview.ui.panels.display_controls import DisplayControls
 from mipview.ui.panels.layer_selector import LayerSelector

@@ -14,9 +14,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPen
 
 from mipview.check.seams import SeamFigures, seam_metric
+from mipview.core.cube_cross import SeamLine, cross_position, seam_lines
 from mipview.core.formats import Format
 from mipview.core.turns import give_turn
-from mipview.ui.cube_cross import SeamLine, cross_position, seam_lines
 
 #: a cube's edges on the cross: joined ones (faces touching) pale, each open edge's two sides in
 #: one of these colours, by its number

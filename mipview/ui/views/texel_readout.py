@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from mipview.core.array_layers import layer_count
 from mipview.core.cube import FACES
-from mipview.ui.cube_cross import FACE_LABELS, cross_texel
+from mipview.core.cube_cross import FACE_LABELS, cross_texel
 from mipview.ui.display import (
     EXTREMES,
     channel_count,
