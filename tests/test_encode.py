@@ -387,3 +387,19 @@ def test_run_encode_bad_input_is_one_line_and_exit_2(photo_png, tmp_path, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
     assert not out.exists()
+
+
+def test_api_encode_judges_each_strategy_in_each_codec():
+    from mipview import api
+
+    image = _photo(24, 20)
+    done = api.run(image, strategies="per-level,blit", format="srgb")
+    chains = api.encode(done, "bc7,etc2-rgb")
+    assert set(chains) == {"per-level", "blit"}
+    assert set(chains["per-level"]) == {"bc7", "etc2-rgb"}
+    chain = chains["per-level"]["bc7"]
+    assert len(chain.figures) == len(done.strategies["per-level"].levels)
+    assert chain.figures[0].filter.max_error == 0.0 and chain.figures[0].codec.max_error > 0
+    with pytest.raises(MipviewError, match="no sRGB variant"):
+        api.encode(done, "bc4")
+
