@@ -99,9 +99,9 @@ def decode_level(kind: Layout, data: bytes, offset: int, width: int, height: int
     level is its slices so laid out (KTX2 and DDS alike: z = 0 first)."""
     size = image_bytes(kind, width, height)
     if isinstance(kind, Blocks):
-        return np.stack([blocks.decode(kind.codec, data[offset + i * size:offset + (i + 1) * size],
-                                       width, height, kind.srgb, kind.opaque)
-                         for i in range(layers)])
+        starts = [offset + i * size for i in range(layers)]
+        return np.stack([blocks.decode(kind.codec, data[s:s + size], width, height, kind.srgb,
+                                       kind.opaque) for s in starts])
     if isinstance(kind, DepthStencil):
         return _depth(kind, data, offset, width * height * layers).reshape(layers, height,
                                                                            width, 4)
