@@ -403,3 +403,31 @@ def test_api_encode_judges_each_strategy_in_each_codec():
     with pytest.raises(MipviewError, match="no sRGB variant"):
         api.encode(done, "bc4")
 
+
+def test_an_encoder_refusing_a_level_is_one_clear_error(monkeypatch):
+    import etcpak
+
+    def refuse(data, w, h):
+        raise ValueError("dimensions not supported")
+    monkeypatch.setattr(etcpak, "compress_bc1", refuse)
+    level0 = _cutout()
+    with pytest.raises(MipviewError, match=r"bc1 could not encode a 37x23 level: dimensions"):
+        encode.encode_result(_result(level0, Format.UNORM), level0, Format.UNORM,
+                             encode.parse_codecs("bc1")[0])
+
+
+def test_run_without_the_encoder_says_which_extra(photo_png, tmp_path, capsys, monkeypatch):
+    real = encoders.importlib.import_module
+
+    def missing(name, *a):
+        if name == "etcpak":
+            raise ImportError(name)
+        return real(name, *a)
+    monkeypatch.setattr(encoders.importlib, "import_module", missing)
+    out = tmp_path / "out"
+    assert main(["run", str(photo_png), "--strategies", "per-level", "--encode", "bc7",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install mipview[encode]" in err[0]
+    assert not out.exists()
+
