@@ -371,6 +371,23 @@ def test_etc2_planar_block_decodes_to_its_gradient(tmp_path):
     assert level[0, 3, 0] == 154 and level[3, 0, 0] == 93
 
 
+def test_etc2_t_block_decodes_to_its_paint_colours(tmp_path):
+    # T mode (table C.2 c): R1 = R1a R1b = 00 01 with bit 58 set makes R 0 and dR -3, out of
+    # range, which selects it; colours 1/A/3 (17, 170, 51) and 8/4/F (136, 68, 255), distance
+    # index da db = 10 1: 32. Paint colours: 0 colour 1, 1 colour 2 + 32, 2 colour 2, 3 colour 2
+    # - 32, clamped; texel i (by columns) takes index LSB bit i, MSB bit 16 + i
+    high = (1 << 58) | (1 << 56) | (0xA << 52) | (0x3 << 48) | (0x8 << 44) | (0x4 << 40) \
+        | (0xF << 36) | (0b10 << 34) | (1 << 33) | (1 << 32)
+    low = (1 << 4) | (1 << (16 + 9)) | (1 << 15) | (1 << (16 + 15))  # (1, 0) 1, (2, 1) 2, (3, 3) 3
+    level = _read(tmp_path, "t.ktx2", _ktx2(147, 4, 4, (high | low).to_bytes(8, "big"))).levels[0]
+    want = np.zeros((4, 4, 4), np.uint8)
+    want[...] = [17, 170, 51, 255]
+    want[0, 1] = [168, 100, 255, 255]
+    want[1, 2] = [136, 68, 255, 255]
+    want[3, 3] = [104, 36, 223, 255]
+    assert np.array_equal(level, want)
+
+
 def test_etc2_alpha_blocks_decode_to_their_alpha(tmp_path):
     # RGBA8: an EAC alpha block (base 100, multiplier 2, table 13) before the colour block
     alpha = _eac(100, 2, 13, {(0, 1): 3})
