@@ -170,6 +170,8 @@ def test_a_bad_file_opened_any_way_is_a_dialog_and_the_image_stays(
         assert title == "Cannot open image", kind
         assert os.path.basename(path) in text and why in text, text
         assert "stamp_64x48.png stays open; open another file" in text, text
+        # the status bar says what failed, not the failed job's "loading ..." line
+        assert w.statusBar().currentMessage().startswith("Cannot open image: "), kind
         qtbot.waitUntil(lambda: not w.is_busy(), timeout=WAIT_MS)
         still_there(w, exits, opened, output)
     assert len(dialogs) == len(bad)

@@ -79,6 +79,9 @@ def test_a_ktx2_chain_is_a_result_after_a_run(qtbot, make_window, tmp_path):
     assert verdicts[FILE_KEY].fit.misfits == (3,)
     assert "level 3 does not" in verdicts[FILE_KEY].summary()
     assert verdicts["per-level"].within_tolerance
+    # the window says it too: the fit is the file's verdict in the status bar
+    qtbot.waitUntil(lambda: "level 3 does not" in w.statusBar().currentMessage(),
+                    timeout=WAIT_MS)
 
 
 def _export_and_wait(qtbot, w, folder, kinds, spec=None):

@@ -37,6 +37,9 @@ def show_error(window: QMainWindow, err: WorkerError) -> None:
     if err.job == window.latest_job("open") and window.opened is not None:
         box_text += (f"\n\n{Path(window.opened.path).name} stays open; open another file "
                      f"with File > Open, or drop one on the window.")
+    # the progress line of the failed job ("loading X") must not outlive it under the dialog
+    first = str(err.message).strip().splitlines()[0] if str(err.message).strip() else ""
+    window.statusBar().showMessage(f"{err.title}: {first}" if first else err.title, 20000)
     if window.error_dialogs:
         QMessageBox.critical(window, err.title, box_text)
     window.sigErrorShown.emit(err)
@@ -56,7 +59,9 @@ def show_verdicts(window: QMainWindow, analysis: RunAnalysed) -> None:
     window.pyramid.set_verdicts(bad)
     window.panel.show_verdicts({e.spec.name: e.verdict.summary() for e in analysis.errors
                                 if not e.within_tolerance})
-    ok = [str(e.spec) for e in analysis.errors if e.within_tolerance]
+    # a file's own chain is held to no bound: its fit (which filter made it) is its verdict
+    ok = [f"{e.spec}: {e.verdict.summary()}" if e.verdict.fit is not None else str(e.spec)
+          for e in analysis.errors if e.within_tolerance]
     lines = [f"{name}: {summary}" for name, summary in bad.items()]
     if ok:
         lines.append(("all ok: " if not bad else "ok: ") + ", ".join(ok))
