@@ -20,7 +20,7 @@ Choices, and why:
   use_vulkan_memory_model``): each invocation's buffer writes are released at queue-family scope
   by a control barrier, invocation 0 does an acquire-release ``atomicAdd`` at queue-family scope,
   and the last group acquires again in a control barrier before the tail reads. SPD's GLSL has
-  only ``barrier()`` there (its issue #13). Needs ``vulkanMemoryModel``.
+  only ``barrier()`` there (FidelityFX-SPD #13 on GitHub). Needs ``vulkanMemoryModel``.
 - **Exact NPOT.** Step 1 of every pass uses the reference's exact weights (2 taps per even side,
   3 area-weighted taps per odd side), and so does every tail level. Steps 2..6 inside a tile are
   2x2 boxes, so the planner (:func:`plan_passes`) only lets a tile continue while the level below

@@ -1,6 +1,6 @@
 """The panels of the pyramid viewer: one per pyramid, each with its levels laid out.
 
-Layout of "all levels" mode (as RenderDoc users ask for in its issue #137): level 0 at the
+Layout of "all levels" mode (as RenderDoc users ask for: RenderDoc #137 on GitHub): level 0 at the
 origin, levels 1.. stacked top to bottom in a column to its right. Coordinates are level-0
 texels of each level's own grid, so one texel of level i is one unit and small levels stay
 small. Single-level mode shows one level at the origin. Magnification is nearest-neighbour (the
