@@ -51,7 +51,7 @@ def _astc_blocks(size: int) -> bytes:
     image[::5] = np.random.default_rng(1).integers(0, 256, image[::5].shape, dtype=np.uint8)
     config = ae.ASTCConfig(ae.ASTCProfile.LDR, 6, 6, 1, ae.ASTCQualityPreset.FASTEST)
     comp = ae.ASTCContext(config).compress(ae.ASTCImage(ae.ASTCType.U8, n, n, 1, image.tobytes()),
-                                           ae.ASTCSwizzle.from_str("rgba"))
+                                           ae.ASTCSwizzle())
     blocks = np.frombuffer(comp, np.uint8).reshape(-1, 16)
     across = -(-size // 6)
     return np.resize(blocks, (across * across, 16)).tobytes()
@@ -61,7 +61,7 @@ def _astcenc_u8(blocks: bytes, size: int) -> None:
     config = ae.ASTCConfig(ae.ASTCProfile.LDR, 6, 6, 1, ae.ASTCQualityPreset.FASTEST,
                            ae.ASTCConfigFlags.DECOMPRESS_ONLY)
     image = ae.ASTCImage(ae.ASTCType.U8, size, size, 1)
-    ae.ASTCContext(config).decompress(blocks, image, ae.ASTCSwizzle.from_str("rgba"))
+    ae.ASTCContext(config).decompress(blocks, image, ae.ASTCSwizzle())
 
 
 def _pillow_bc5s(blocks: bytes, size: int) -> None:

@@ -212,7 +212,8 @@ def _astcenc(choice: CodecChoice, level: np.ndarray, fmt: Format) -> bytes:
                             np.ascontiguousarray(level, np.float32).tobytes())
     else:
         image = a.ASTCImage(a.ASTCType.U8, w, h, 1, np.ascontiguousarray(level).tobytes())
-    return a.ASTCContext(config).compress(image, a.ASTCSwizzle.from_str("rgba"))
+    # the default swizzle: ASTCSwizzle.from_str upper-cases its string in place (blocks/astc.py)
+    return a.ASTCContext(config).compress(image, a.ASTCSwizzle())
 
 
 def encode_level(choice: CodecChoice, level: np.ndarray, fmt: Format) -> bytes:

@@ -38,7 +38,9 @@ def decode(codec: BlockCodec, blocks: bytes, width: int, height: int, srgb: bool
     kind, dtype = (astc.ASTCType.U8, np.uint8) if srgb else (astc.ASTCType.F16, np.float16)
     image = astc.ASTCImage(kind, width, height, 1)
     try:
-        astc.ASTCContext(config).decompress(blocks, image, astc.ASTCSwizzle.from_str("rgba"))
+        # the default swizzle (R, G, B, A): ASTCSwizzle.from_str upper-cases the string it is
+        # given in place, and a literal "rgba" is shared by every module of the process
+        astc.ASTCContext(config).decompress(blocks, image, astc.ASTCSwizzle())
     except (astc.ASTCError, ValueError) as e:
         raise ContainerError(f"astc-encoder could not decode the {codec.family} blocks "
                              f"({e})") from None
