@@ -288,6 +288,14 @@ def fit_chain(levels: Sequence[np.ndarray], fmt: Format, codec: str | None = Non
     largest magnitude (floats: the arithmetic part of :func:`match_bounds`)."""
     if len(levels) < 2:
         return None
+    # a file may hold NaN and +-Inf texels (the verdict counts them apart): filtering them makes
+    # NaN where +Inf meets -Inf, which is no error of the fit
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _fit(levels, fmt, codec, peak)
+
+
+def _fit(levels: Sequence[np.ndarray], fmt: Format, codec: str | None,
+         peak: float) -> ChainFit | None:
     kept = [cand for _, cand in screen(levels, fmt, candidates(fmt))[:KEEP]]
     n = len(levels)
     size = (np.shape(levels[0])[-2], np.shape(levels[0])[-3])
