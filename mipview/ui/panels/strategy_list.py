@@ -80,15 +80,7 @@ class StrategyList(QListWidget):
 
     def add_row(self, name: str, check: QCheckBox, summary: QLabel) -> None:
         """A row of ``check`` and ``summary`` for strategy ``name``."""
-        row = QWidget()
-        lay = QHBoxLayout(row)
-        lay.setContentsMargins(4, 1, 4, 1)
-        lay.setSpacing(10)
-        lay.addWidget(check)
-        lay.addWidget(summary, 1)
-        item = QListWidgetItem()
-        item.setData(_NAME_ROLE, name)
-        item.setSizeHint(QSize(0, row.sizeHint().height()))
+        row, item = _row(name, check, summary)
         self.addItem(item)
         self.setItemWidget(item, row)
         # focusing a checkbox (a click, Tab) makes its row current; a click on a disabled one
@@ -108,18 +100,9 @@ class StrategyList(QListWidget):
             check = QCheckBox(name)
             check.setChecked(True)
             check.setEnabled(False)
-            summary = ElidedLabel(text)
-            row = QWidget()
+            row, item = _row(name, check, ElidedLabel(text))
             row.setToolTip(tip)
-            lay = QHBoxLayout(row)
-            lay.setContentsMargins(4, 1, 4, 1)
-            lay.setSpacing(10)
-            lay.addWidget(check)
-            lay.addWidget(summary, 1)
-            item = QListWidgetItem()
-            item.setData(_NAME_ROLE, name)
             item.setFlags(Qt.ItemFlag.NoItemFlags)
-            item.setSizeHint(QSize(0, row.sizeHint().height()))
             self.insertItem(i, item)
             self.setItemWidget(item, row)
             self._fixed.append(item)
@@ -169,3 +152,18 @@ class StrategyList(QListWidget):
         rows = [self.sizeHintForRow(i) for i in range(self.count()) if not self.isRowHidden(i)]
         height = sum(rows[:MAX_ROWS]) + 2 * self.frameWidth()
         self.setFixedHeight(max(height, 2 * self.frameWidth() + 1))
+
+
+def _row(name: str, check: QCheckBox, summary: QLabel) -> tuple[QWidget, QListWidgetItem]:
+    """The widget of a strategy's row (its checkbox, then its summary) and the list item that
+    holds it, named ``name``."""
+    row = QWidget()
+    lay = QHBoxLayout(row)
+    lay.setContentsMargins(4, 1, 4, 1)
+    lay.setSpacing(10)
+    lay.addWidget(check)
+    lay.addWidget(summary, 1)
+    item = QListWidgetItem()
+    item.setData(_NAME_ROLE, name)
+    item.setSizeHint(QSize(0, row.sizeHint().height()))
+    return row, item
