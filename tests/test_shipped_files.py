@@ -1,9 +1,10 @@
 """Texture files as engines and tools ship them (tests/data/shipped/; MANIFEST.md says where each
 comes from): each one opens (``mipview run FILE`` writes its run) and its level 0 equals an
 independent decoder's (Pillow, the PNG its repository ships beside it, or the bytes laid out as
-its specification says), or it is refused in one line that names its format and what would read
-it. What no shipped file holds (depth-stencil texels, ZLIB levels, a big-endian KTX 1.1, padded
-rows, cube maps) is hand-built with known texels."""
+its specification says; Basis Universal files: tests/test_basis_files.py), or it is refused in
+one line that names its format and what would read it. What no shipped file holds
+(depth-stencil texels, ZLIB levels, a big-endian KTX 1.1, padded rows, cube maps) is hand-built
+with known texels."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from mipview.io import containers, imageio
 from mipview.io.containers import dds_header, ktx1
 from mipview.io.imageio import ImageLoadError
 from tests.stderr import one_line_error
+from tests.test_basis_files import BASIS
 
 SHIPPED = Path(__file__).parent / "data" / "shipped"
 
@@ -43,8 +45,6 @@ OPENS = {
 }
 #: file -> what its one-line refusal names: the format, and what would read it
 REFUSED = {
-    "alpha_simple_basis.ktx2": ("BasisLZ", "Basis Universal's transcoder"),
-    "rg_reference_uastc.ktx2": ("UASTC", "Basis Universal's transcoder"),
     "bgr15.dds": ("D3DFMT_X1R5G5B5", "texconv"),
     "palette.dds": ("D3DFMT_P8", "convert it to PNG"),
 }
@@ -54,7 +54,7 @@ _VOLUMES = ("3dtex_7_reference_u.ktx2", "ldr-l-01-3.dds")
 def test_every_shipped_file_is_checked_and_listed_with_its_source():
     files = {p.name for p in SHIPPED.iterdir()} - {"MANIFEST.md"}
     references = {r for r in OPENS.values() if r.endswith(".png")}
-    assert files == set(OPENS) | set(REFUSED) | references
+    assert files == set(OPENS) | set(REFUSED) | references | set(BASIS)
     manifest = (SHIPPED / "MANIFEST.md").read_text()
     for name in files:
         assert f"`{name}`" in manifest, name

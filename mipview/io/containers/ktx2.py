@@ -20,7 +20,8 @@ every one- and two-channel format of the table, the three-channel 8-bit (sRGB to
 the block formats BC1-BC7 (signed BC4/BC5 too), ETC2, EAC and ASTC LDR and HDR (decoded,
 :mod:`mipview.io.containers.blocks`). Level data supercompressed with
 Zstandard (scheme 2) or ZLIB (scheme 3) is inflated level by level (:mod:`.supercompression`);
-BasisLZ (scheme 1) and UASTC need Basis Universal's transcoder and are refused, naming it. Every
+Basis Universal's codecs, ETC1S (BasisLZ, scheme 1) and UASTC, are transcoded by its own
+transcoder (:mod:`.basis`). Every
 offset and size in the header is checked against the file before a byte of level data is touched
 or an array allocated, and a level inflates to no more than the bytes its size needs.
 """
@@ -36,7 +37,7 @@ from mipview import __version__
 from mipview.core.cube import FACES
 from mipview.core.formats import Format, level_size
 from mipview.core.volume import volume_level_size
-from mipview.io.containers import bcn, block_layouts, supercompression
+from mipview.io.containers import basis, bcn, block_layouts, supercompression
 from mipview.io.containers.format_names import vk_name
 from mipview.io.containers.pixels import (
     BGR,
@@ -130,6 +131,8 @@ _LAYOUTS: dict[int, Layout] = {
     **block_layouts.vulkan(),  # signed BC4/BC5, BC6H, ETC2, EAC, ASTC
 }
 
+_UNDEFINED = ("VK_FORMAT_UNDEFINED (a format described only by its DFD): mipview reads Vulkan "
+              "formats, and Basis Universal's ETC1S and UASTC")
 _NO_DECODER = ("no decoder for it among mipview's dependencies; decode it to PNG or EXR first "
                "(PVRTexToolCLI -d)")
 _READS = ("RGBA8 UNORM/SRGB, BGRA8, RGB8 UNORM/SRGB, BGR8, RGBA16 UNORM, RGB16 UNORM, RGBA16F, "
@@ -270,14 +273,6 @@ def _orientation(data: bytes, kvd_offset: int,
     return flip_y, flip_x, flip_z, note
 
 
-def _undefined_format(data: bytes, dfd_offset: int, dfd_length: int) -> str:
-    model = data[dfd_offset + 12] if dfd_length >= 16 and dfd_offset + 16 <= len(data) else None
-    if model == 166:
-        return "VK_FORMAT_UNDEFINED with UASTC blocks: UASTC needs Basis Universal's " \
-               "transcoder, not available in this build"
-    return "VK_FORMAT_UNDEFINED (a format described only by its DFD): mipview reads Vulkan formats"
-
-
 def _check_header(fields: tuple[int | bytes, ...]) -> None:
     (_, vk_format, _, width, height, depth, layer_count, faces, _, scheme, *_) = fields
     supercompression.check_scheme(int(scheme))
@@ -331,9 +326,9 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
      dfd_offset, dfd_length, kvd_offset, kvd_length, _, _) = fields
     _check_header(fields)
     kind = _LAYOUTS.get(vk_format)
-    if kind is None:
-        raise ContainerError(_undefined_format(data, dfd_offset, dfd_length) if vk_format == 0
-                             else _refusal(vk_format))
+    codec = basis.codec(vk_format, scheme, data, dfd_offset, dfd_length)
+    if kind is None and codec is None:
+        raise ContainerError(_UNDEFINED if vk_format == 0 else _refusal(vk_format))
     layers = max(1, layer_count) * faces  # images a level holds, face fastest within a layer
     check_pixels(width * height * layers * max(1, depth),
                  _extent(width, height, layer_count, faces, depth))
@@ -348,25 +343,37 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     if kvd_length and kvd_offset + kvd_length > len(data):
         raise ContainerError("truncated KTX2 file: the key/value data ends past the end of the "
                              "file")
-    if depth:
+    if depth and codec is None:
         return _read_volume(path, data, kind, (width, height, depth), n, kvd_offset, kvd_length,
                             scheme)
-    offsets = [_level_data(data, p, kind, width, height, layers, scheme=scheme)
-               for p in range(n)]
+    if depth:
+        raise ContainerError(f"a Basis Universal 3D texture (pixelDepth {depth}): Basis "
+                             f"Universal's codecs hold 2D images, arrays and cube maps")
+    if codec is None:
+        offsets = [_level_data(data, p, kind, width, height, layers, scheme=scheme)
+                   for p in range(n)]
     flip_y, flip_x, _, note = _orientation(data, kvd_offset, kvd_length)
     if faces == FACES and note:
         # the spec fixes a cube's faces at rd: flipping them would break the edges they share
         flip_y = flip_x = False
         note = note.split(":")[0] + " on a cube map, whose faces the KTX2 spec fixes at 'rd': " \
                                     "read as stored"
+    if codec is not None:
+        decoded, srgb, notes = basis.transcode(data, codec, layers, faces,
+                                               (dfd_offset, dfd_length))
+    else:
+        decoded = (decode_level(kind, blob, offset, *level_size(width, height, p), layers)
+                   for p, (blob, offset) in enumerate(offsets))
     levels = []
-    for p, (blob, offset) in enumerate(offsets):
-        level = decode_level(kind, blob, offset, *level_size(width, height, p), layers)
+    for level in decoded:
         if flip_y:
             level = level[:, ::-1]
         if flip_x:
             level = level[:, :, ::-1]
         levels.append(np.ascontiguousarray(level if layer_count or faces > 1 else level[0]))
+    if codec is not None:
+        return basis.texture_file(path, codec, scheme, srgb, levels,
+                                  [*notes, note] if note else notes, faces)
     return texture_file(path, "KTX2", kind, levels, [note] if note else [], faces)
 
 

@@ -4,7 +4,8 @@ Zstandard (scheme 2) goes through the ``zstandard`` package, ZLIB (scheme 3) thr
 standard library; each level is inflated on its own (the KTX 2.0 specification's
 "supercompressionScheme": level data is compressed level by level) into at most the bytes the
 header says it holds, so a file cannot make mipview allocate more than its size claims. BasisLZ
-(scheme 1) is ETC1S data that only Basis Universal's transcoder turns into texels.
+(scheme 1) is ETC1S data that only Basis Universal's transcoder turns into texels, whole files
+at a time (:mod:`.basis`); it is not inflated here.
 """
 
 from __future__ import annotations
@@ -17,12 +18,9 @@ NAMES = {1: "BasisLZ", 2: "Zstandard", 3: "ZLIB"}
 
 
 def check_scheme(scheme: int) -> None:
-    """Refuse a scheme mipview cannot inflate, naming it and what would read it."""
-    if scheme == 1:
-        raise ContainerError("supercompressed KTX2 (scheme 1, BasisLZ): BasisLZ/ETC1S "
-                             "supercompression needs Basis Universal's transcoder, not "
-                             "available in this build")
-    if scheme not in (0, 2, 3):
+    """Refuse a scheme the KTX 2.0 specification does not define (BasisLZ, scheme 1, is read
+    by Basis Universal's transcoder: :mod:`.basis`)."""
+    if scheme not in (0, 1, 2, 3):
         raise ContainerError(f"supercompressed KTX2 (scheme {scheme}, unknown): the KTX 2.0 "
                              f"specification defines schemes 1 (BasisLZ), 2 (Zstandard) and 3 "
                              f"(ZLIB)")
