@@ -1,9 +1,11 @@
 """A texture file as an engine ships it, dropped on the window and run: what the reader says of
-it (three channels read as RGBA with alpha 1) reaches the user, and a file mipview refuses is
-one dialog naming its format, the window still usable."""
+it (three channels read as RGBA with alpha 1, the transcoder that read a Basis Universal file)
+reaches the user, and a file mipview refuses is one dialog naming its format, the window still
+usable."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from PySide6.QtWidgets import QStatusBar
@@ -16,8 +18,8 @@ from tests.ui.test_real_files import click_run
 SHIPPED = Path(__file__).parents[1] / "data" / "shipped"
 
 
-def test_a_dropped_rgb_ktx2_runs_and_its_note_reaches_the_status_bar(qtbot, make_window,
-                                                                      monkeypatch):
+def _recorded_status(monkeypatch) -> list[str]:
+    """Every message the status bar is given, from now on."""
     shown: list[str] = []
     show = QStatusBar.showMessage
 
@@ -26,6 +28,12 @@ def test_a_dropped_rgb_ktx2_runs_and_its_note_reaches_the_status_bar(qtbot, make
         show(bar, text, timeout)
 
     monkeypatch.setattr(QStatusBar, "showMessage", record)
+    return shown
+
+
+def test_a_dropped_rgb_ktx2_runs_and_its_note_reaches_the_status_bar(qtbot, make_window,
+                                                                      monkeypatch):
+    shown = _recorded_status(monkeypatch)
     w = make_window()
     with qtbot.waitSignal(w.sigImageOpened, timeout=WAIT_MS):
         open_by_drop(qtbot, w, monkeypatch, str(SHIPPED / "g03n2c08.ktx2"))
@@ -35,13 +43,29 @@ def test_a_dropped_rgb_ktx2_runs_and_its_note_reaches_the_status_bar(qtbot, make
                for line in shown), shown
 
 
-def test_a_dropped_basis_file_is_one_dialog_naming_it(qtbot, make_window, monkeypatch,
-                                                     dialogs):
+def test_a_dropped_basis_file_runs_and_names_its_transcoder(qtbot, make_window, monkeypatch,
+                                                           dialogs):
+    shown = _recorded_status(monkeypatch)
+    w = make_window()
+    with qtbot.waitSignal(w.sigImageOpened, timeout=WAIT_MS):
+        open_by_drop(qtbot, w, monkeypatch, str(SHIPPED / "ktx_document_uastc_rdo4_zstd5.ktx2"))
+    texture = w.opened.source.texture
+    assert texture.pixel_format == "UASTC (Basis Universal, Zstandard)"
+    assert len(texture.levels) == 11 and texture.decoded_from == "UASTC"
+    click_run(qtbot, w, [StrategySpec("per-level")])
+    assert any("transcoded to RGBA8 by Basis Universal's transcoder" in line
+               for line in shown), shown
+    assert not dialogs
+
+
+def test_a_dropped_basis_file_without_its_transcoder_is_one_dialog_naming_the_extra(
+        qtbot, make_window, monkeypatch, dialogs):
+    monkeypatch.setitem(sys.modules, "opengl_basisu", None)  # import fails: not installed
     w = make_window()
     open_by_drop(qtbot, w, monkeypatch, str(SHIPPED / "alpha_simple_basis.ktx2"))
     qtbot.waitUntil(lambda: bool(dialogs), timeout=WAIT_MS)
     (title, text), = dialogs
-    assert "BasisLZ" in text and "Basis Universal's transcoder" in text, text
+    assert "ETC1S" in text and "pip install mipview[basis]" in text, text
     # the job's end comes in a later turn of the event loop than its error
     qtbot.waitUntil(lambda: not w.is_busy(), timeout=WAIT_MS)
     assert w.opened is None and len(dialogs) == 1
