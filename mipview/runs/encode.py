@@ -6,7 +6,8 @@ against the exact reference (``mipview run --encode``, ``mipview.encode``). The 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,8 @@ class EncodedChain:
     judged: int
     normal: bool = False
     notes: tuple[str, ...] = ()
+    #: CPU seconds the encoder took per level (every layer; not the decode or the judging)
+    seconds: tuple[float, ...] = ()
 
     @property
     def hdr(self) -> bool:
@@ -100,9 +103,11 @@ def _layers(level: np.ndarray) -> np.ndarray:
 
 
 def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: CodecChoice,
-                  refs: ReferenceCache | None = None) -> EncodedChain:
+                  refs: ReferenceCache | None = None,
+                  on_level: Callable[[int, int], None] | None = None) -> EncodedChain:
     """``res``'s chain encoded level by level (each layer apart), decoded back and judged
     against the exact reference of its reduction or filter (``refs``: shared with its verdict).
+    ``on_level(done, total)`` is called after each level (the window's progress).
     MipviewError when the codec cannot take it (:func:`refusal`) or an encoder refuses a
     level."""
     why = refusal((choice,), fmt, (res,))
@@ -121,12 +126,14 @@ def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: 
                      "only those are judged")
     if normal and choice.codec.channels == 2:
         notes.append("normal map: z rebuilt from the decoded x and y before judging")
-    blocks, decoded, figures = [], [], []
+    blocks, decoded, figures, seconds = [], [], [], []
     for p, level in enumerate(res.levels):
         checkpoint()  # a stopped job ends between levels
         stack = _layers(level)
         h, w = stack.shape[1:3]
+        start = time.perf_counter()
         level_blocks = tuple(encode_level(choice, layer, fmt) for layer in stack)
+        seconds.append(time.perf_counter() - start)
         got = np.stack([decode_level(choice, b, w, h, fmt) for b in level_blocks])
         if normal and choice.codec.channels == 2:
             got = normal_from_xy(got)
@@ -137,8 +144,10 @@ def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: 
         decoded.append(got)
         figures.append(level_figures(p, level, got, reference[p], fmt, judged,
                                      choice.codec.block, cutoff))
+        if on_level is not None:
+            on_level(p + 1, len(res.levels))
     return EncodedChain(str(res.spec), choice, fmt, tuple(blocks), tuple(decoded),
-                        tuple(figures), judged, normal, tuple(notes))
+                        tuple(figures), judged, normal, tuple(notes), tuple(seconds))
 
 
 def export(folder: Path, stem: str, chain: EncodedChain, kinds: Sequence[str],
