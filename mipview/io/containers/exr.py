@@ -61,6 +61,7 @@ from mipview.io.containers import exr_channels, exr_choice, exr_layout
 from mipview.io.containers.exr_choice import Choice
 from mipview.io.containers.texture import (
     ContainerError,
+    HeldImage,
     PixelCheck,
     TextureFile,
     check_cube,
@@ -193,6 +194,7 @@ class _Decoded:
     offer: exr_channels.Offer
     notes: tuple[str, ...]
     attrs: dict[str, object]
+    images: tuple[HeldImage, ...] = ()
 
 
 def _decode(data: bytes, check_pixels: PixelCheck, choice: Choice | None) -> _Decoded:
@@ -235,7 +237,8 @@ def _decode(data: bytes, check_pixels: PixelCheck, choice: Choice | None) -> _De
         return _Decoded(np.stack(images), chosen[0], notes, attrs)
     if len(images) > 1:
         notes += (f"first of {len(images)} parts (their sizes differ)",)
-    return _Decoded(images[0], chosen[0], notes, attrs)
+    held = exr_channels.held(named, chosen[0]) if len(chosen) == 1 else ()
+    return _Decoded(images[0], chosen[0], notes, attrs, held)
 
 
 def _image(part: object, offer: exr_channels.Offer) -> np.ndarray:
@@ -401,11 +404,12 @@ def read(path: str, data: bytes, check_pixels: PixelCheck) -> TextureFile:
     names = first_read.offer.described()
     if fmt is not None:
         return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names} as {fmt.label}",
-                           fmt, tuple(levels), None, tuple(notes), faces)
+                           fmt, tuple(levels), None, tuple(notes), faces,
+                           images=first_read.images)
     fmt = Format.holding(first_read.offer.held(), np.dtype(dtype))
     assert fmt is not None  # half or float, in 1, 2 or 4 channels: all in the table
     if fmt.element is Format.F32 and any(a.dtype != np.float32 for a in levels):
         notes.append("half and float channels mixed: read as float")
     return TextureFile(name, "EXR", f"{kinds[np.dtype(dtype)]} {names}", fmt,
                        tuple(np.ascontiguousarray(a, dtype) for a in levels), None, tuple(notes),
-                       faces)
+                       faces, images=first_read.images)

@@ -18,7 +18,7 @@ import numpy as np
 from mipview.core.formats import Format
 from mipview.io.containers import exr_yca
 from mipview.io.containers.exr_choice import Choice
-from mipview.io.containers.texture import ContainerError
+from mipview.io.containers.texture import ContainerError, HeldImage
 
 _COLOUR = ("R", "G", "B", "A")
 #: the most channels of other names a layer is read as (as R, G, B, A in name order)
@@ -138,26 +138,59 @@ def pick(part: int, names: Sequence[str], wanted: str | None, where: str = "it")
 _LISTED = 8
 
 
+def _in_parts(every: Sequence[Offer]) -> bool:
+    """Whether a file's images are named with their parts (it has images past part 0)."""
+    return {o.part for o in every} != {0}
+
+
+def _named(o: Offer, parts: bool) -> str:
+    return (f"part {o.part}: " if parts else "") + o.words()
+
+
+def _suffix(o: Offer, parts: bool) -> str:
+    """What follows ``#`` to read ``o``: its selector, after its part in a file of parts."""
+    suffix = (f"part={o.part}," if parts else "") + o.selector()
+    # the unnamed layer's colour of a part is read by the part alone
+    return suffix.rstrip(",") if parts else suffix
+
+
 def others(chosen: Offer, every: Sequence[Offer]) -> str:
     """One note: what was read, and the other images the file holds, each with the ``#``
     suffix that reads it ("" when it holds no other)."""
     rest = [o for o in every if o != chosen]
     if not rest:
         return ""
-    parts = {o.part for o in every} != {0}
+    parts = _in_parts(every)
 
     def named(o: Offer) -> str:
-        where = f"part {o.part}: " if parts else ""
-        suffix = (f"part={o.part}," if parts else "") + o.selector()
-        # the unnamed layer's colour of a part is read by the part alone
-        suffix = suffix.rstrip(",") if parts else suffix
-        return f"{where}{o.words()}" + (f" (#{suffix})" if suffix else "")
+        suffix = _suffix(o, parts)
+        return _named(o, parts) + (f" (#{suffix})" if suffix else "")
 
     shown = [named(o) for o in rest[:_LISTED]]
     more = f" and {len(rest) - _LISTED} more" if len(rest) > _LISTED else ""
     where = f"part {chosen.part}: " if parts else ""
     return (f"read {where}{chosen.words()}; the file also holds {', '.join(shown)}{more}: "
             f"FILE#NAME reads one (docs/formats.md, EXR)")
+
+
+def held(parts: Sequence[tuple[str, Sequence[str]]], read: Offer) -> tuple[HeldImage, ...]:
+    """Every image a file of these parts (name, channel names) holds, to choose among, ``read``
+    marked (added when it is none of them: a lone R of an RGBA, a layer of other names): the
+    one read without a choice has the suffix "". () when it holds one image, or when its parts
+    are an array's layers, which are read together."""
+    every = [o for i, (_, names) in enumerate(parts) for o in offers(i, names)]
+    try:
+        default = resolve(parts, None)
+    except ContainerError:  # nothing reads without a choice: every image by its suffix
+        default = []
+    if len(default) > 1:
+        return ()
+    every += [] if read in every else [read]
+    if len(every) < 2:
+        return ()
+    in_parts = _in_parts(every)
+    return tuple(HeldImage(_named(o, in_parts), "" if [o] == default else _suffix(o, in_parts),
+                           o == read) for o in every)
 
 
 def image(offer: Offer, pixels: Mapping[str, np.ndarray],

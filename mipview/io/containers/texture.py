@@ -145,6 +145,17 @@ def _hdr_notes(level0: np.ndarray) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class HeldImage:
+    """One image of a file that holds several (an EXR's layers, parts, a Z beside its colour):
+    what it is (``R, G, B, A``, ``part 1: Z``) and what follows ``#`` in the path to read it
+    ("" for the image the file gives without a choice); ``read`` when it is the one read."""
+
+    words: str
+    suffix: str
+    read: bool = False
+
+
+@dataclass(frozen=True)
 class TextureFile:
     """A texture file decoded: ``levels[0]`` is the source image, ``levels[1:]`` the file's own
     mip chain (none when the file has one level).
@@ -165,6 +176,8 @@ class TextureFile:
     volume : a volume (3D texture): ``levels`` are (D, H, W, 4), slice z = 0 first, level k
         max(1, W >> k) x max(1, H >> k) x max(1, D >> k). Its slices are no array layers:
         ``layers`` is 1, ``depth`` D.
+    images : every image the file holds when it holds more than one to choose among (an
+        EXR's; :class:`HeldImage`), the one read marked; () otherwise.
     """
 
     name: str
@@ -176,6 +189,7 @@ class TextureFile:
     notes: tuple[str, ...] = ()
     faces: int = 1
     volume: bool = False
+    images: tuple[HeldImage, ...] = ()
 
     def __post_init__(self) -> None:
         if self.levels and self.volume:
