@@ -197,6 +197,7 @@ class MainWindow(QMainWindow):
         self.panel.sigStop.connect(self.stop)
         self.panel.sigDeviceChosen.connect(self.set_device)
         self.panel.sigChanged.connect(self._update_support)
+        self.panel.image_combo.sigChosen.connect(lambda suffix: opening.choose_image(self, suffix))
         self.batch.sigRun.connect(self.run_batch)
         self.batch.sigStop.connect(self.stop)
         self.sweep.sigRun.connect(self.run_sweep)

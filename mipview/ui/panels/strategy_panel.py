@@ -17,10 +17,12 @@ sigRun(bool)          Run (False) or Profile live (True) pressed
 sigStop()             Stop pressed
 sigDeviceChosen(str)  device index picked in the combo box
 sigChanged()          format, strategy or option changed (the window re-checks support)
+``image_combo.sigChosen(str)``  an image of the open file picked (its ``#`` suffix)
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QSettings, Qt, Signal
@@ -44,6 +46,8 @@ from mipview.gpu import strategies
 from mipview.gpu.strategies import auto
 from mipview.gpu.strategies.base import Strategy
 from mipview.gpu.vulkan.context import DeviceCaps
+from mipview.io.containers.texture import HeldImage
+from mipview.ui.panels.image_choice import ImageChoice
 from mipview.ui.panels.option_pane import OptionCombo, OptionPane
 from mipview.ui.panels.strategy_list import ElidedLabel, StrategyList
 from mipview.ui.settings import string_list
@@ -117,6 +121,10 @@ class StrategyPanel(QWidget):
             self.format_combo.addItem(f.label, f.label)
         self.format_combo.currentIndexChanged.connect(lambda _: self.sigChanged.emit())
         form.addRow("Format", self.format_combo)
+        self.image_combo = ImageChoice()
+        form.addRow("Image", self.image_combo)
+        form.setRowVisible(self.image_combo, False)  # until a file holds more than one image
+        self._form = form
         lay.addLayout(form)
 
         self.strategy_box = QGroupBox("Strategies")
@@ -374,6 +382,11 @@ class StrategyPanel(QWidget):
 
     def format_choice(self) -> str:
         return str(self.format_combo.currentData())
+
+    def show_images(self, images: Sequence[HeldImage]) -> None:
+        """The Image list of an opened file's images; hidden for a file of one."""
+        self.image_combo.show_images(images)
+        self._form.setRowVisible(self.image_combo, bool(images))
 
     def set_busy(self, busy: bool) -> None:
         self.run_button.setEnabled(not busy)

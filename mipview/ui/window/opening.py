@@ -1,6 +1,7 @@
 """Opening files in the window: File > Open, the recent files, drag-and-drop (an image opens,
-several files or a folder go to the Batch tab, a shader to Custom shaders), and what the window
-shows once the worker has read an image (``on_opened``, the route of ``OpenedImage``)."""
+several files or a folder go to the Batch tab, a shader to Custom shaders), the image of a file
+that holds several (``choose_image``, the Image list), and what the window shows once the
+worker has read an image (``on_opened``, the route of ``OpenedImage``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
 from mipview.io import containers
+from mipview.io.containers import exr_choice
 from mipview.runs import volume
 from mipview.ui.messages import OpenedImage
 from mipview.ui.window import status
@@ -26,6 +28,16 @@ def open_dialog(window: QMainWindow) -> None:
     path, _ = QFileDialog.getOpenFileName(window, "Open image", start, IMAGE_FILTER)
     if path:
         window.open_image(path)
+
+
+def choose_image(window: QMainWindow, suffix: str) -> None:
+    """Reopen the open file as the image its ``#`` ``suffix`` names (an EXR's channel, layer
+    or part; "" the one it gives without a choice), in the worker as File > Open does."""
+    if window.opened is None:
+        return
+    # the file read, without the suffix it was read with (as its reader split it)
+    path, _ = exr_choice.split(window.opened.path)
+    window.open_image(exr_choice.with_choice(path, suffix or None))
 
 
 def add_recent(window: QMainWindow, path: str) -> None:
@@ -78,6 +90,7 @@ def on_opened(window: QMainWindow, opened: OpenedImage) -> None:
     add_recent(window, opened.path)
     window.setWindowTitle(f"mipview - {Path(opened.path).name}")
     window._update_support()
+    window.panel.show_images(src.texture.images if src.texture else ())
     fmt = window.current_format()
     layers = f"x{src.layers} layers" if src.layers > 1 else ""
     if src.volume:
