@@ -12,6 +12,9 @@ means the codec happened to undo some of the filter's error. Only the channels t
 are judged (a BC5 level's red and green); a normal map's decoded x and y get their z back
 (``z = sqrt(1 - x^2 - y^2)``, x and y renormalised when longer than 1) before its three
 channels are judged, as a shader reconstructs it.
+
+Beside them, where the ``perceptual`` extra is installed, each pair's FLIP and SSIM
+(:mod:`mipview.check.perceptual`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 from mipview.check import compare
 from mipview.check.compare import LevelError
 from mipview.check.filter_reference import coverage
+from mipview.check.perceptual import LevelPerception, level_perception
 from mipview.core.formats import Format
 
 
@@ -30,7 +34,8 @@ from mipview.core.formats import Format
 class CodecLevelError:
     """One level's three figures; ``worst_block`` (layer, block row, block column) holds the
     worst texel of ``total``, ``worst_codec_block`` that of ``codec``. ``coverage``: the alpha
-    test's pass fraction of the decoded level (``alpha=coverage`` chains), else None."""
+    test's pass fraction of the decoded level (``alpha=coverage`` chains), else None;
+    ``perceptual``: the three pairs' FLIP and SSIM, None without the ``perceptual`` extra."""
 
     filter: LevelError
     codec: LevelError
@@ -38,6 +43,7 @@ class CodecLevelError:
     worst_block: tuple[int, int, int]
     worst_codec_block: tuple[int, int, int]
     coverage: float | None = None
+    perceptual: LevelPerception | None = None
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -48,6 +54,8 @@ class CodecLevelError:
             "worst_codec_block": list(self.worst_codec_block)}
         if self.coverage is not None:
             out["coverage"] = self.coverage
+        if self.perceptual is not None:
+            out["perceptual"] = self.perceptual.as_dict()
         return out
 
 
@@ -98,4 +106,5 @@ def level_figures(level: int, stored: np.ndarray, decoded: np.ndarray, reference
     total = compare.level_error(d, r, fmt, level)
     cover = None if cutoff is None else coverage(decoded, fmt, cutoff)
     return CodecLevelError(filt, codec, total, _block(total.worst, block),
-                           _block(codec.worst, block), cover)
+                           _block(codec.worst, block), cover,
+                           level_perception(s, d, r, fmt, judged))

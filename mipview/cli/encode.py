@@ -1,7 +1,8 @@
 """``mipview run --encode bc7,astc-6x6 [--export ktx2,dds] [--zstd N]``: each result's chain
-block-compressed, judged level by level (filter, codec, total error: mipview.runs.encode),
-printed, kept in report.json under each strategy's ``encoded``, and with ``--export`` written
-as compressed KTX2 (and DDS for BCn) beside the uncompressed files."""
+block-compressed, judged level by level (filter, codec, total error, and with the
+``perceptual`` extra their FLIP and SSIM: mipview.runs.encode), printed, kept in report.json
+under each strategy's ``encoded``, and with ``--export`` written as compressed KTX2 (and DDS for
+BCn) beside the uncompressed files."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def add_options(p: argparse.ArgumentParser) -> None:
                    help="also block-compress each chain and report its filter, codec and total "
                         "error per level: bc1, bc3, bc4, bc5, bc7, etc2-rgb, etc2-rgba, eac-r11, "
                         "eac-rg11, astc-4x4, astc-6x6, astc-8x8, each with :quality=... "
-                        "(docs/compression.md); needs the encode extra")
+                        "(docs/compression.md); needs the encode extra. With the perceptual "
+                        "extra, each level's FLIP and SSIM too")
     p.add_argument("--zstd", type=_zstd_level, metavar="LEVEL",
                    help="with --encode and --export ktx2: Zstandard-supercompress the compressed "
                         "KTX2 levels at LEVEL (1-22)")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mipview.check import perceptual
 from mipview.check.codec_error import CodecLevelError, level_figures, normal_from_xy
 from mipview.check.verdict import ReferenceCache
 from mipview.core.cancel import checkpoint
@@ -126,6 +127,9 @@ def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: 
                      "only those are judged")
     if normal and choice.codec.channels == 2:
         notes.append("normal map: z rebuilt from the decoded x and y before judging")
+    left_out = perceptual.missing()
+    if left_out:
+        notes.append(left_out)
     blocks, decoded, figures, seconds = [], [], [], []
     for p, level in enumerate(res.levels):
         checkpoint()  # a stopped job ends between levels
@@ -178,19 +182,38 @@ def _fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
+def _perceived(f: CodecLevelError) -> str:
+    """A level's FLIP and SSIM columns (filter, codec, total), or nothing without them."""
+    p = f.perceptual
+    if p is None:
+        return ""
+    pairs = (p.filter, p.codec, p.total)
+    flip = " ".join(f"{q.flip:.4f}" for q in pairs)
+    # the three pairs are of one size: all have an SSIM or none has
+    ssim = "too small" if pairs[0].ssim is None else \
+        " ".join(f"{q.ssim or 0.0:.4f}" for q in pairs)
+    window = "" if pairs[0].ssim_window in (0, perceptual.SSIM_WINDOW) else \
+        f" ({pairs[0].ssim_window}x{pairs[0].ssim_window})"
+    return f"  FLIP {flip}  SSIM {ssim}{window}"
+
+
 def lines(chain: EncodedChain, width: int = 30) -> list[str]:
     """The chain's table as ``mipview run`` prints it: one line per level, filter, codec and
-    total error (max / mean), and the block of the worst total texel."""
+    total error (max / mean), the block of the worst total texel, and with the ``perceptual``
+    extra the filter, codec and total FLIP and SSIM (each level at its own size; a window
+    smaller than SSIM's 7x7 is named)."""
     unit = chain.fmt.error_unit
     head = f"{chain.spec} as {chain.choice.label}"
+    seen = "" if not chain.figures or chain.figures[0].perceptual is None else \
+        "  FLIP: filter codec total  SSIM: filter codec total"
     out = [f"{head:<{width}} max error per level ({unit}): filter  codec  total  "
-           "(mean total)  worst block (layer, row, col)"]
+           f"(mean total)  worst block (layer, row, col){seen}"]
     for f in chain.figures:
         size = f"{f.total.width}x{f.total.height}"
         cover = "" if f.coverage is None else f"  coverage {f.coverage:.3f}"
         out.append(f"{'':<{width}} level {f.total.level:>2} {size:>11}  "
                    f"{_fmt(f.filter.max_error):>7} {_fmt(f.codec.max_error):>7} "
                    f"{_fmt(f.total.max_error):>7}  ({_fmt(f.total.mean_error)})  "
-                   f"{f.worst_block}{cover}")
+                   f"{f.worst_block}{cover}{_perceived(f)}")
     out += [f"{'':<{width}} note: {n}" for n in chain.notes]
     return out
