@@ -79,6 +79,17 @@ def test_a_level_under_three_texels_has_no_ssim_but_a_flip():
     assert got.as_dict()["ssim"] == "too small"
 
 
+def test_ssim_is_taken_on_rec709_luminance_with_data_range_1():
+    from skimage.metrics import structural_similarity
+
+    level = _texture()
+    changed = _block_changed(level, 30)
+    changed[..., 2] = 255 - changed[..., 2]  # blue counts for little in luminance
+    luma = [(a[..., :3] / 255.0) @ np.array([0.2126, 0.7152, 0.0722]) for a in (level, changed)]
+    expected = structural_similarity(*luma, win_size=7, data_range=1.0)
+    assert perceptual.compare(changed, level, UNORM, 4).ssim == pytest.approx(expected, abs=1e-6)
+
+
 @pytest.fixture
 def flip_inputs(monkeypatch):
     """Every call FLIP gets: (reference, test, mode)."""
