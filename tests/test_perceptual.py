@@ -66,6 +66,21 @@ def test_the_three_pairs_are_filter_codec_and_total():
     assert got.total == got.codec  # the stored level is the reference here
 
 
+def test_a_stopped_job_ends_between_pairs():
+    from mipview.core.cancel import Cancelled, stop_token
+
+    level = _texture()
+    asked = []
+
+    def stop() -> bool:  # set once the first pair is done
+        asked.append(1)
+        return len(asked) > 1
+
+    with stop_token(stop), pytest.raises(Cancelled):
+        perceptual.level_perception(level, level, level.astype(np.float64), UNORM, 4)
+    assert len(asked) == 2
+
+
 @pytest.mark.parametrize(("h", "w", "window"), [
     (24, 32, 7), (5, 9, 5), (6, 6, 5), (4, 4, 3), (3, 100, 3), (2, 2, 0), (1, 8, 0)])
 def test_ssim_window_is_7_or_the_largest_odd_side_a_level_holds(h, w, window):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mipview.core.cancel import checkpoint
 from mipview.core.formats import Format
 
 #: Rec. 709 luma weights
@@ -133,6 +134,8 @@ def level_perception(stored: np.ndarray, decoded: np.ndarray, reference: np.ndar
     against reference) pairs of one level; None when a package is missing."""
     if missing():
         return None
-    return LevelPerception(compare(stored, reference, fmt, judged),
-                           compare(decoded, stored, fmt, judged),
-                           compare(decoded, reference, fmt, judged))
+    pairs = []
+    for test, against in ((stored, reference), (decoded, stored), (decoded, reference)):
+        checkpoint()  # a 4096x4096 pair takes seconds: a stopped job ends between pairs
+        pairs.append(compare(test, against, fmt, judged))
+    return LevelPerception(*pairs)
