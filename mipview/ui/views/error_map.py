@@ -40,6 +40,9 @@ from mipview.ui.views.steady_axis import reserve_tick_text
 #: map choices: None the maximum absolute error over channels, else a channel's signed error
 MAPS = (("max |error|", None), ("signed R", 0), ("signed G", 1), ("signed B", 2),
         ("signed A", 3))
+#: an encoded result's maps (Encode), max |error| over the channels the codec holds: the
+#: decoded level against the level encoded, and against the exact reference
+ENCODED_MAPS = (("codec |error|", "codec"), ("total |error|", "total"))
 SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(40, 80, 255), (255, 255, 255), (230, 30, 30)])
 
 
@@ -164,7 +167,7 @@ class ErrorMap(QObject):
     def offer_maps(self, channels: int) -> None:
         """Signed maps of the image's own channels only (a one-channel format has no G, B or A
         error to show); the map shown stays where it still is offered."""
-        keep = self.map_channel()
+        keep = self.map_combo.currentData()
         with QSignalBlocker(self.map_combo):
             self.map_combo.clear()
             for label, channel in MAPS:
@@ -172,9 +175,30 @@ class ErrorMap(QObject):
                     self.map_combo.addItem(label, channel)
             self.map_combo.setCurrentIndex(max(0, self.map_combo.findData(keep)))
 
+    def offer_encoded(self, offered: bool) -> None:
+        """The encoded result's codec and total maps offered, or not (the result shown is not
+        encoded: max |error| is shown where one of them was)."""
+        if (self.map_combo.findData(ENCODED_MAPS[0][1]) >= 0) == offered:
+            return
+        with QSignalBlocker(self.map_combo):
+            for label, kind in ENCODED_MAPS:
+                if offered:
+                    self.map_combo.addItem(label, kind)
+                else:
+                    if self.map_combo.currentData() == kind:
+                        self.map_combo.setCurrentIndex(0)
+                    self.map_combo.removeItem(self.map_combo.findData(kind))
+
     def map_channel(self) -> int | None:
-        """The channel whose signed error the map shows; None: max |error| over channels."""
-        return self.map_combo.currentData()
+        """The channel whose signed error the map shows; None: max |error| over channels (or an
+        encoded result's map, :meth:`encoded_map`)."""
+        data = self.map_combo.currentData()
+        return None if isinstance(data, str) else data
+
+    def encoded_map(self) -> str | None:
+        """"codec" or "total" when the map chosen is an encoded result's, else None."""
+        data = self.map_combo.currentData()
+        return data if isinstance(data, str) else None
 
     def cycle_map(self) -> None:
         self.map_combo.setCurrentIndex((self.map_combo.currentIndex() + 1)

@@ -1,27 +1,37 @@
 """The Heatmaps tab's table of figures per level: size, max and mean error, PSNR, where the worst
-texel is, and (float formats) the non-finite and negative texels (filled by
-:mod:`mipview.ui.views.nonfinite_report`). Units: LSB for 8-bit formats, relative error for
+texel is, (float formats) the non-finite and negative texels (filled by
+:mod:`mipview.ui.views.nonfinite_report`), and once the result is encoded the codec's and the
+total max error with the block of the worst total texel (:meth:`ErrorTable.fill_encoded`). Units: LSB for 8-bit formats, relative error for
 float formats. The worst level is bold and tinted, so it is found at a glance."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from mipview.check.codec_error import CodecLevelError
 from mipview.check.compare import LevelError
 from mipview.core.formats import Format
 
 COLUMNS = ("level", "size", "max", "mean", "PSNR dB", "worst at (x, y, ch)",
-           "NaN / ±Inf", "negative")
+           "NaN / ±Inf", "negative", "codec max", "total max", "worst block (layer, row, col)")
 #: float formats only (an integer texel holds neither): the strategy's texels per level holding
 #: NaN or +-Inf, beside the exact reduction's where level 0 has some (nonfinite.Propagation)
 NONFINITE_COLUMN = COLUMNS.index("NaN / ±Inf")
 #: float formats only: the strategy's texels per level holding a finite negative value
 NEGATIVE_COLUMN = COLUMNS.index("negative")
+#: an encoded result only (Encode): the codec's loss, decoded against the level encoded
+CODEC_COLUMN = COLUMNS.index("codec max")
+#: an encoded result only: the decoded level against the exact reference (what a player sees)
+TOTAL_COLUMN = COLUMNS.index("total max")
+#: an encoded result only: where the worst total texel is, in the codec's blocks
+BLOCK_COLUMN = COLUMNS.index("worst block (layer, row, col)")
+ENCODED_COLUMNS = (CODEC_COLUMN, TOTAL_COLUMN, BLOCK_COLUMN)
 COLUMN_TIPS = {
     NONFINITE_COLUMN: "Texels of this result holding NaN, +Inf or -Inf in any channel (each "
                       "counted once; its kinds in brackets). Where level 0 has some, the exact "
@@ -29,6 +39,12 @@ COLUMN_TIPS = {
     NEGATIVE_COLUMN: "Texels of this result holding a finite negative value in any channel "
                      "(e.g. a lobed filter's ringing below 0); NaN and Inf are not counted "
                      "here.",
+    CODEC_COLUMN: "Encoded result: the decoded level against the level that was encoded (the "
+                  "codec's own loss), max over the channels the codec holds.",
+    TOTAL_COLUMN: "Encoded result: the decoded level against the exact reference (what a "
+                  "player sees); at most filter + codec per channel.",
+    BLOCK_COLUMN: "Encoded result: the block holding the worst total texel (layer, block row, "
+                  "block column).",
 }
 
 
@@ -73,6 +89,7 @@ class ErrorTable(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.show_count_columns(False)
+        self.fill_encoded(None, None)
 
     def show_count_columns(self, shown: bool) -> None:
         for col in (NONFINITE_COLUMN, NEGATIVE_COLUMN):
@@ -98,6 +115,23 @@ class ErrorTable(QTableWidget):
                     item.setFont(bold)
                     item.setBackground(QBrush(QColor(150, 40, 40, 110)))
                 self.setItem(row, col, item)
+        self.blockSignals(False)
+
+    def fill_encoded(self, figures: Sequence[CodecLevelError] | None,
+                     fmt: Format | None) -> None:
+        """The codec's and the total max error and the worst block of each level (``figures``
+        of the result shown encoded); None: no encoded result, the columns hidden."""
+        for col in ENCODED_COLUMNS:
+            self.setColumnHidden(col, figures is None)
+        if figures is None or fmt is None:
+            return
+        self.blockSignals(True)
+        for row, f in enumerate(figures[:self.rowCount()]):
+            for col, (text, value) in zip(ENCODED_COLUMNS, (
+                    (format_value(f.codec.max_error, fmt), f.codec.max_error),
+                    (format_value(f.total.max_error, fmt), f.total.max_error),
+                    (str(f.worst_block), f.worst_block)), strict=True):
+                self.setItem(row, col, cell(text, value))
         self.blockSignals(False)
 
     def selected_level(self) -> int | None:

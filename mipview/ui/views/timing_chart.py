@@ -14,6 +14,10 @@ several times with the same figures (the final ones, then the baseline's verdict
 chart (a Run warming up) keeps its strategies' slots and its range: the next figures are most
 often of the same strategies, at the same scale.
 
+An encode of a result (the Heatmaps tab's Encode) adds a third plot, its CPU time per level
+(:mod:`~mipview.ui.views.cpu_time_plot`), labelled CPU: not a GPU timestamp; the next Run takes
+it away.
+
 The header says what the figures are worth: the SM and memory clock seen while timing (or that
 the device's clock cannot be read), in a warning colour when it moved; "warming up" until the
 first figures after the warm-up. A strategy whose samples drifted (``TimingFigures.drift``) gets
@@ -49,6 +53,7 @@ from mipview.runs.baseline import FASTER, SLOWER, WITHIN_NOISE, BaselineReport
 from mipview.ui import steps
 from mipview.ui.messages import LiveStats, TimingFigures, TimingPhase
 from mipview.ui.panels.steady_label import SteadyLabel
+from mipview.ui.views.cpu_time_plot import CpuTimePlot
 from mipview.ui.views.steady_axis import reserve_tick_text
 
 #: colour-blind-friendly (Okabe-Ito) for strategies; a second ramp for stacked dispatches
@@ -255,6 +260,8 @@ class TimingChart(QWidget):
         self.delta_labels: list[pg.TextItem] = []
         self.graphics.ci.layout.setColumnStretchFactor(0, 3)
         self.graphics.ci.layout.setColumnStretchFactor(1, 2)
+        #: an encode's CPU time per level, in the third column while shown
+        self.cpu = CpuTimePlot()
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.history: dict[str, deque[tuple[int, float]]] = {}
         self._tick = 0
@@ -561,11 +568,25 @@ class TimingChart(QWidget):
             self.plot.addItem(t)
             labels.append(t)
 
+    def show_cpu_times(self, what: str, seconds: list[float] | tuple[float, ...]) -> None:
+        """An encode's CPU seconds per level (``what``: ``per-level as bc7``) beside the GPU
+        plots."""
+        if self.cpu.plot.scene() is None:
+            self.graphics.addItem(self.cpu.plot, row=0, col=2)
+            self.graphics.ci.layout.setColumnStretchFactor(2, 2)
+        self.cpu.show(what, seconds)
+
+    def hide_cpu_times(self) -> None:
+        if self.cpu.plot.scene() is not None:
+            self.graphics.removeItem(self.cpu.plot)
+
     def prepare(self, names: list[str]) -> None:
         """Make what a Run of the strategies ``names`` (in bar order) draws ahead, one item per
         turn of the event loop (:data:`steps.STEP_MS` apart): each bar's labels and each strategy's history
         curve. Made with a Run's first figures, they were its longest stall (the curves with
-        their legend entries: 40-60 ms for five on 2 cores; docs/bench/window-stalls)."""
+        their legend entries: 40-60 ms for five on 2 cores; docs/bench/window-stalls). An
+        encode's CPU times shown were of the Run before: they go."""
+        self.hide_cpu_times()
         if len(self.value_labels) < len(names) or any(n not in self.curves for n in names):
             steps.later(lambda: self._prepare_step(names), self)
 
