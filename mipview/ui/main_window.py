@@ -36,6 +36,7 @@ sigStrategyShown(StrategyAnalysed)  sigAnalysisShown(RunAnalysed)
 sigJobFinished(int)          sigErrorShown(WorkerError)   sigVolumeShown(VolumeRan)
 sigBatchShown(BatchOutput)   sigSweepShown(SweepOutput)  sigComparisonShown(Comparison)
 sigExported(ExportOutput)    sigBaselineShown(BaselineDeltas)  sigPreviewShown(PreviewOutput)
+sigEncodeProgress(EncodeProgress)  sigEncoded(Encoded)  (the Heatmaps tab's Encode)
 
 Profile menu: a saved run (bench --json) shown in the chart, a baseline (a saved run, or the run
 shown) whose deltas the chart draws beside each bar (baseline.compare_runs in the compare
@@ -84,6 +85,7 @@ from mipview.ui.views.timing_chart import TimingChart
 from mipview.ui.window import (
     comparisons,
     custom_shaders,
+    encoding,
     exporting,
     menus,
     opening,
@@ -114,6 +116,8 @@ class MainWindow(QMainWindow):
     sigBaselineShown = Signal(object)
     sigPreviewShown = Signal(object)
     sigVolumeShown = Signal(object)
+    sigEncodeProgress = Signal(object)
+    sigEncoded = Signal(object)
     # to the workers (queued: they cross into their threads)
     _sigRequest = Signal(object)
     _sigCompare = Signal(object)  # comparisons and exports: the CpuWorker
@@ -208,6 +212,8 @@ class MainWindow(QMainWindow):
         # a saved run that does not fit
         self.heatmap.sigError.connect(lambda err: status.show_error(self, err))
         self.heatmap.sigRunOnDevice.connect(lambda d, s: comparisons.run_on_device(self, d, s))
+        self.heatmap.encode_bar.sigEncode.connect(lambda codec: encoding.encode(self, codec))
+        self.heatmap.encode_bar.sigStop.connect(lambda: encoding.stop(self))
         self.shaders.sigLoaded.connect(lambda c, again: custom_shaders.on_loaded(self, c, again))
         self.shaders.sigRemoved.connect(self.panel.remove_custom)
         self.shaders.sigError.connect(lambda err: status.show_error(self, err))
@@ -441,8 +447,10 @@ class MainWindow(QMainWindow):
         return [e for e in self.errors if e.job == job]
 
     def stop(self) -> None:
-        """Abandon every GPU job sent so far, at its next checkpoint."""
+        """Abandon every GPU job sent so far, and an encode under way, at its next
+        checkpoint."""
         self.worker.cancel(self._job)
+        encoding.stop(self)
 
     def _drop_comparisons(self) -> None:
         """The Heatmaps tab gets other data: comparisons still to come are of no use."""

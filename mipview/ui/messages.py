@@ -7,7 +7,8 @@ Requests go in (``OpenRequest``, ``RunRequest``), replies come out, every one by
 ``RunAnalysed``, in that order (a volume's: ``VolumeRan``, then ``LiveStats``); ``BatchRequest`` -> ``BatchOutput``;
 ``SweepRequest`` -> ``SweepProgress``, ``SweepOutput``; ``CompareRequest`` -> ``Comparison``;
 ``ExportRequest`` -> ``ExportOutput``; ``BaselineRequest`` -> ``BaselineDeltas``;
-``PreviewRequest`` -> ``PreviewOutput``; ``DeviceRunRequest`` -> ``DeviceRunOutput``. A failure
+``PreviewRequest`` -> ``PreviewOutput``; ``DeviceRunRequest`` -> ``DeviceRunOutput``;
+``EncodeRequest`` -> ``EncodeProgress`` per level, ``Encoded``. A failure
 is a ``WorkerError`` (by ``sigError``).
 Arrays inside are never written after they are built, so neither side needs a lock.
 """
@@ -34,6 +35,9 @@ from mipview.runs.timing_figures import TimingFigures
 from mipview.runs.volume import VolumeDone, VolumeShown
 
 if TYPE_CHECKING:
+    from mipview.core.results import StrategyResult
+    from mipview.io.containers.encoders import CodecChoice
+    from mipview.runs.encode import EncodedChain
     from mipview.runs.sweep import SweepResult
 
 
@@ -362,3 +366,37 @@ class ExportOutput:
 
     job: int
     files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EncodeRequest:
+    """Heatmaps tab, Encode: result ``strategy`` of the Run ``run_job`` block-compressed as
+    ``choice``, decoded back and judged per level (mipview.runs.encode.encode_result)."""
+
+    job: int
+    run_job: int
+    strategy: str
+    result: StrategyResult
+    fmt: Format
+    choice: CodecChoice
+
+
+@dataclass(frozen=True)
+class EncodeProgress:
+    """Level ``done`` of ``total`` of an EncodeRequest is encoded and judged."""
+
+    job: int
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """An EncodeRequest's chain and, per level, the codec's and the total error maps (max
+    |error| over the channels judged, as ``compare.difference_map`` makes a map)."""
+
+    job: int
+    run_job: int
+    strategy: str
+    chain: EncodedChain
+    maps: tuple[tuple[np.ndarray, np.ndarray], ...]

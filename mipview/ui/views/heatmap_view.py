@@ -15,7 +15,10 @@ The view composes its parts, each a module of its own, and hands each what it sh
   signed error), its colours, colour bar, histogram and NaN / Inf / negative overlay;
 - :mod:`~mipview.ui.views.error_table`: the figures per level;
 - :mod:`~mipview.ui.views.nonfinite_report`: the table's non-finite and negative counts;
-- :mod:`~mipview.ui.views.coverage_plot`: a filtered result's coverage per level.
+- :mod:`~mipview.ui.views.coverage_plot`: a filtered result's coverage per level;
+- :mod:`~mipview.ui.views.encode_bar`: Encode, the result block-compressed (in the CPU worker);
+  what it brings adds the codec's and the total error to the table and their maps to the map
+  choice.
 
 Signals
 -------
@@ -39,9 +42,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidg
 from mipview.check import compare
 from mipview.check.compare import LevelError
 from mipview.core.array_layers import layer_count
+from mipview.core.formats import Format
 from mipview.core.nonfinite import Propagation
 from mipview.runs.analysis import StrategyAnalysis
-from mipview.ui.messages import Comparison, DeviceRunOutput, LevelsReady
+from mipview.ui.messages import Comparison, DeviceRunOutput, Encoded, LevelsReady
 from mipview.ui.panels.steady_label import SteadyLabel
 from mipview.ui.views.against_chooser import (
     DEVICE,
@@ -54,6 +58,7 @@ from mipview.ui.views.against_chooser import (
     kept_choice,
 )
 from mipview.ui.views.coverage_plot import CoveragePlot
+from mipview.ui.views.encode_bar import EncodeBar
 from mipview.ui.views.error_map import ErrorMap
 from mipview.ui.views.error_table import (
     NEGATIVE_COLUMN,
@@ -102,6 +107,8 @@ class HeatmapView(QWidget):
         bar.addWidget(self.overlay_check)
         bar.addWidget(self.summary, 1)
         lay.addLayout(bar)
+        self.encode_bar = EncodeBar()
+        lay.addWidget(self.encode_bar)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.map.graphics)
         split.addWidget(self.histogram)
@@ -141,6 +148,7 @@ class HeatmapView(QWidget):
         self.exact, self.reference = {}, None
         self.pool.forget()
         self.chooser.clear()
+        self.encode_bar.clear()
         self.map.clear()
         self.table.setRowCount(0)
         self.coverage.set_figures(None)
@@ -153,6 +161,7 @@ class HeatmapView(QWidget):
         """The strategies of a new run; their figures follow by :meth:`add_errors`."""
         self.exact, self.reference = {}, None
         self.pool.forget()
+        self.encode_bar.clear()
         self.chooser.set_run(output)
         self.map.offer_maps(output.mip.fmt.channels)
         results = output.mip.results
@@ -211,6 +220,13 @@ class HeatmapView(QWidget):
 
     def job_finished(self, job: int) -> None:
         self.chooser.job_finished(job)
+        self.encode_bar.job_finished(job)
+
+    def set_encoded(self, out: Encoded) -> None:
+        """A result encoded (its figures and maps); redrawn if it is the one shown."""
+        self.encode_bar.add(out)
+        if out.strategy == self.strategy():
+            self._refresh()
 
     # --- the map's, for the window ----------------------------------------------------------
     def map_channel(self) -> int | None:
@@ -253,6 +269,9 @@ class HeatmapView(QWidget):
         self.worst_level = worst_level(self.errors)
         self.table.fill(self.errors, self.worst_level, fmt)
         count_marks(self.table, self.pool, self.chooser.levels_of(name), fmt, self.propagation)
+        encoded = self.encode_bar.encoded(name)
+        self.table.fill_encoded(encoded.chain.figures if encoded else None, fmt)
+        self.map.offer_encoded(encoded is not None)
         worst = self.errors[self.worst_level] if self.errors else None
         vs = self.chooser.label(against)
         if worst is not None and kept_choice(against) \
@@ -262,7 +281,8 @@ class HeatmapView(QWidget):
             spread = f";  {self.propagation.describe()}" \
                 if self.propagation and against == EXACT else ""
             self.summary.setText(f"  worst: {compare.format_worst(worst)} vs {vs}"
-                                 f"   (max over levels {max(finite, default=0):.3g}){spread}")
+                                 f"   (max over levels {max(finite, default=0):.3g}){spread}"
+                                 f"{_encoded_text(encoded, fmt)}")
         self.map.show_layer_of(worst.worst if worst is not None else None)
         self.table.selectRow(self.worst_level)
         self._show_level(self.worst_level)
@@ -302,7 +322,15 @@ class HeatmapView(QWidget):
 
     def _show_level(self, level: int) -> None:
         self.shown_level = level
-        if self.map_channel() is None:
+        kind = self.map.encoded_map()
+        encoded = self.encode_bar.encoded(self.strategy())
+        if kind is not None:
+            if encoded is None or level >= len(encoded.maps):
+                self.map.blank("not encoded: Encode first")
+            else:
+                self.map.show(level, encoded.maps[level][1 if kind == "total" else 0], signed=False,
+                              note=f", {kind} error as {encoded.chain.choice.label}")
+        elif self.map_channel() is None:
             if not self.maps or level >= len(self.maps):
                 return
             self.map.show(level, self.maps[level], signed=False)
@@ -324,3 +352,13 @@ class HeatmapView(QWidget):
     def shutdown(self) -> None:
         self.pool.shutdown()
         self.chooser.shutdown()
+
+
+def _encoded_text(encoded: Encoded | None, fmt: Format) -> str:
+    """The summary's part of an encoded result: its worst total texel and that texel's block."""
+    if encoded is None or not encoded.chain.figures:
+        return ""
+    worst = max(encoded.chain.figures, key=lambda f: f.total.max_error)
+    return (f";  as {encoded.chain.choice.label}: worst total "
+            f"{format_value(worst.total.max_error, fmt)} at level {worst.total.level}, "
+            f"block {worst.worst_block}")

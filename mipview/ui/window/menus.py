@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu
 from mipview.ui.dialogs.shortcuts_dialog import ShortcutsDialog
 from mipview.ui.views.timing_chart import DISTRIBUTION_VIEW, HISTORY_VIEW
 from mipview.ui.views.viewer_actions import build_viewer_menus
-from mipview.ui.window import exporting, opening, profiling
+from mipview.ui.window import encoding, exporting, opening, profiling
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,9 @@ def build(window: QMainWindow) -> Menus:
                           ("Profile &live", "Ctrl+L", lambda: window.run(True)),
                           ("&Stop", "Escape", window.stop)):
         _add(window, r, text, fn, key)
+    encode = _add(window, r, "&Encode result", lambda: encoding.encode_chosen(window), "Ctrl+E")
+    encode.setToolTip("Block-compress the result the Heatmaps tab shows, as its Encode control "
+                      "says, and show the codec's and the total error per level")
     v = bar.addMenu("&View")
     for dock in (window.panel_dock, window.chart_dock, window.shader_dock):
         v.addAction(dock.toggleViewAction())

@@ -18,6 +18,8 @@ from mipview.ui.messages import (
     DeviceList,
     DeviceReady,
     DeviceRunOutput,
+    Encoded,
+    EncodeProgress,
     ExportOutput,
     LevelsReady,
     LiveStats,
@@ -31,7 +33,15 @@ from mipview.ui.messages import (
     TimingPhase,
     VolumeRan,
 )
-from mipview.ui.window import comparisons, exporting, opening, profiling, run_replies, status
+from mipview.ui.window import (
+    comparisons,
+    encoding,
+    exporting,
+    opening,
+    profiling,
+    run_replies,
+    status,
+)
 
 
 def on_devices(window: QMainWindow, devices: DeviceList) -> None:
@@ -94,4 +104,6 @@ ROUTES: dict[type, Callable[[QMainWindow, Any], None]] = {
     BaselineDeltas: profiling.on_baseline,
     PreviewOutput: profiling.on_preview,
     VolumeRan: run_replies.on_volume,
+    EncodeProgress: encoding.on_progress,
+    Encoded: encoding.on_encoded,
 }

@@ -16,6 +16,7 @@ Comparison      the figures and maps of one CompareRequest
 ExportOutput    the files one ExportRequest wrote
 BaselineDeltas  a run's figures against a saved run
 PreviewOutput   a rendered sampled preview
+EncodeProgress  each level of one EncodeRequest encoded, then its Encoded
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from mipview.ui.messages import (
     BaselineRequest,
     CompareRequest,
     Comparison,
+    EncodeRequest,
     ExportOutput,
     ExportRequest,
     PreviewOutput,
     PreviewRequest,
     WorkerError,
 )
+from mipview.ui.workers import encode_job
 from mipview.ui.workers.jobs import JobWorker, Stop
 
 
@@ -79,6 +82,7 @@ class CpuWorker(JobWorker):
                     lambda req, stop: self.sigReply.emit(against_baseline(req)))
         self.handle(PreviewRequest, "Preview failed", lambda req, stop: self.sigReply.emit(
             PreviewOutput(req.job, req.name, preview.render(req.levels, req.fmt, req.settings))))
+        self.handle(EncodeRequest, "Encoding failed", self._encode)
 
     @Slot()
     def start(self) -> None:
@@ -103,3 +107,11 @@ class CpuWorker(JobWorker):
                 f"room for the files.")))
             return
         self.sigReply.emit(ExportOutput(req.job, tuple(str(f) for f in files)))
+
+    def _encode(self, req: EncodeRequest, stop: Stop) -> None:
+        self.sigProgress.emit(f"encoding {req.strategy} as {req.choice.label}")
+        try:
+            encode_job.encode(req, self.sigReply.emit)
+        except MipviewError as exc:  # the encoder refused a level: say so, no traceback
+            self.sigError.emit(WorkerError(req.job, "Encoding failed", (
+                f"{exc}. The Run shown stays; encode it with another codec or quality.")))
