@@ -105,6 +105,16 @@ def test_ssim_is_taken_on_rec709_luminance_with_data_range_1():
     assert perceptual.compare(changed, level, UNORM, 4).ssim == pytest.approx(expected, abs=1e-6)
 
 
+def test_ssim_misses_a_hue_shift_that_keeps_luminance_and_flip_sees_it():
+    level = _texture(64, 64)
+    shifted = level.astype(np.float64)
+    shifted[..., 0] += 20
+    shifted[..., 1] -= 20 * 0.2126 / 0.7152
+    shifted = np.clip(np.rint(shifted), 0, 255).astype(np.uint8)
+    got = perceptual.compare(shifted, level, UNORM, 4)
+    assert got.ssim > 0.9999 and got.flip > 0.1  # what docs/compression.md says of each
+
+
 @pytest.fixture
 def flip_inputs(monkeypatch):
     """Every call FLIP gets: (reference, test, mode)."""
