@@ -110,13 +110,18 @@ def run(image: ImageLike, strategies: str = "all", format: str | None = None,
                    lambda ctx: staged.RunOptions(judge=check, maps=False), device)
 
 
-def encode(done: Outcome, codecs: str) -> dict[str, dict[str, EncodedChain]]:
+def encode(done: Outcome, codecs: str,
+           perceptual: bool = True) -> dict[str, dict[str, EncodedChain]]:
     """Each result of ``done`` (a :func:`run` or :func:`bench`) block-compressed in each codec
     of ``codecs`` (``mipview run --encode``'s text: ``"bc7:quality=4,astc-6x6"``), decoded back
     and judged per level: filter, codec and total error (docs/compression.md). By strategy,
     then by codec label; each chain's blocks write out with
     ``mipview.runs.encode.export``. Raises :class:`mipview.MipviewError` for a codec that
-    cannot take the image, or whose encoder is not installed (the ``encode`` extra)."""
+    cannot take the image, or whose encoder is not installed (the ``encode`` extra).
+    ``perceptual``: each level's FLIP and SSIM too (the ``perceptual`` extra), the costliest
+    part by far at large sizes (about 97 s for a 4096x4096 chain on 2 cores); the filter pair
+    is made once per result whatever the number of codecs."""
+    from mipview.check.perceptual import FilterPairs
     from mipview.runs import encode as encoding
 
     choices = encoding.parse_codecs(codecs)
@@ -127,8 +132,10 @@ def encode(done: Outcome, codecs: str) -> dict[str, dict[str, EncodedChain]]:
     if not results:
         return {}
     level0 = results[0].levels[0]  # every result starts from the uploaded level 0
-    refs = ReferenceCache()
-    return {str(r.spec): {c.label: encoding.encode_result(r, level0, done.result.fmt, c, refs)
+    refs, filters = ReferenceCache(), FilterPairs()
+    return {str(r.spec): {c.label: encoding.encode_result(r, level0, done.result.fmt, c, refs,
+                                                          perceived=perceptual,
+                                                          filters=filters)
                           for c in choices} for r in results}
 
 

@@ -203,3 +203,66 @@ def test_without_the_packages_the_run_goes_on_and_says_so(texture_png, tmp_path,
     assert "FLIP" not in printed.replace(notes[0], "")
     assert all("perceptual" not in level for level in encoded["levels"])
     assert encoded["levels"][0]["total"]["max_error"] > 0  # the LSB figures are all there
+
+
+@pytest.fixture
+def pairs_made(monkeypatch):
+    """Every pair perceptual.compare judges, as (test, reference) copies."""
+    seen = []
+    real = perceptual.compare
+
+    def spy(test, reference, fmt, judged):
+        seen.append((np.array(test), np.array(reference)))
+        return real(test, reference, fmt, judged)
+
+    monkeypatch.setattr(perceptual, "compare", spy)
+    return seen
+
+
+def test_two_codecs_share_one_filter_pair_per_level(texture_png, tmp_path, pairs_made):
+    out = tmp_path / "out"
+    assert main(["run", str(texture_png), "--strategies", "per-level", "--encode", "bc7,bc1",
+                 "--out", str(out)]) == 0
+    bc7, bc1 = json.loads((out / "report.json").read_text())["strategies"][0]["encoded"]
+    levels = len(bc7["levels"])
+    # bc7 judges RGBA, bc1 RGB: alpha takes no part in either figure, so one pair serves both
+    assert levels == 6 and (bc7["channels_judged"], bc1["channels_judged"]) == (4, 3)
+    # per level: one filter pair for both codecs, then each codec's own codec and total pairs
+    assert len(pairs_made) == levels * (1 + 2 * 2)
+    for a, b in zip(bc7["levels"], bc1["levels"], strict=True):
+        assert a["perceptual"]["filter"] == b["perceptual"]["filter"]
+        assert a["perceptual"]["codec"] != b["perceptual"]["codec"]
+
+
+def test_filter_pairs_key_on_the_level_and_its_reference():
+    level = _texture()
+    reference = _block_changed(level, 20).astype(np.float64)
+    filters = perceptual.FilterPairs()
+    first = filters.get((level, reference), level, reference, UNORM, 4)
+    assert filters.get((level, reference), level, reference, UNORM, 4) is first
+    # the same level against another reference (another result's filter) is another pair
+    other = level.astype(np.float64)
+    assert filters.get((level, other), level, other, UNORM, 4).flip == 0.0 != first.flip
+
+
+def test_no_perceptual_leaves_the_figures_out_without_a_note(texture_png, tmp_path, capsys,
+                                                            monkeypatch, pairs_made):
+    def run(out, *extra) -> dict:
+        assert main(["run", str(texture_png), "--strategies", "per-level", "--encode", "bc7",
+                     "--out", str(out), *extra]) == 0
+        return json.loads((out / "report.json").read_text())["strategies"][0]["encoded"][0]
+
+    on = run(tmp_path / "on", "--perceptual")
+    made_on = len(pairs_made)
+    assert made_on == 3 * len(on["levels"]) and all("perceptual" in lv for lv in on["levels"])
+    capsys.readouterr()
+    off = run(tmp_path / "off", "--no-perceptual")
+    assert len(pairs_made) == made_on  # not one pair judged
+    assert all("perceptual" not in lv for lv in off["levels"])
+    assert "FLIP" not in capsys.readouterr().out
+    assert [lv["total"] for lv in off["levels"]] == [lv["total"] for lv in on["levels"]]
+    # left out on purpose, a missing package is no news
+    monkeypatch.setitem(sys.modules, "flip_evaluator", None)
+    hidden = run(tmp_path / "hidden", "--no-perceptual")
+    assert not any("perceptual" in n for n in hidden["notes"])
+    assert "left out" not in capsys.readouterr().out

@@ -26,7 +26,7 @@ import numpy as np
 from mipview.check import compare
 from mipview.check.compare import LevelError
 from mipview.check.filter_reference import coverage
-from mipview.check.perceptual import LevelPerception, level_perception
+from mipview.check.perceptual import FilterPairs, LevelPerception, level_perception
 from mipview.core.formats import Format
 
 
@@ -94,10 +94,13 @@ def _block(worst: tuple[int, int, int, int], block: tuple[int, int]) -> tuple[in
 
 def level_figures(level: int, stored: np.ndarray, decoded: np.ndarray, reference: np.ndarray,
                   fmt: Format, judged: int, block: tuple[int, int],
-                  cutoff: float | None = None) -> CodecLevelError:
+                  cutoff: float | None = None, perceived: bool = True,
+                  filters: FilterPairs | None = None) -> CodecLevelError:
     """The three figures of one level (storage values ``stored``, their ``decoded`` blocks,
     the exact ``reference``), ``judged`` channels from red on, ``block`` the codec's (width,
-    height); ``cutoff``: the alpha test of an ``alpha=coverage`` chain."""
+    height); ``cutoff``: the alpha test of an ``alpha=coverage`` chain. ``perceived``: FLIP and
+    SSIM too (where installed), the filter pair from ``filters`` when given (one per encode,
+    so that each codec of a result reuses it)."""
     s = np.asarray(stored)[..., :judged]
     d = np.asarray(decoded)[..., :judged]
     r = np.asarray(reference)[..., :judged]
@@ -107,4 +110,6 @@ def level_figures(level: int, stored: np.ndarray, decoded: np.ndarray, reference
     cover = None if cutoff is None else coverage(decoded, fmt, cutoff)
     return CodecLevelError(filt, codec, total, _block(total.worst, block),
                            _block(codec.worst, block), cover,
-                           level_perception(s, d, r, fmt, judged))
+                           level_perception(s, d, r, fmt, judged, filters,
+                                            (stored, reference))
+                           if perceived else None)

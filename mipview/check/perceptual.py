@@ -12,7 +12,9 @@ own size, every array layer apart and the layers' figures averaged.
 
 One channel is shown grey and two as red and green over blue 0, as the window shows them; alpha
 takes no part. Both packages are the ``perceptual`` extra: without them :func:`missing` says so
-and the figures are left out.
+and the figures are left out. They cost far more than any encoder (a 4096x4096 pair takes
+seconds), so every entry point can leave them out, and the filter pair, the same for every
+codec, is made once per encode (:class:`FilterPairs`).
 """
 
 from __future__ import annotations
@@ -128,14 +130,46 @@ def compare(test: np.ndarray, reference: np.ndarray, fmt: Format, judged: int) -
     return Perceptual(float(np.mean(flips)), ssim, window)
 
 
+class FilterPairs:
+    """The filter pairs of one encode, each made once: a result's stored level against its
+    exact reference is the same pair whatever codec follows, and at 4096x4096 it costs seconds.
+    Keyed by the identity of the level as the result holds it and of its reference (both kept
+    here, so that the key stays theirs: results may share level 0 but not its reference) and
+    the channels judged; made by the caller for one encode and dropped with it."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[int, int, int], tuple[object, object, Perceptual]] = {}
+
+    def get(self, identity: tuple[object, object], stored: np.ndarray, reference: np.ndarray,
+            fmt: Format, judged: int) -> Perceptual:
+        """The filter pair of ``stored`` against ``reference`` (their judged values), made on
+        first ask; ``identity``: the level and its reference as the result and the reference
+        cache hold them (the judged values are fresh views on each call)."""
+        level, ref = identity
+        key = (id(level), id(ref), min(judged, 3))  # alpha takes no part: RGBA is RGB
+        hit = self._made.get(key)
+        if hit is not None and hit[0] is level and hit[1] is ref:
+            return hit[2]
+        made = compare(stored, reference, fmt, judged)
+        self._made[key] = (level, ref, made)
+        return made
+
+
 def level_perception(stored: np.ndarray, decoded: np.ndarray, reference: np.ndarray,
-                     fmt: Format, judged: int) -> LevelPerception | None:
+                     fmt: Format, judged: int, filters: FilterPairs | None = None,
+                     identity: tuple[object, object] | None = None) -> LevelPerception | None:
     """The filter (stored against reference), codec (decoded against stored) and total (decoded
-    against reference) pairs of one level; None when a package is missing."""
+    against reference) pairs of one level; None when a package is missing. With ``filters``,
+    the filter pair is taken from it, made there once for ``identity`` (the level and its
+    reference as their owners hold them; ``stored`` and ``reference`` when not given)."""
     if missing():
         return None
     pairs = []
     for test, against in ((stored, reference), (decoded, stored), (decoded, reference)):
         checkpoint()  # a 4096x4096 pair takes seconds: a stopped job ends between pairs
-        pairs.append(compare(test, against, fmt, judged))
+        if filters is not None and not pairs:
+            pairs.append(filters.get(identity or (stored, reference), test, against, fmt,
+                                     judged))
+        else:
+            pairs.append(compare(test, against, fmt, judged))
     return LevelPerception(*pairs)

@@ -1,8 +1,8 @@
 """``mipview run --encode bc7,astc-6x6 [--export ktx2,dds] [--zstd N]``: each result's chain
 block-compressed, judged level by level (filter, codec, total error, and with the
-``perceptual`` extra their FLIP and SSIM: mipview.runs.encode), printed, kept in report.json
-under each strategy's ``encoded``, and with ``--export`` written as compressed KTX2 (and DDS for
-BCn) beside the uncompressed files."""
+``perceptual`` extra their FLIP and SSIM unless ``--no-perceptual``: mipview.runs.encode),
+printed, kept in report.json under each strategy's ``encoded``, and with ``--export`` written
+as compressed KTX2 (and DDS for BCn) beside the uncompressed files."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mipview.check.perceptual import FilterPairs
 from mipview.check.verdict import ReferenceCache
 from mipview.core.errors import MipviewError
 from mipview.core.formats import Format
@@ -44,6 +45,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
                         "eac-rg11, astc-4x4, astc-6x6, astc-8x8, each with :quality=... "
                         "(docs/compression.md); needs the encode extra. With the perceptual "
                         "extra, each level's FLIP and SSIM too")
+    p.add_argument("--perceptual", action=argparse.BooleanOptionalAction, default=True,
+                   help="with --encode: each level's FLIP and SSIM (filter, codec and total; "
+                        "the perceptual extra), on by default. By far the costliest part at "
+                        "large sizes: a 4096x4096 RGBA8 chain takes about 97 s on 2 cores, far "
+                        "more than any encoder; --no-perceptual leaves them out")
     p.add_argument("--zstd", type=_zstd_level, metavar="LEVEL",
                    help="with --encode and --export ktx2: Zstandard-supercompress the compressed "
                         "KTX2 levels at LEVEL (1-22)")
@@ -79,11 +85,14 @@ def encode_into(args: argparse.Namespace, folder: Path, mip: RunResult, level0: 
     if why:
         raise MipviewError(f"--encode: {why}")
     out: list[str] = []
+    perceived = getattr(args, "perceptual", True)
+    filters = FilterPairs()  # each result's filter pair, made once for all its codecs
     for res, entry in zip(mip.results, entries, strict=True):
         encoded = []
         files = entry.setdefault("files", [])
         for choice in choices:
-            chain = encode.encode_result(res, level0, mip.fmt, choice, refs)
+            chain = encode.encode_result(res, level0, mip.fmt, choice, refs,
+                                         perceived=perceived, filters=filters)
             encoded.append(chain.as_dict())
             written = encode.export(folder / res.spec.slug, res.spec.slug, chain, kinds,
                                     args.zstd)

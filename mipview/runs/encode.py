@@ -105,10 +105,15 @@ def _layers(level: np.ndarray) -> np.ndarray:
 
 def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: CodecChoice,
                   refs: ReferenceCache | None = None,
-                  on_level: Callable[[int, int], None] | None = None) -> EncodedChain:
+                  on_level: Callable[[int, int], None] | None = None,
+                  perceived: bool = True,
+                  filters: perceptual.FilterPairs | None = None) -> EncodedChain:
     """``res``'s chain encoded level by level (each layer apart), decoded back and judged
     against the exact reference of its reduction or filter (``refs``: shared with its verdict).
     ``on_level(done, total)`` is called after each level (the window's progress).
+    ``perceived``: each level's FLIP and SSIM too, where the ``perceptual`` extra is installed
+    (off, no figures and no note of a missing package); ``filters``: shared by the codecs of
+    one encode, so that the filter pair, the same for each, is made once.
     MipviewError when the codec cannot take it (:func:`refusal`) or an encoder refuses a
     level."""
     why = refusal((choice,), fmt, (res,))
@@ -127,9 +132,10 @@ def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: 
                      "only those are judged")
     if normal and choice.codec.channels == 2:
         notes.append("normal map: z rebuilt from the decoded x and y before judging")
-    left_out = perceptual.missing()
+    left_out = perceptual.missing() if perceived else None
     if left_out:
         notes.append(left_out)
+    filters = filters if filters is not None else perceptual.FilterPairs()
     blocks, decoded, figures, seconds = [], [], [], []
     for p, level in enumerate(res.levels):
         checkpoint()  # a stopped job ends between levels
@@ -147,7 +153,7 @@ def encode_result(res: StrategyResult, level0: np.ndarray, fmt: Format, choice: 
         blocks.append(level_blocks)
         decoded.append(got)
         figures.append(level_figures(p, level, got, reference[p], fmt, judged,
-                                     choice.codec.block, cutoff))
+                                     choice.codec.block, cutoff, perceived, filters))
         if on_level is not None:
             on_level(p + 1, len(res.levels))
     return EncodedChain(str(res.spec), choice, fmt, tuple(blocks), tuple(decoded),

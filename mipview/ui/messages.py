@@ -379,6 +379,8 @@ class EncodeRequest:
     result: StrategyResult
     fmt: Format
     choice: CodecChoice
+    #: FLIP and SSIM too (the Encode row's FLIP/SSIM box)
+    perceived: bool = False
 
 
 @dataclass(frozen=True)

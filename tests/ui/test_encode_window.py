@@ -8,7 +8,7 @@ import sys
 import threading
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from mipview.core.specs import StrategySpec
 from mipview.runs import encode as encoding
@@ -149,3 +149,28 @@ def test_missing_encoder_is_a_status_line(qtbot, make_window, small_png, monkeyp
     monkeypatch.setitem(sys.modules, "etcpak", installed)
     out = _encode_and_wait(qtbot, w, "bc1")
     assert out.chain.choice.label == "bc1" and w.errors[-1].title == "Cannot encode"
+
+
+def test_flip_ssim_box_asks_for_perceptual_figures(qtbot, make_window, small_png,
+                                                   monkeypatch):
+    from mipview.check import perceptual
+
+    pytest.importorskip("flip_evaluator")
+    made = []
+    real = perceptual.compare
+    monkeypatch.setattr(perceptual, "compare", lambda *a: made.append(1) or real(*a))
+    w = make_window()
+    _run_per_level(qtbot, w, small_png)
+    box = w.heatmap.encode_bar.perceptual_box
+    assert not box.isChecked() and "tens of seconds" in box.toolTip()
+    off = _encode_and_wait(qtbot, w, "bc1")
+    assert made == [] and all(f.perceptual is None for f in off.chain.figures)
+    assert not any("perceptual" in n for n in off.chain.notes)
+
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(4, box.height() // 2))
+    assert box.isChecked()
+    on = _encode_and_wait(qtbot, w, "bc1")
+    levels = len(on.chain.figures)
+    assert len(made) == 3 * levels and all(f.perceptual is not None for f in on.chain.figures)
+    assert [f.total for f in on.chain.figures] == [f.total for f in off.chain.figures]
+    assert w.errors == []

@@ -43,8 +43,10 @@ def encode(window: QMainWindow, text: str) -> int | None:
         window.statusBar().showMessage(f"cannot encode {name} as {choice.label}: {exc}", 20000)
         return None
     stop(window)  # an encode under way is superseded
+    perceived = window.heatmap.encode_bar.perceived()
     job = window._send_compare(lambda job: EncodeRequest(job, shown.job, name, res,
-                                                         shown.mip.fmt, choice), "encode")
+                                                         shown.mip.fmt, choice, perceived),
+                               "encode")
     if job is None:
         return None
     window._busy_jobs.add(job)

@@ -35,7 +35,8 @@ def encode(req: EncodeRequest, reply: Callable[[object], None]) -> None:
     res = req.result
     refs = ReferenceCache()
     chain = encode_result(res, res.levels[0], req.fmt, req.choice, refs,
-                          lambda done, total: reply(EncodeProgress(req.job, done, total)))
+                          lambda done, total: reply(EncodeProgress(req.job, done, total)),
+                          perceived=req.perceived)
     # the reference encode_result judged against, from the cache it filled
     reference = refs.get(res.levels[0], req.fmt, res.reduction)
     reply(Encoded(req.job, req.run_job, req.strategy, chain,
