@@ -266,3 +266,20 @@ def test_no_perceptual_leaves_the_figures_out_without_a_note(texture_png, tmp_pa
     hidden = run(tmp_path / "hidden", "--no-perceptual")
     assert not any("perceptual" in n for n in hidden["notes"])
     assert "left out" not in capsys.readouterr().out
+
+
+def test_api_encode_takes_the_same_switch(pairs_made):
+    from mipview import api
+
+    done = api.run(_texture(37, 23), "per-level,blit")
+    chains = api.encode(done, "bc7,bc1", perceptual=False)
+    assert pairs_made == []
+    assert all(f.perceptual is None for by_codec in chains.values()
+               for chain in by_codec.values() for f in chain.figures)
+    chains = api.encode(done, "bc7,bc1")
+    levels = len(chains["per-level"]["bc7"].figures)
+    # two results, each: its filter pairs once, each codec's codec and total pairs
+    assert len(pairs_made) == 2 * levels * (1 + 2 * 2)
+    for by_codec in chains.values():
+        bc7, bc1 = (by_codec[c].figures for c in ("bc7", "bc1"))
+        assert [f.perceptual.filter for f in bc7] == [f.perceptual.filter for f in bc1]
