@@ -431,3 +431,25 @@ def test_run_without_the_encoder_says_which_extra(photo_png, tmp_path, capsys, m
     assert len(err) == 1 and "pip install mipview[encode]" in err[0]
     assert not out.exists()
 
+
+
+ETCPAK_CODECS = ("bc1", "bc1:quality=dither", "bc3", "bc4", "bc5", "bc7", "etc2-rgb", "etc2-rgba",
+                 "eac-r11", "eac-rg11")
+
+
+@pytest.mark.parametrize("text", ETCPAK_CODECS)
+def test_a_level_encoded_in_strips_is_the_level_encoded_whole(text, monkeypatch):
+    # etcpak holds the interpreter lock for a whole call, so a level goes to it in strips of
+    # block rows (the window's stalls); joined, they must be the blocks of one whole call, also
+    # where the last strip is short and the sides are not whole blocks
+    level = np.random.default_rng(5).integers(0, 256, (157, 90, 4), dtype=np.uint8)
+    choice, = encoders.parse_codecs(text)
+    monkeypatch.setattr(encoders, "BLOCKS_PER_CALL", 10 ** 9)
+    whole = encoders.encode_level(choice, level, Format.UNORM)
+    monkeypatch.setattr(encoders, "BLOCKS_PER_CALL", 45)  # two block rows of 23 blocks a call
+    strips = encoders.encode_level(choice, level, Format.UNORM)
+    assert strips == whole
+    # a different level gives other blocks: the comparison is not blind
+    monkeypatch.setattr(encoders, "BLOCKS_PER_CALL", 10 ** 9)
+    flipped = encoders.encode_level(choice, level[::-1], Format.UNORM)
+    assert flipped != whole

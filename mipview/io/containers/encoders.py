@@ -180,6 +180,14 @@ def padded(level: np.ndarray, block: tuple[int, int]) -> np.ndarray:
     return np.pad(level, ((0, -h % bh), (0, -w % bw), (0, 0)), mode="edge")
 
 
+#: blocks handed to etcpak in one call. Its encoders hold Python's interpreter lock for a whole
+#: call: one call per 2048² BC7 level froze the window for 650 ms (docs/bench/window-stalls,
+#: "while encoding"). Blocks are independent and stored row by row, so strips of block rows
+#: encoded one call each and joined are the level's blocks. Measured there at 2048² BC7: strips
+#: of 4096 blocks left 105-200 ms stalls, 1024 and 512 blocks 40-48 ms.
+BLOCKS_PER_CALL = 1024
+
+
 def _etcpak(choice: CodecChoice, rgba: np.ndarray) -> bytes:
     etcpak = require("etcpak", "etcpak")
     name = choice.codec.name
@@ -189,15 +197,28 @@ def _etcpak(choice: CodecChoice, rgba: np.ndarray) -> bytes:
         params = etcpak.BC7CompressBlockParams()
         params.init_linear_weights()  # errors are judged per channel, not as luma
         params.m_uber_level = int(choice.quality)
-        return etcpak.compress_bc7(data.tobytes(), w, h, params)
-    function = {"bc1": "compress_bc1_dither" if choice.quality == "dither" else "compress_bc1",
-                "bc3": "compress_bc3", "bc4": "compress_bc4", "bc5": "compress_bc5",
-                "etc2-rgb": "compress_etc2_rgb", "etc2-rgba": "compress_etc2_rgba",
-                "eac-r11": "compress_eac_r", "eac-rg11": "compress_eac_rg"}[name]
-    blocks = getattr(etcpak, function)(data.tobytes(), w, h)
-    # etcpak 0.9.15's compress_eac_r returns a buffer sized for two channels: the blocks are
-    # its first half (the rest is uninitialised)
-    return blocks[:(h // 4) * (w // 4) * choice.codec.blocks.block_bytes]
+
+        def compress(strip: np.ndarray, sw: int, sh: int) -> bytes:
+            return etcpak.compress_bc7(strip.tobytes(), sw, sh, params)
+    else:
+        function = getattr(etcpak, {
+            "bc1": "compress_bc1_dither" if choice.quality == "dither" else "compress_bc1",
+            "bc3": "compress_bc3", "bc4": "compress_bc4", "bc5": "compress_bc5",
+            "etc2-rgb": "compress_etc2_rgb", "etc2-rgba": "compress_etc2_rgba",
+            "eac-r11": "compress_eac_r", "eac-rg11": "compress_eac_rg"}[name])
+
+        def compress(strip: np.ndarray, sw: int, sh: int) -> bytes:
+            return function(strip.tobytes(), sw, sh)
+    block_bytes = choice.codec.blocks.block_bytes
+    rows = max(1, BLOCKS_PER_CALL // (w // 4)) * 4
+    strips = []
+    for y in range(0, h, rows):
+        strip = np.ascontiguousarray(data[y:y + rows])
+        sh = strip.shape[0]
+        # etcpak 0.9.15's compress_eac_r returns a buffer sized for two channels: the blocks are
+        # its first half (the rest is uninitialised)
+        strips.append(compress(strip, w, sh)[:(sh // 4) * (w // 4) * block_bytes])
+    return b"".join(strips)
 
 
 def _astcenc(choice: CodecChoice, level: np.ndarray, fmt: Format) -> bytes:
