@@ -14,7 +14,6 @@ import math
 import struct
 from collections.abc import Sequence
 
-from mipview import __version__
 from mipview.io.containers import dds_header, ktx2
 from mipview.io.containers.encoders import Codec
 
@@ -69,32 +68,16 @@ def ktx2_bytes(levels: Sequence[Sequence[bytes]], codec: Codec, width: int, heig
     """A KTX2 file of ``levels`` (each one bytes of blocks per layer, level 0 first) of a
     ``width`` x ``height`` image of ``layers`` layers (1: no array). ``zstd``: each level
     Zstandard-compressed at that level (then no alignment, as the specification asks)."""
-    n = len(levels)
-    dfd = _dfd(codec, srgb, hdr)
-    kvd = ktx2._kvd([("KTXorientation", b"rd\0"),
-                     ("KTXwriter", f"mipview {__version__}\0".encode())])
-    dfd_offset = ktx2._HEADER.size + n * ktx2._LEVEL.size
-    kvd_offset = dfd_offset + len(dfd)
-    alignment = 1 if zstd is not None else math.lcm(codec.blocks.block_bytes, 4)
-    body = bytearray()
-    index = [b""] * n
-    offset = kvd_offset + len(kvd)
+    compress = None
     if zstd is not None:
         import zstandard
 
-        compressor = zstandard.ZstdCompressor(level=zstd)
-    for p in reversed(range(n)):  # smallest level first in the file
-        raw = b"".join(levels[p])
-        data = compressor.compress(raw) if zstd is not None else raw
-        start = ktx2._align(offset, alignment)
-        body += b"\0" * (start - offset) + data
-        index[p] = ktx2._LEVEL.pack(start, len(data), len(raw))
-        offset = start + len(data)
-    header = ktx2._HEADER.pack(ktx2.IDENTIFIER, vk_format(codec, srgb, hdr), 1, width, height,
-                               0, layers if layers > 1 else 0, 1, n,
-                               ZSTD if zstd is not None else 0, dfd_offset, len(dfd),
-                               kvd_offset, len(kvd), 0, 0)
-    return header + b"".join(index) + dfd + kvd + bytes(body)
+        compress = zstandard.ZstdCompressor(level=zstd).compress
+    return ktx2.assemble([b"".join(level) for level in levels], _dfd(codec, srgb, hdr), b"rd\0",
+                         vk_format(codec, srgb, hdr), 1,
+                         (width, height, 0, layers if layers > 1 else 0, 1),
+                         math.lcm(codec.blocks.block_bytes, 4), ZSTD if zstd is not None else 0,
+                         compress)
 
 
 def dds_bytes(levels: Sequence[Sequence[bytes]], codec: Codec, width: int, height: int,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -218,27 +219,42 @@ def encode(levels: list[np.ndarray] | tuple[np.ndarray, ...], fmt: Format,
         if faces == FACES and layer_count == 1:
             layer_count = 0  # one cube is no array: the spec's cubemap, not a cubemap array of 1
         height, width, depth = int(first.shape[-3]), int(first.shape[-2]), 0
-    dfd = _dfd(fmt)
+    datas = [file_level(levels[p], fmt, volume_level_shape(width, height, depth, p) if volume
+                        else level_shape(width, height, p, layers), p).tobytes()
+             for p in range(n)]
     orientation = b"rdi\0" if volume else b"rd\0"  # z increasing away from the viewer
+    return assemble(datas, _dfd(fmt), orientation, fmt.info.vk_format, fmt.texel_dtype.itemsize,
+                    (width, height, depth, layer_count, faces),
+                    math.lcm(fmt.bytes_per_texel, 4))
+
+
+def assemble(levels: Sequence[bytes], dfd: bytes, orientation: bytes, vk_format: int,
+             type_size: int, extent: tuple[int, int, int, int, int], alignment: int,
+             scheme: int = 0, compress: Callable[[bytes], bytes] | None = None) -> bytes:
+    """A KTX2 file of ``levels`` (each level's bytes, level 0 first) with its header, level
+    index, ``dfd`` and key/value data (``KTXorientation``, ``KTXwriter``): the one writer of
+    the file's layout, for texel and block levels alike. ``extent``: pixelWidth, pixelHeight,
+    pixelDepth, layerCount, faceCount; ``compress`` makes each level's supercompressed bytes
+    (``scheme``), stored unaligned as the specification asks."""
+    n = len(levels)
     kvd = _kvd([("KTXorientation", orientation),
                 ("KTXwriter", f"mipview {__version__}\0".encode())])
     dfd_offset = _HEADER.size + n * _LEVEL.size
     kvd_offset = dfd_offset + len(dfd)
-    alignment = math.lcm(fmt.bytes_per_texel, 4)
+    alignment = 1 if compress is not None else alignment
     body = bytearray()
     index = [b""] * n
     offset = kvd_offset + len(kvd)
     for p in reversed(range(n)):  # smallest level first in the file
-        shape = volume_level_shape(width, height, depth, p) if volume \
-            else level_shape(width, height, p, layers)
-        data = file_level(levels[p], fmt, shape, p)
+        raw = levels[p]
+        data = compress(raw) if compress is not None else raw
         start = _align(offset, alignment)
-        body += b"\0" * (start - offset) + data.tobytes()
-        index[p] = _LEVEL.pack(start, data.nbytes, data.nbytes)
-        offset = start + data.nbytes
-    header = _HEADER.pack(IDENTIFIER, fmt.info.vk_format, fmt.texel_dtype.itemsize, width,
-                          height, depth, layer_count, faces, n, 0, dfd_offset, len(dfd), kvd_offset,
-                          len(kvd), 0, 0)
+        body += b"\0" * (start - offset) + data
+        index[p] = _LEVEL.pack(start, len(data), len(raw))
+        offset = start + len(data)
+    width, height, depth, layer_count, faces = extent
+    header = _HEADER.pack(IDENTIFIER, vk_format, type_size, width, height, depth, layer_count,
+                          faces, n, scheme, dfd_offset, len(dfd), kvd_offset, len(kvd), 0, 0)
     return header + b"".join(index) + dfd + kvd + bytes(body)
 
 
