@@ -39,21 +39,15 @@ def _dfd(codec: Codec, srgb: bool, hdr: bool) -> bytes:
         model, samples = _ASTC_MODEL, ((0, 0, 128),)
     else:
         model, samples = _MODELS[codec.name]
-    body = b""
+    lower, upper = (struct.unpack("<2I", struct.pack("<2f", -1.0, 1.0)) if hdr
+                    else (0, 0xFFFFFFFF))
+    described = []
     for channel, offset, length in samples:
         qualifiers = _FLOAT | _SIGNED if hdr else 0
         if srgb and channel == 15:
             qualifiers |= _LINEAR  # alpha is never sRGB-encoded
-        lower, upper = (struct.unpack("<2I", struct.pack("<2f", -1.0, 1.0)) if hdr
-                        else (0, 0xFFFFFFFF))
-        body += struct.pack("<I4B2I", offset | ((length - 1) << 16)
-                            | ((channel | qualifiers) << 24), 0, 0, 0, 0, lower, upper)
-    bw, bh = codec.block
-    size = 24 + len(body)
-    transfer = 2 if srgb else 1
-    block = struct.pack("<3I4B8B", 0, 2 | (size << 16), model | (1 << 8) | (transfer << 16),
-                        bw - 1, bh - 1, 0, 0, codec.blocks.block_bytes, 0, 0, 0, 0, 0, 0, 0)
-    return struct.pack("<I", 4 + len(block) + len(body)) + block + body
+        described.append((offset, length, channel | qualifiers, lower, upper))
+    return ktx2.dfd(model, srgb, codec.block, codec.blocks.block_bytes, described)
 
 
 def vk_format(codec: Codec, srgb: bool, hdr: bool) -> int:

@@ -159,7 +159,7 @@ def _dfd(fmt: Format) -> bytes:
     bits = 8 * fmt.dtype.itemsize
     layout = _PACKED_SAMPLES.get(fmt.packing) or [
         (channel, bits) for channel in (0, 1, 2, 15)[:fmt.channels]]  # R, G, B, A
-    samples = b""
+    samples = []
     offset = 0
     for channel, bits in layout:
         qualifiers = 0
@@ -173,16 +173,25 @@ def _dfd(fmt: Format) -> bytes:
             lower, upper = 0, (1 << bits) - 1
             if fmt.is_srgb and channel == 15:
                 qualifiers = 0x10  # LINEAR: alpha is not sRGB-encoded
-        samples += struct.pack("<I4B2I", offset | ((bits - 1) << 16)
-                               | ((channel | qualifiers) << 24), 0, 0, 0, 0, lower, upper)
+        samples.append((offset, bits, channel | qualifiers, lower, upper))
         offset += bits
-    block_size = 24 + len(samples)
-    transfer = 2 if fmt.is_srgb else 1  # KHR_DF_TRANSFER_SRGB / _LINEAR
-    block = struct.pack("<3I4B8B", 0, 2 | (block_size << 16),  # Khronos basic block, v1.3
-                        1 | (1 << 8) | (transfer << 16),  # RGBSDA, BT709, transfer, flags 0
-                        0, 0, 0, 0,  # texel block 1x1x1x1
-                        fmt.bytes_per_texel, 0, 0, 0, 0, 0, 0, 0) + samples
-    return struct.pack("<I", 4 + len(block)) + block
+    return dfd(1, fmt.is_srgb, (1, 1), fmt.bytes_per_texel, samples)  # RGBSDA
+
+
+def dfd(model: int, srgb: bool, block: tuple[int, int], block_bytes: int,
+        samples: Sequence[tuple[int, int, int, int, int]]) -> bytes:
+    """dfdTotalSize and one Khronos basic descriptor block (Data Format 1.3): colour
+    ``model``, BT.709 primaries, sRGB or linear transfer, a texel block of ``block`` texels and
+    ``block_bytes`` bytes, and its ``samples`` as (bit offset, bit length, channel id with its
+    qualifiers, lower, upper)."""
+    body = b"".join(struct.pack("<I4B2I", offset | ((length - 1) << 16) | (channel << 24),
+                                0, 0, 0, 0, lower, upper)
+                    for offset, length, channel, lower, upper in samples)
+    transfer = 2 if srgb else 1  # KHR_DF_TRANSFER_SRGB / _LINEAR
+    head = struct.pack("<3I4B8B", 0, 2 | ((24 + len(body)) << 16),  # Khronos basic block, v1.3
+                       model | (1 << 8) | (transfer << 16),  # model, BT709, transfer, flags 0
+                       block[0] - 1, block[1] - 1, 0, 0, block_bytes, 0, 0, 0, 0, 0, 0, 0)
+    return struct.pack("<I", 4 + len(head) + len(body)) + head + body
 
 
 def _kvd(pairs: list[tuple[str, bytes]]) -> bytes:
