@@ -24,10 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mipview.core.cancel import checkpoint
-from mipview.core.formats import Format
+from mipview.core.formats import REC709_LUMA, Format
 
-#: Rec. 709 luma weights
-LUMA = np.array([0.2126, 0.7152, 0.0722])
 SSIM_WINDOW = 7
 #: the smallest odd window SSIM is given; a level narrower than this has no SSIM
 SMALLEST_WINDOW = 3
@@ -122,8 +120,8 @@ def compare(test: np.ndarray, reference: np.ndarray, fmt: Format, judged: int) -
     window = ssim_window(*t.shape[1:3])
     ssim = None
     if window:
-        lt = np.clip(t, 0.0, 1.0) @ LUMA.astype(np.float32)
-        lr = np.clip(r, 0.0, 1.0) @ LUMA.astype(np.float32)
+        lt = np.clip(t, 0.0, 1.0) @ REC709_LUMA.astype(np.float32)
+        lr = np.clip(r, 0.0, 1.0) @ REC709_LUMA.astype(np.float32)
         ssim = float(np.mean([structural_similarity(rl.astype(np.float64), tl.astype(np.float64),
                                                     win_size=window, data_range=1.0)
                               for rl, tl in zip(lr, lt, strict=True)]))

@@ -261,6 +261,11 @@ class Format(Enum):
         raise ValueError(f"unknown format {text!r}; choose one of {names}")
 
 
+#: Rec. 709 luminance weights of R, G, B (the window's luminance channel, the mean's log-average
+#: luminance, SSIM's luminance)
+REC709_LUMA = np.array([0.2126, 0.7152, 0.0722])
+
+
 def srgb_to_linear(v: np.ndarray) -> np.ndarray:
     """sRGB-encoded values in [0, 1] to linear light (IEC 61966-2-1), float64."""
     v = np.asarray(v, dtype=np.float64)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from mipview.core.errors import MipviewError
-from mipview.core.formats import Format, decode, encode, texels
+from mipview.core.formats import REC709_LUMA, Format, decode, encode, texels
 from mipview.core.results import DispatchStep, TimingSettings, TimingStats
 from mipview.gpu.shaders.shipped import MEAN
 from mipview.gpu.vulkan.context import GpuContext
@@ -40,7 +40,6 @@ KINDS = ("mean", "log-mean")
 METHODS = ("weighted", "padded")
 BLOCKS = (8, 16)
 LOG_EPS = 1e-4  # = MEAN_LOG_EPS of mean.comp (passed as its specialization constant)
-REC709 = np.array([0.2126, 0.7152, 0.0722])
 
 
 class MeanError(MipviewError):
@@ -66,7 +65,7 @@ def mean_reference(level0: np.ndarray, fmt: Format, kind: str = "mean") -> np.nd
     with np.errstate(invalid="ignore", over="ignore"):
         if kind == "mean":
             return encode(decode(a, fmt).mean(axis=(-3, -2)), fmt)
-        lum = np.maximum(decode(a, fmt)[..., :3] @ REC709, 0.0)
+        lum = np.maximum(decode(a, fmt)[..., :3] @ REC709_LUMA, 0.0)
         return np.exp(np.log(lum + LOG_EPS).mean(axis=(-2, -1)))
 
 

@@ -36,7 +36,7 @@ from mipview.check.reference import step_level
 from mipview.core.array_layers import layer_of
 from mipview.core.cube import FACES
 from mipview.core.cube_cross import unfold
-from mipview.core.formats import Format, linear_to_srgb
+from mipview.core.formats import REC709_LUMA, Format, linear_to_srgb
 from mipview.core.reductions import EXTREMES
 from mipview.core.turns import give_turn
 
@@ -55,7 +55,7 @@ COLORMAPS = ("grey", "viridis", "turbo", "magma", "inferno")
 HIZ_MARKS: dict[str, tuple[int, int, int]] = {"non-conservative": (255, 0, 0),
                                              "inexact": (160, 120, 255)}
 #: Rec. 709 luminance weights (of the values as they are: linear for floats)
-LUMA = np.array([0.2126, 0.7152, 0.0722], np.float32)
+LUMA = REC709_LUMA.astype(np.float32)
 #: overlay colours, by kind, in the order a texel holding several kinds is painted (last wins)
 MARKS: dict[str, tuple[int, int, int]] = {
     "negative": (0, 200, 0), "-inf": (0, 255, 255), "+inf": (255, 255, 0), "nan": (255, 0, 255)}
