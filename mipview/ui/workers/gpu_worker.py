@@ -57,9 +57,8 @@ from mipview.core.specs import StrategySpec
 from mipview.gpu.measure.clocks import clock_reader
 from mipview.gpu.vulkan.context import GpuContext, list_devices
 from mipview.io import cube_faces, imageio
-from mipview.io.layers import make_layers
 from mipview.runs import against, analysis, staged
-from mipview.runs.prepare import prepare
+from mipview.runs.prepare import level0_of, prepare
 from mipview.runs.staged import RunListener
 from mipview.ui.messages import (
     BatchOutput,
@@ -222,10 +221,7 @@ class GpuWorker(JobWorker):
         if cached is not None and cached[0] is source and cached[1] is fmt \
                 and cached[2] == layers:
             return cached[3]
-        level0 = source.storage(fmt)  # 8-bit: the file's bytes, no float round trip
-        if layers > 1:  # mirrors/flips/channel swaps: exact on storage values too
-            level0 = make_layers(level0, layers)
-        level0.setflags(write=False)
+        level0 = level0_of(source, fmt, layers)
         self._level0 = (source, fmt, layers, level0)
         return level0
 
