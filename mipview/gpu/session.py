@@ -174,10 +174,6 @@ class Session(PreparedSession):
         ``evict`` pick the cache eviction). Returns False if stopped early."""
         return time_sessions([self], settings, should_stop, on_batch)
 
-    def clear_timings(self) -> None:
-        for p in self.prepared:
-            p.work.clear()
-
     def result(self, copy_bandwidth_gbps: float | None = None) -> RunResult:
         results = []
         for p in self.prepared:

@@ -308,14 +308,6 @@ def cross_display(a: np.ndarray, fmt: Format | None, cube: int = 0,
     return unfold(np.stack(faces))
 
 
-def display_layers(a: np.ndarray, fmt: Format | None) -> np.ndarray:
-    """:func:`to_display` of every layer: uint8 (H, W, 4), or (L, H, W, 4) for layered input."""
-    a = np.asarray(a)
-    if a.ndim != 4:
-        return to_display(a, fmt)
-    return np.stack([to_display(a, fmt, i) for i in range(a.shape[0])])
-
-
 def texel_values(a: np.ndarray, x: int, y: int, fmt: Format | None, layer: int = 0) \
         -> tuple[float, float, float, float]:
     """The normalised ``(R, G, B, A)`` at (x, y) of ``layer`` (:func:`normalised`)."""

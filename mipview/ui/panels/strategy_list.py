@@ -110,10 +110,6 @@ class StrategyList(QListWidget):
             self.setRowHidden(i, bool(rows))
         self._fit()
 
-    def fixed_rows(self) -> list[str]:
-        """The names of the rows :meth:`set_fixed_rows` shows."""
-        return [str(item.data(_NAME_ROLE)) for item in self._fixed]
-
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802
         if event.type() == QEvent.Type.FocusIn and obj in self._checks:
             self.select(self._checks[obj])
